@@ -1,0 +1,64 @@
+import path from 'node:path';
+
+/** Which parts run in this process: the HTTP API, the webhook worker, or both. */
+export type Role = 'all' | 'api' | 'worker';
+
+/** The typed configuration, read once from the environment (see README, "Configuration"). */
+export interface Config {
+  port: number;
+  host: string;
+  dataDir: string;
+  /** `postgres://…` switches to Postgres; undefined means SQLite under `dataDir`. */
+  databaseUrl: string | undefined;
+  role: Role;
+  bootstrapApiKey: string | undefined;
+  adminUser: string | undefined;
+  adminPassword: string | undefined;
+  logLevel: string;
+  nodeEnv: string;
+  /** How long an idempotency key and its stored response are kept. */
+  idempotencyTtlSeconds: number;
+  /** Validate every response against the spec (on in tests; a 500 on mismatch). */
+  validateResponses: boolean;
+}
+
+function integer(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value === '') return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a whole number, got "${value}"`);
+  return parsed;
+}
+
+function role(value: string | undefined): Role {
+  const chosen = value || 'all';
+  if (chosen !== 'all' && chosen !== 'api' && chosen !== 'worker') {
+    throw new Error(`ROLE must be all, api or worker, got "${chosen}"`);
+  }
+  return chosen;
+}
+
+/** Reads the configuration; throws a readable message on a malformed value. */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const databaseUrl = env.DATABASE_URL || undefined;
+  if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
+    throw new Error('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
+  }
+  if (env.BOOTSTRAP_API_KEY && !/^sk_test_[0-9A-Za-z_]{8,}$/.test(env.BOOTSTRAP_API_KEY)) {
+    throw new Error('BOOTSTRAP_API_KEY must look like sk_test_ followed by at least 8 letters or digits');
+  }
+  const nodeEnv = env.NODE_ENV || 'development';
+  return {
+    port: integer('PORT', env.PORT, 4242),
+    host: env.HOST || '127.0.0.1',
+    dataDir: path.resolve(env.DATA_DIR || './data'),
+    databaseUrl,
+    role: role(env.ROLE),
+    bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
+    adminUser: env.ADMIN_USER || undefined,
+    adminPassword: env.ADMIN_PASSWORD || undefined,
+    logLevel: env.LOG_LEVEL || 'info',
+    nodeEnv,
+    idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
+    validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
+  };
+}

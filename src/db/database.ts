@@ -1,0 +1,24 @@
+/** The values a query parameter may take; booleans are stored as 0/1 on SQLite. */
+export type SqlValue = string | number | boolean | null;
+
+export type Dialect = 'sqlite' | 'postgres';
+
+/**
+ * Something queries run on: the database itself, or one open transaction.
+ *
+ * SQL is written once with `?` placeholders in the subset both engines accept; statements are
+ * prepared once and reused. `transaction` on a transaction runs the function inside it.
+ */
+export interface Queryable {
+  readonly dialect: Dialect;
+  all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]>;
+  one<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
+  /** Runs a statement and returns how many rows it changed. */
+  run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
+/** The process's database: queries, transactions, and shutdown. */
+export interface Database extends Queryable {
+  close(): Promise<void>;
+}

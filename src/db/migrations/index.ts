@@ -1,0 +1,16 @@
+import type { Knex } from 'knex';
+import * as initial from './0001_initial.js';
+
+/**
+ * Every migration, in order. Listed here rather than found on disk, so they load the same way
+ * under tsx, mocha and the CLI. Never edit a migration that has shipped: add the next one.
+ */
+export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
+  ['0001_initial', initial],
+];
+
+export const migrationSource: Knex.MigrationSource<Knex.Migration> = {
+  getMigrations: async () => MIGRATIONS.map(([, migration]) => migration),
+  getMigrationName: (migration) => MIGRATIONS.find(([, m]) => m === migration)![0],
+  getMigration: async (migration) => migration,
+};

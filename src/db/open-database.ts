@@ -1,0 +1,32 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from '../config.js';
+import type { Database } from './database.js';
+import { createKnex, type DatabaseTarget } from './knex.js';
+import { migrationSource } from './migrations/index.js';
+import { PostgresDatabase } from './postgres.js';
+import { SqliteDatabase } from './sqlite.js';
+
+/** The database named by the configuration: Postgres when `DATABASE_URL` is set, else SQLite. */
+export function databaseTarget(config: Pick<Config, 'databaseUrl' | 'dataDir'>): DatabaseTarget {
+  if (config.databaseUrl) return { kind: 'postgres', url: config.databaseUrl };
+  return { kind: 'sqlite', filename: path.join(config.dataDir, 'payments.sqlite') };
+}
+
+/** Applies every pending migration (Knex keeps its own lock, so concurrent starts are safe). */
+export async function migrate(target: DatabaseTarget): Promise<string[]> {
+  if (target.kind === 'sqlite') fs.mkdirSync(path.dirname(target.filename), { recursive: true });
+  const knex = createKnex(target);
+  try {
+    const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];
+    return applied;
+  } finally {
+    await knex.destroy();
+  }
+}
+
+/** Migrates, then opens the connection(s) that queries run on. */
+export async function openDatabase(target: DatabaseTarget): Promise<Database> {
+  await migrate(target);
+  return target.kind === 'postgres' ? PostgresDatabase.open(target.url) : SqliteDatabase.open(target.filename);
+}

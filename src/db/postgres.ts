@@ -1,0 +1,86 @@
+import pg from 'pg';
+import type { Database, Queryable, SqlValue } from './database.js';
+
+// int8 (bigint, count(*)) comes back as text by default; our integers stay below 2^53.
+pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
+
+interface Prepared {
+  name: string;
+  text: string;
+}
+
+/**
+ * Postgres through a pg pool. Queries are written with `?` and rewritten to `$n` once; each
+ * distinct statement gets a name, so every pooled connection prepares it only once.
+ */
+export class PostgresDatabase implements Database {
+  readonly dialect = 'postgres' as const;
+  private readonly prepared = new Map<string, Prepared>();
+
+  constructor(private readonly pool: pg.Pool) {}
+
+  static open(connectionString: string, max = 10): PostgresDatabase {
+    const pool = new pg.Pool({ connectionString, max });
+    // An idle client's error (the server restarted) must not crash the process.
+    pool.on('error', () => undefined);
+    return new PostgresDatabase(pool);
+  }
+
+  all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    return this.queryOn(this.pool, sql, params);
+  }
+
+  async one<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return (await this.queryOn<T>(this.pool, sql, params))[0];
+  }
+
+  async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
+    const result = await this.pool.query(this.statement(sql, params));
+    return result.rowCount ?? 0;
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    const tx: Queryable = {
+      dialect: 'postgres',
+      all: (sql, params) => this.queryOn(client, sql, params),
+      one: async (sql, params) => (await this.queryOn(client, sql, params))[0] as never,
+      run: async (sql, params) => (await client.query(this.statement(sql, params))).rowCount ?? 0,
+      transaction: (inner) => inner(tx),
+    };
+    try {
+      await client.query('BEGIN');
+      const result = await work(tx);
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+
+  private async queryOn<T>(
+    on: pg.Pool | pg.PoolClient,
+    sql: string,
+    params?: readonly SqlValue[],
+  ): Promise<T[]> {
+    const result = await on.query(this.statement(sql, params));
+    return result.rows as T[];
+  }
+
+  private statement(sql: string, params?: readonly SqlValue[]): pg.QueryConfig {
+    let prepared = this.prepared.get(sql);
+    if (!prepared) {
+      let n = 0;
+      prepared = { name: `s${this.prepared.size + 1}`, text: sql.replace(/\?/g, () => `$${++n}`) };
+      this.prepared.set(sql, prepared);
+    }
+    return { name: prepared.name, text: prepared.text, values: params ? [...params] : [] };
+  }
+}

@@ -1,0 +1,128 @@
+import BetterSqlite3 from 'better-sqlite3';
+import type { Database, Queryable, SqlValue } from './database.js';
+
+type Statement = BetterSqlite3.Statement<unknown[], unknown>;
+
+/**
+ * SQLite through one better-sqlite3 connection.
+ *
+ * better-sqlite3 is synchronous, so a query outside a transaction runs at once. A transaction
+ * spans awaits, though, so it takes an in-process lock: while it is open, other queries wait for
+ * it rather than slip into it. Writers take the database lock up front (`BEGIN IMMEDIATE`) so two
+ * processes never deadlock on a read-to-write upgrade; `busy_timeout` makes the second one wait.
+ */
+export class SqliteDatabase implements Database {
+  readonly dialect = 'sqlite' as const;
+  private readonly statements = new Map<string, Statement>();
+  private locked = false;
+  private readonly waiters: Array<() => void> = [];
+  private readonly direct: Queryable;
+
+  constructor(private readonly connection: BetterSqlite3.Database) {
+    const self = this;
+    this.direct = {
+      dialect: 'sqlite',
+      all: async <T>(sql: string, params?: readonly SqlValue[]) => self.allNow<T>(sql, params),
+      one: async <T>(sql: string, params?: readonly SqlValue[]) => self.allNow<T>(sql, params)[0],
+      run: async (sql: string, params?: readonly SqlValue[]) => self.runNow(sql, params),
+      transaction: (work) => work(self.direct),
+    };
+  }
+
+  /** Opens (creating if needed) the file in WAL mode; see README "Durability" for `synchronous`. */
+  static open(filename: string): SqliteDatabase {
+    const connection = new BetterSqlite3(filename);
+    connection.pragma('journal_mode = WAL');
+    connection.pragma('synchronous = NORMAL');
+    connection.pragma('busy_timeout = 5000');
+    connection.pragma('foreign_keys = ON');
+    return new SqliteDatabase(connection);
+  }
+
+  async all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
+    if (!this.locked) return this.allNow<T>(sql, params);
+    return this.whenUnlocked(() => this.allNow<T>(sql, params));
+  }
+
+  async one<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
+    return (await this.all<T>(sql, params))[0];
+  }
+
+  async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
+    if (!this.locked) return this.runNow(sql, params);
+    return this.whenUnlocked(() => this.runNow(sql, params));
+  }
+
+  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    await this.acquire();
+    try {
+      this.connection.exec('BEGIN IMMEDIATE');
+      try {
+        const result = await work(this.direct);
+        this.connection.exec('COMMIT');
+        return result;
+      } catch (error) {
+        if (this.connection.inTransaction) this.connection.exec('ROLLBACK');
+        throw error;
+      }
+    } finally {
+      this.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.acquire();
+    this.connection.close();
+  }
+
+  private allNow<T>(sql: string, params?: readonly SqlValue[]): T[] {
+    const statement = this.prepare(sql);
+    const values = bind(params);
+    if (statement.reader) return statement.all(...values) as T[];
+    statement.run(...values);
+    return [];
+  }
+
+  private runNow(sql: string, params?: readonly SqlValue[]): number {
+    return this.prepare(sql).run(...bind(params)).changes;
+  }
+
+  private prepare(sql: string): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = this.connection.prepare(sql);
+      this.statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  private async whenUnlocked<T>(work: () => T): Promise<T> {
+    await this.acquire();
+    try {
+      return work();
+    } finally {
+      this.release();
+    }
+  }
+
+  private async acquire(): Promise<void> {
+    if (!this.locked) {
+      this.locked = true;
+      return;
+    }
+    // The releaser hands the lock straight to the next waiter, so `locked` stays true.
+    await new Promise<void>((resolve) => this.waiters.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiters.shift();
+    if (next) next();
+    else this.locked = false;
+  }
+}
+
+/** better-sqlite3 binds numbers, strings and null, not booleans. */
+function bind(params: readonly SqlValue[] | undefined): unknown[] {
+  if (!params) return [];
+  return params.map((value) => (typeof value === 'boolean' ? (value ? 1 : 0) : value));
+}

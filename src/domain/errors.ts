@@ -1,0 +1,86 @@
+import type { components } from '../../generated/openapi.js';
+
+export type ErrorCode = components['schemas']['ErrorCode'];
+export type ErrorType = components['schemas']['ErrorType'];
+export type DeclineCode = components['schemas']['DeclineCode'];
+export type ErrorBody = components['schemas']['ErrorResponse']['error'];
+
+/**
+ * The error catalog: every code of the spec's `ErrorCode`, with its HTTP status and type.
+ * Typed as a complete record, so a code added to or removed from the spec fails `tsc` here.
+ */
+export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType }> = {
+  parameter_invalid: { status: 400, type: 'invalid_request_error' },
+  parameter_missing: { status: 400, type: 'invalid_request_error' },
+  parameter_unknown: { status: 400, type: 'invalid_request_error' },
+  body_invalid: { status: 400, type: 'invalid_request_error' },
+  amount_too_large: { status: 400, type: 'invalid_request_error' },
+  charge_not_refundable: { status: 400, type: 'invalid_request_error' },
+  charge_already_refunded: { status: 400, type: 'invalid_request_error' },
+  resource_missing: { status: 404, type: 'invalid_request_error' },
+  url_not_found: { status: 404, type: 'invalid_request_error' },
+  method_not_allowed: { status: 405, type: 'invalid_request_error' },
+  version_not_supported: { status: 406, type: 'invalid_request_error' },
+  request_too_large: { status: 413, type: 'invalid_request_error' },
+  unsupported_media_type: { status: 415, type: 'invalid_request_error' },
+  api_key_missing: { status: 401, type: 'authentication_error' },
+  api_key_invalid: { status: 401, type: 'authentication_error' },
+  admin_credentials_invalid: { status: 401, type: 'authentication_error' },
+  card_declined: { status: 402, type: 'card_error' },
+  idempotency_key_reused: { status: 400, type: 'idempotency_error' },
+  idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
+  rate_limited: { status: 429, type: 'rate_limit_error' },
+  internal_error: { status: 500, type: 'api_error' },
+};
+
+/** Extra fields an error may carry besides type, code and message. */
+export interface ApiErrorDetails {
+  param?: string;
+  declineCode?: DeclineCode;
+  charge?: string;
+  /** Response headers that belong to this error (`Allow`, `Retry-After`). */
+  headers?: Record<string, string>;
+}
+
+/**
+ * An expected failure, thrown by services and middleware and rendered by the one error mapper.
+ * Its status and type come from the catalog, never from the thrower.
+ */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly details: ApiErrorDetails;
+
+  constructor(code: ErrorCode, message: string, details: ApiErrorDetails = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.details = details;
+  }
+
+  get status(): number {
+    return ERROR_CATALOG[this.code].status;
+  }
+
+  /** The body's `error` object, as the spec's `ErrorResponse` declares it. */
+  toBody(requestId: string): ErrorBody {
+    const body: ErrorBody = {
+      type: ERROR_CATALOG[this.code].type,
+      code: this.code,
+      message: this.message,
+      request_id: requestId,
+    };
+    if (this.details.param !== undefined) body.param = this.details.param;
+    if (this.details.declineCode !== undefined) body.decline_code = this.details.declineCode;
+    if (this.details.charge !== undefined) body.charge = this.details.charge;
+    return body;
+  }
+}
+
+/** `resource_missing` for an object of this account that does not exist (or is another's). */
+export function notFound(kind: string, id: string, param = 'id'): ApiError {
+  return new ApiError('resource_missing', `No such ${kind}: '${id}'`, { param });
+}
+
+export function isApiError(value: unknown): value is ApiError {
+  return value instanceof ApiError;
+}

@@ -1,0 +1,34 @@
+import { randomBytes } from 'node:crypto';
+
+const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** The id prefixes of every object kind (DESIGN §3). */
+export const ID_PREFIX = {
+  account: 'acct',
+  apiKey: 'key',
+  customer: 'cus',
+  charge: 'ch',
+  refund: 're',
+  event: 'evt',
+  paymentIntent: 'pi',
+  user: 'usr',
+  order: 'ord',
+  request: 'req',
+} as const;
+
+/** Random base62 text; `length` 24 carries about 143 bits, so ids cannot be guessed. */
+export function randomBase62(length = 24): string {
+  // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
+  let out = '';
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
+    }
+  }
+  return out;
+}
+
+/** A new id such as `ch_3MtwBwLkdIwHu7ix28a3tqPa`. */
+export function newId(kind: keyof typeof ID_PREFIX): string {
+  return `${ID_PREFIX[kind]}_${randomBase62()}`;
+}

@@ -1,0 +1,67 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Request } from 'express';
+import { LRUCache } from 'lru-cache';
+import type { Queryable } from '../db/database.js';
+import type { ErrorCode } from '../domain/errors.js';
+import { findApiKeyByHash } from '../resources/accounts/accounts.repo.js';
+import { hashApiKey } from '../resources/accounts/accounts.service.js';
+
+/** Who made the request: an account (API key) or the operator (HTTP Basic on /admin). */
+export type Principal = { kind: 'account'; accountId: string } | { kind: 'admin' };
+
+export type AuthResult = { ok: true; principal: Principal } | { ok: false; code: ErrorCode; message: string };
+
+/**
+ * Checks credentials for the security schemes of the spec. Keys are looked up by their hash; a
+ * found key is remembered for a minute so that a hot path costs no query.
+ */
+export function createAuthenticator(db: Queryable, adminDigest: Buffer) {
+  const keys = new LRUCache<string, string>({ max: 10_000, ttl: 60_000 });
+
+  return {
+    /** `Authorization: Bearer sk_test_…`. */
+    async apiKey(req: Request): Promise<AuthResult> {
+      const header = req.headers.authorization;
+      if (!header) return fail('api_key_missing', 'You did not provide an API key. Send it as `Authorization: Bearer sk_test_…`.');
+      const match = /^Bearer\s+(\S+)$/i.exec(header);
+      if (!match) return fail('api_key_invalid', 'Send your API key as `Authorization: Bearer sk_test_…`.');
+      const keyHash = hashApiKey(match[1]);
+      let accountId = keys.get(keyHash);
+      if (!accountId) {
+        accountId = (await findApiKeyByHash(db, keyHash))?.account_id;
+        if (!accountId) return fail('api_key_invalid', `Invalid API key provided: ${redact(match[1])}`);
+        keys.set(keyHash, accountId);
+      }
+      return { ok: true, principal: { kind: 'account', accountId } };
+    },
+
+    /** `Authorization: Basic …` with the operator's credentials, compared in constant time. */
+    async adminBasic(req: Request): Promise<AuthResult> {
+      const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+      if (!match) return fail('admin_credentials_invalid', 'This endpoint needs the admin credentials (HTTP Basic).');
+      const given = digest(Buffer.from(match[1], 'base64').toString('utf8'));
+      if (!timingSafeEqual(given, adminDigest)) return fail('admin_credentials_invalid', 'Invalid admin credentials.');
+      return { ok: true, principal: { kind: 'admin' } };
+    },
+  };
+}
+
+export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+function fail(code: ErrorCode, message: string): AuthResult {
+  return { ok: false, code, message };
+}
+
+/** The SHA-256 of `user:password`, the form in which admin credentials are kept and compared. */
+export function adminCredentialsDigest(userColonPassword: string): Buffer {
+  return digest(userColonPassword);
+}
+
+function digest(text: string): Buffer {
+  return createHash('sha256').update(text).digest();
+}
+
+/** Shows only the start and end of a wrong key, as payment APIs do. */
+function redact(key: string): string {
+  return key.length <= 12 ? '***' : `${key.slice(0, 8)}${'*'.repeat(Math.min(key.length - 12, 20))}${key.slice(-4)}`;
+}

@@ -1,0 +1,60 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Database } from '../db/database.js';
+import type { Clock } from '../domain/clock.js';
+import type { Principal } from './auth.js';
+import { runIdempotent } from './idempotency.js';
+import type { Handler, OperationId, OperationInput, RequestContext } from './operations.js';
+import { requestIdOf } from './request-id.js';
+import type { RouteOperation } from './routes.js';
+
+export interface BinderDeps {
+  db: Database;
+  clock: Clock;
+  idempotencyTtlSeconds: number;
+}
+
+/**
+ * The one place that turns HTTP into a handler call and a handler result into HTTP. Reads run on
+ * the database; every change runs in one transaction (its events included); a POST with an
+ * `Idempotency-Key` runs through the idempotency layer.
+ */
+export function bindOperation(route: RouteOperation, handler: Handler<OperationId>, deps: BinderDeps): RequestHandler {
+  return async (req: Request, res: Response) => {
+    const principal = (req as Request & { principal?: Principal }).principal;
+    const idempotencyKey = req.get('idempotency-key') ?? null;
+    const ctx: RequestContext = {
+      accountId: principal?.kind === 'account' ? principal.accountId : 'admin',
+      requestId: requestIdOf(res),
+      idempotencyKey,
+      db: deps.db,
+      clock: deps.clock,
+    };
+    const input = { path: req.params, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
+    if (route.method === 'get') return send(res, await handler(input));
+
+    const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
+    if (route.method === 'post' && idempotencyKey) {
+      const { response, replayed } = await runIdempotent(
+        deps.db,
+        {
+          accountId: ctx.accountId,
+          key: idempotencyKey,
+          requestId: ctx.requestId,
+          method: req.method,
+          path: req.path,
+          body: input.body,
+          nowMs: deps.clock.nowMs(),
+          ttlSeconds: deps.idempotencyTtlSeconds,
+        },
+        execute,
+      );
+      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+      return send(res, response);
+    }
+    send(res, await deps.db.transaction(execute));
+  };
+}
+
+function send(res: Response, result: { status: number; body: unknown }): void {
+  res.status(result.status).json(result.body);
+}

@@ -1,0 +1,106 @@
+import type { ErrorRequestHandler, Request } from 'express';
+import type { Logger } from 'pino';
+import { ApiError, isApiError, type ErrorCode } from '../domain/errors.js';
+import type { AuthResult } from './auth.js';
+import { requestIdOf } from './request-id.js';
+
+/** One failed check of express-openapi-validator, e.g. `{ path: '/body/amount', errorCode: 'type.openapi.validation' }`. */
+interface ValidationItem {
+  path?: string;
+  message?: string;
+  errorCode?: string;
+}
+
+interface HttpLikeError {
+  status?: number;
+  statusCode?: number;
+  type?: string;
+  errors?: ValidationItem[];
+  headers?: Record<string, string>;
+  message?: string;
+}
+
+/**
+ * The one error mapper: every failure becomes the error envelope of the spec, with the request id.
+ * Expected failures keep their code and `param`; anything else is a 500 `internal_error` that says
+ * nothing but the request id, while the log line keeps the details.
+ */
+export function createErrorMapper(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, req, res, _next) => {
+    const apiError = toApiError(error, req);
+    const requestId = requestIdOf(res);
+    if (apiError.status >= 500) logger.error({ err: error, req_id: requestId }, 'request failed');
+    if (res.headersSent) return res.end();
+    for (const [name, value] of Object.entries(apiError.details.headers ?? {})) res.setHeader(name, value);
+    res.status(apiError.status).json({ error: apiError.toBody(requestId) });
+  };
+}
+
+/** Maps what any layer threw (services, validator, body parsers) to an `ApiError`. */
+export function toApiError(error: unknown, req: Request): ApiError {
+  if (isApiError(error)) return error;
+  const e = (error ?? {}) as HttpLikeError;
+  const status = e.status ?? e.statusCode;
+  if (e.type === 'entity.too.large') return new ApiError('request_too_large', 'The request body is larger than 1 MB.');
+  if (e.type === 'entity.parse.failed') {
+    return new ApiError('body_invalid', 'The request body could not be parsed; send valid JSON or form data.');
+  }
+  if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
+    return new ApiError('unsupported_media_type', 'Send the body as UTF-8 JSON or form data.');
+  }
+  switch (status) {
+    case 400:
+      return validationError(e.errors ?? []);
+    case 401: {
+      const failure = (req as Request & { authFailure?: AuthResult }).authFailure;
+      if (failure && !failure.ok) return new ApiError(failure.code, failure.message);
+      return new ApiError('api_key_missing', 'You did not provide an API key.');
+    }
+    case 404:
+      return new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`);
+    case 405:
+      return new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}.`, { headers: e.headers });
+    case 413:
+      return new ApiError('request_too_large', 'The request body is larger than 1 MB.');
+    case 415:
+      return new ApiError(
+        'unsupported_media_type',
+        'Send the body as application/json or application/x-www-form-urlencoded.',
+      );
+  }
+  return new ApiError('internal_error', 'An unexpected error occurred. The request id identifies it in our logs.');
+}
+
+/** Turns the validator's first failure into a Stripe-style error naming the parameter. */
+function validationError(items: ValidationItem[]): ApiError {
+  const item = items[0] ?? {};
+  const location = (item.path ?? '').split('/').filter(Boolean);
+  const where = location[0];
+  let segments = location.slice(1);
+  let code: ErrorCode = 'parameter_invalid';
+  let message = item.message ?? 'is invalid';
+  const unknown = /must NOT have additional properties|Unknown query parameter/.exec(message);
+  if (item.errorCode?.startsWith('required')) code = 'parameter_missing';
+  if (unknown || item.errorCode?.startsWith('additionalProperties')) code = 'parameter_unknown';
+  // The validator reports a query parameter by name in its message, and an unknown field as the last segment.
+  const quoted = /'([^']+)'/.exec(message);
+  if (where === 'query' && quoted && segments.length === 0) segments = [quoted[1]];
+  if (segments.length === 0) {
+    return new ApiError('body_invalid', `Invalid request: ${message}.`);
+  }
+  const param = toFormNotation(where === 'headers' ? [headerName(segments[0])] : segments);
+  if (code === 'parameter_missing') message = `Missing required param: ${param}.`;
+  else if (code === 'parameter_unknown') message = `Received unknown parameter: ${param}.`;
+  else message = `Invalid ${param}: ${message}.`;
+  return new ApiError(code, message, { param });
+}
+
+/** `metadata/order` → `metadata[order]`, the notation of form bodies and payment SDKs. */
+function toFormNotation(segments: string[]): string {
+  const [first, ...rest] = segments.map((s) => decodeURIComponent(s.replace(/~1/g, '/').replace(/~0/g, '~')));
+  return first + rest.map((s) => `[${s}]`).join('');
+}
+
+function headerName(lower: string): string {
+  return lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+}

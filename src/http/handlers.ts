@@ -1,0 +1,23 @@
+import { accountHandlers } from '../resources/accounts/accounts.handlers.js';
+import { chargeHandlers } from '../resources/charges/charges.handlers.js';
+import { customerHandlers } from '../resources/customers/customers.handlers.js';
+import { eventHandlers } from '../resources/events/events.handlers.js';
+import { orderHandlers } from '../resources/orders/orders.handlers.js';
+import { refundHandlers } from '../resources/refunds/refunds.handlers.js';
+import { userHandlers } from '../resources/users/users.handlers.js';
+import type { Handlers } from './operations.js';
+
+/**
+ * Every operation of the spec, bound to its handler. `satisfies Handlers` is the compile-time
+ * proof: an operation without a handler, or a handler whose input or result does not match the
+ * spec, fails `npm run typecheck` naming the operation.
+ */
+export const handlers = {
+  ...customerHandlers,
+  ...chargeHandlers,
+  ...refundHandlers,
+  ...userHandlers,
+  ...orderHandlers,
+  ...eventHandlers,
+  ...accountHandlers,
+} satisfies Handlers;

@@ -1,0 +1,161 @@
+/**
+ * Idempotent POSTs (DESIGN §3), enforced by the database so that it holds across processes.
+ *
+ * Guarantees, for one account and one `Idempotency-Key`:
+ * - the operation executes at most once, however many copies arrive and however concurrently:
+ *   the key's row is inserted first, and the primary key `(account_id, key)` lets one insert win;
+ * - the stored response (status and body, a 402 decline included) is committed in the same
+ *   transaction as the operation's own writes, so a stored response always matches the data;
+ * - a copy that arrives while the first still runs gets 409 `idempotency_key_in_use`; one with
+ *   another body or path gets 400 `idempotency_key_reused`; a later one gets the stored response;
+ * - a key whose request died mid-way (its process crashed) is taken over after `STALE_LOCK_MS`,
+ *   which is safe because the dead request's transaction was rolled back;
+ * - keys expire after the configured TTL (24 h by default).
+ * Validation failures and 401s never reach this module, so they are never stored.
+ */
+import { createHash } from 'node:crypto';
+import type { Queryable } from '../db/database.js';
+import { isUniqueViolation } from '../db/dialect.js';
+import { ApiError, isApiError } from '../domain/errors.js';
+
+/** A request still "running" after this long is presumed dead and may be re-executed. */
+const STALE_LOCK_MS = 60_000;
+
+export interface IdempotentRequest {
+  accountId: string;
+  key: string;
+  /** The request that first used the key; a replayed error body keeps it. */
+  requestId: string;
+  method: string;
+  path: string;
+  body: unknown;
+  nowMs: number;
+  ttlSeconds: number;
+}
+
+export interface StoredResponse {
+  status: number;
+  body: unknown;
+}
+
+interface KeyRow {
+  request_method: string;
+  request_path: string;
+  request_hash: string;
+  state: 'running' | 'done';
+  response_status: number | null;
+  response_body: string | null;
+  created: number;
+  locked_at: number;
+}
+
+/** Runs `execute` once per key; returns its response, or the stored one with `replayed: true`. */
+export async function runIdempotent(
+  db: Queryable,
+  request: IdempotentRequest,
+  execute: (tx: Queryable) => Promise<StoredResponse>,
+): Promise<{ response: StoredResponse; replayed: boolean }> {
+  const hash = requestHash(request);
+  const claimed = await claimKey(db, request, hash);
+  if (claimed !== true) return { response: claimed, replayed: true };
+  try {
+    const response = await db.transaction(async (tx) => {
+      const result = await execute(tx);
+      await storeResponse(tx, request, result);
+      return result;
+    });
+    return { response, replayed: false };
+  } catch (error) {
+    // The operation's writes were rolled back. An expected error is the answer to this key from
+    // now on; an unexpected one frees the key so that a retry can run.
+    if (isApiError(error)) {
+      await storeResponse(db, request, { status: error.status, body: { error: error.toBody(request.requestId) } });
+    } else {
+      await db.run('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?', [request.accountId, request.key]);
+    }
+    throw error;
+  }
+}
+
+/** Inserts the key as running (true), or answers from the existing row. */
+async function claimKey(db: Queryable, request: IdempotentRequest, hash: string): Promise<true | StoredResponse> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      await db.run(
+        `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state, created, locked_at)
+         VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
+        [request.accountId, request.key, request.method, request.path, hash, Math.floor(request.nowMs / 1000), request.nowMs],
+      );
+      return true;
+    } catch (error) {
+      if (!isUniqueViolation(error)) throw error;
+    }
+    const row = await db.one<KeyRow>(
+      `SELECT request_method, request_path, request_hash, state, response_status, response_body, created, locked_at
+       FROM idempotency_keys WHERE account_id = ? AND key = ?`,
+      [request.accountId, request.key],
+    );
+    if (!row) continue; // deleted meanwhile (expired or freed): try the insert again
+    if (row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) {
+      await db.run('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND created = ?', [
+        request.accountId,
+        request.key,
+        row.created,
+      ]);
+      continue;
+    }
+    if (row.request_method !== request.method || row.request_path !== request.path || row.request_hash !== hash) {
+      throw new ApiError(
+        'idempotency_key_reused',
+        `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
+          `Try using a key other than '${request.key}' if you meant to execute a different request.`,
+      );
+    }
+    if (row.state === 'done') return { status: row.response_status!, body: JSON.parse(row.response_body!) };
+    if (row.locked_at + STALE_LOCK_MS > request.nowMs) {
+      throw new ApiError(
+        'idempotency_key_in_use',
+        'There is currently another in-progress request using this Idempotency-Key (that probably means you ' +
+          'submitted twice, and the other request is still going through). Please try again later.',
+      );
+    }
+    const taken = await db.run(
+      "UPDATE idempotency_keys SET locked_at = ? WHERE account_id = ? AND key = ? AND state = 'running' AND locked_at = ?",
+      [request.nowMs, request.accountId, request.key, row.locked_at],
+    );
+    if (taken === 1) return true;
+  }
+  throw new ApiError('idempotency_key_in_use', 'This Idempotency-Key is being used by another request. Please try again later.');
+}
+
+async function storeResponse(
+  db: Queryable,
+  request: IdempotentRequest,
+  response: StoredResponse,
+): Promise<void> {
+  await db.run(
+    "UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE account_id = ? AND key = ?",
+    [response.status, JSON.stringify(response.body), request.accountId, request.key],
+  );
+}
+
+/** The request's fingerprint: method, path and the body with its keys in a fixed order. */
+function requestHash(request: IdempotentRequest): string {
+  return createHash('sha256').update(`${request.method} ${request.path}\n${canonicalJson(request.body)}`).digest('hex');
+}
+
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, v]) => v !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+  }
+  return JSON.stringify(value ?? null);
+}
+
+/** Deletes keys older than the TTL; run periodically so the table stays small. */
+export async function purgeExpiredKeys(db: Queryable, nowMs: number, ttlSeconds: number): Promise<number> {
+  return db.run('DELETE FROM idempotency_keys WHERE created < ?', [Math.floor(nowMs / 1000) - ttlSeconds]);
+}

@@ -1,0 +1,55 @@
+import type { operations } from '../../generated/openapi.js';
+import type { Queryable } from '../db/database.js';
+import type { Clock } from '../domain/clock.js';
+
+/**
+ * Handler types derived from the spec, so that the compiler checks every handler against it.
+ * Nothing here declares a request or response shape by hand.
+ */
+
+/** Every REST operation of the spec (the 3.1 `webhooks` carry no operationId). */
+export type OperationId = keyof operations;
+
+/** What a handler knows about the request besides its inputs. */
+export interface RequestContext {
+  /** The authenticated account, or `admin` for the operator's HTTP Basic surface. */
+  accountId: string;
+  requestId: string;
+  idempotencyKey: string | null;
+  /** The database, or the request's transaction for operations that change something. */
+  db: Queryable;
+  clock: Clock;
+}
+
+type Part<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;
+
+type JsonRequestBody<Op> = Op extends { requestBody?: { content: { 'application/json': infer Body } } }
+  ? Body
+  : undefined;
+
+type Responses<K extends OperationId> = operations[K]['responses'];
+type JsonContent<R> = R extends { content: { 'application/json': infer Body } } ? Body : never;
+
+/** A handler's input: the validated path, query and body, and the request context. */
+export interface OperationInput<K extends OperationId> {
+  path: Part<operations[K]['parameters']['path']>;
+  query: Part<operations[K]['parameters']['query']>;
+  /** The JSON or form body, already validated (an absent optional body arrives as `{}`). */
+  body: JsonRequestBody<operations[K]>;
+  ctx: RequestContext;
+}
+
+/** A handler's result: one of the operation's declared statuses with its declared body. */
+export type OperationResult<K extends OperationId> = {
+  [S in keyof Responses<K>]: S extends number ? { status: S; body: JsonContent<Responses<K>[S]> } : never;
+}[keyof Responses<K>];
+
+export type Handler<K extends OperationId> = (input: OperationInput<K>) => Promise<OperationResult<K>>;
+
+/** One handler per operation. `handlers satisfies Handlers` is the proof that all are bound. */
+export type Handlers = { [K in OperationId]: Handler<K> };
+
+/** Success with 200, the status every operation of this API answers on success. */
+export function ok<B>(body: B): { status: 200; body: B } {
+  return { status: 200, body };
+}

@@ -1,0 +1,35 @@
+import { loadSpec, type SpecOperation } from '../spec.js';
+import type { OperationId } from './operations.js';
+
+const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
+
+/** One operation of the spec, with the Express route that serves it. */
+export interface RouteOperation {
+  operationId: OperationId;
+  method: (typeof METHODS)[number];
+  specPath: string;
+  /** `/v1/users/{id}/orders/{order_id}` → `/v1/users/:id/orders/:order_id`. */
+  expressPath: string;
+  /** The schema of the form-encoded body, when the operation accepts one. */
+  formSchema?: unknown;
+}
+
+/** Every operation in `paths`, in spec order. */
+export function routeOperations(): RouteOperation[] {
+  const spec = loadSpec();
+  const routes: RouteOperation[] = [];
+  for (const [specPath, item] of Object.entries(spec.paths)) {
+    for (const method of METHODS) {
+      const operation = item[method] as SpecOperation | undefined;
+      if (!operation) continue;
+      routes.push({
+        operationId: operation.operationId as OperationId,
+        method,
+        specPath,
+        expressPath: specPath.replace(/\{([^}]+)\}/g, ':$1'),
+        formSchema: operation.requestBody?.content?.['application/x-www-form-urlencoded']?.schema,
+      });
+    }
+  }
+  return routes;
+}

@@ -1,0 +1,54 @@
+import type { Server } from 'node:http';
+import { createApp } from './app.js';
+import { ensureAdminCredentials, ensureDevAccount } from './bootstrap.js';
+import { loadConfig } from './config.js';
+import { databaseTarget, openDatabase } from './db/open-database.js';
+import { systemClock } from './domain/clock.js';
+import { createAuthenticator } from './http/auth.js';
+import { purgeExpiredKeys } from './http/idempotency.js';
+import { createLogger } from './logger.js';
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+
+const config = loadConfig();
+const logger = createLogger(config.logLevel);
+const clock = systemClock;
+const target = databaseTarget(config);
+const db = await openDatabase(target);
+logger.info({ database: target.kind === 'sqlite' ? target.filename : 'postgres' }, 'database migrated');
+
+const adminDigest = await ensureAdminCredentials(db, config, logger);
+await ensureDevAccount(db, config, clock, logger);
+
+let server: Server | undefined;
+if (config.role !== 'worker') {
+  const app = createApp({
+    db,
+    clock,
+    logger,
+    auth: createAuthenticator(db, adminDigest),
+    idempotencyTtlSeconds: config.idempotencyTtlSeconds,
+    validateResponses: config.validateResponses,
+  });
+  server = app.listen(config.port, config.host, () => {
+    logger.info({ url: `http://${config.host}:${config.port}`, role: config.role }, 'payments-api listening');
+  });
+}
+
+const purge = setInterval(() => {
+  purgeExpiredKeys(db, clock.nowMs(), config.idempotencyTtlSeconds).catch((err) =>
+    logger.warn({ err }, 'idempotency key purge failed'),
+  );
+}, PURGE_INTERVAL_MS);
+purge.unref();
+
+/** Stops taking requests, lets in-flight ones finish, then closes the database. */
+async function shutdown(signal: string): Promise<void> {
+  logger.info({ signal }, 'shutting down');
+  clearInterval(purge);
+  if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+  await db.close();
+  process.exit(0);
+}
+process.once('SIGTERM', () => void shutdown('SIGTERM'));
+process.once('SIGINT', () => void shutdown('SIGINT'));

@@ -1,0 +1,41 @@
+import type { Queryable } from '../../db/database.js';
+
+export interface AccountRow {
+  seq: number;
+  id: string;
+  name: string;
+  email: string;
+  created: number;
+}
+
+export interface ApiKeyRow {
+  seq: number;
+  id: string;
+  account_id: string;
+  key_hash: string;
+  last4: string;
+  created: number;
+}
+
+export async function insertAccount(db: Queryable, row: Omit<AccountRow, 'seq'>): Promise<void> {
+  await db.run('INSERT INTO accounts (id, name, email, created) VALUES (?, ?, ?, ?)', [row.id, row.name, row.email, row.created]);
+}
+
+export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq'>): Promise<void> {
+  await db.run('INSERT INTO api_keys (id, account_id, key_hash, last4, created) VALUES (?, ?, ?, ?, ?)', [
+    row.id,
+    row.account_id,
+    row.key_hash,
+    row.last4,
+    row.created,
+  ]);
+}
+
+export function findApiKeyByHash(db: Queryable, keyHash: string): Promise<Pick<ApiKeyRow, 'account_id'> | undefined> {
+  return db.one('SELECT account_id FROM api_keys WHERE key_hash = ?', [keyHash]);
+}
+
+export async function countAccounts(db: Queryable): Promise<number> {
+  const row = await db.one<{ n: number }>('SELECT COUNT(*) AS n FROM accounts');
+  return Number(row?.n ?? 0);
+}

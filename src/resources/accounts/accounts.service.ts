@@ -1,0 +1,42 @@
+import { createHash } from 'node:crypto';
+import type { components } from '../../../generated/openapi.js';
+import type { Queryable } from '../../db/database.js';
+import { unixSeconds, type Clock } from '../../domain/clock.js';
+import { newId, randomBase62 } from '../../domain/ids.js';
+import { insertAccount, insertApiKey } from './accounts.repo.js';
+
+export type AccountWithKey = components['schemas']['AccountWithKey'];
+
+/** API keys are stored as their SHA-256: a leaked table reveals no usable key. */
+export function hashApiKey(apiKey: string): string {
+  return createHash('sha256').update(apiKey).digest('hex');
+}
+
+/** A new secret key, `sk_test_` and 32 random base62 characters. */
+export function generateApiKey(): string {
+  return `sk_test_${randomBase62(32)}`;
+}
+
+/** Stores a key for an account (hashed) and returns nothing of it. */
+export async function addApiKey(db: Queryable, clock: Clock, accountId: string, apiKey: string): Promise<void> {
+  await insertApiKey(db, {
+    id: newId('apiKey'),
+    account_id: accountId,
+    key_hash: hashApiKey(apiKey),
+    last4: apiKey.slice(-4),
+    created: unixSeconds(clock),
+  });
+}
+
+/** Creates an account with its first API key, which the result shows this once. */
+export async function createAccount(
+  db: Queryable,
+  clock: Clock,
+  params: { name: string; email: string },
+  apiKey: string = generateApiKey(),
+): Promise<AccountWithKey> {
+  const account = { id: newId('account'), name: params.name, email: params.email, created: unixSeconds(clock) };
+  await insertAccount(db, account);
+  await addApiKey(db, clock, account.id, apiKey);
+  return { ...account, object: 'account', api_key: apiKey };
+}

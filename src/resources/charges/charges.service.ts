@@ -1,0 +1,96 @@
+import { unixSeconds } from '../../domain/clock.js';
+import { ApiError, notFound, type DeclineCode } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { RequestContext } from '../../http/operations.js';
+import { requireCustomer } from '../customers/customers.service.js';
+import { recordEvent } from '../events/events.service.js';
+import { initialMetadata, mergeMetadata } from '../shared/metadata.js';
+import { listOf, type PageParams } from '../shared/pagination.js';
+import { previousAttributes } from '../shared/updates.js';
+import { findCharge, insertCharge, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
+import { toChargeResource, type Charge, type ChargeCreateParams, type ChargeUpdateParams } from './charges.mapper.js';
+import { findTestSource } from './test-sources.js';
+
+/** A charge as created: succeeded, or recorded as failed with why the card was declined. */
+export interface ChargeOutcome {
+  charge: Charge;
+  decline?: { code: DeclineCode; message: string };
+}
+
+/**
+ * Charges a test source. A declined card is not an exception here: the failed charge is recorded
+ * (with `charge.failed`) and committed, and the caller answers 402.
+ */
+export async function createCharge(ctx: RequestContext, params: ChargeCreateParams): Promise<ChargeOutcome> {
+  const source = findTestSource(params.source);
+  if (!source) throw new ApiError('parameter_invalid', `No such token: '${params.source}'`, { param: 'source' });
+  if (params.customer) await requireCustomer(ctx, params.customer, 'customer');
+  const row = await insertCharge(ctx.db, {
+    id: newId('charge'),
+    account_id: ctx.accountId,
+    customer_id: params.customer ?? null,
+    amount: params.amount,
+    amount_refunded: 0,
+    currency: params.currency.toLowerCase(),
+    description: params.description ?? null,
+    metadata: initialMetadata(params.metadata),
+    status: source.decline ? 'failed' : 'succeeded',
+    failure_code: source.decline ? 'card_declined' : null,
+    failure_message: source.decline?.message ?? null,
+    card_brand: source.brand,
+    card_last4: source.last4,
+    created: unixSeconds(ctx.clock),
+  });
+  const charge = toChargeResource(row);
+  if (source.decline) {
+    await recordEvent(ctx, 'charge.failed', charge);
+    return { charge, decline: source.decline };
+  }
+  await recordEvent(ctx, 'charge.succeeded', charge);
+  await recordEvent(ctx, 'payment_intent.succeeded', {
+    id: newId('paymentIntent'),
+    object: 'payment_intent',
+    amount: charge.amount,
+    currency: charge.currency,
+    customer: charge.customer,
+    latest_charge: charge.id,
+    status: 'succeeded',
+  } as { id: string; object: string });
+  return { charge };
+}
+
+export async function requireCharge(ctx: RequestContext, id: string, param = 'id'): Promise<ChargeRow> {
+  const row = await findCharge(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('charge', id, param);
+  return row;
+}
+
+export async function retrieveCharge(ctx: RequestContext, id: string): Promise<Charge> {
+  return toChargeResource(await requireCharge(ctx, id));
+}
+
+/** Only `description` and `metadata` can change; `charge.updated` lists what did. */
+export async function updateCharge(ctx: RequestContext, id: string, params: ChargeUpdateParams): Promise<Charge> {
+  const current = await requireCharge(ctx, id);
+  const updated = await updateChargeDetails(ctx.db, ctx.accountId, id, {
+    description: params.description === undefined ? current.description : params.description,
+    metadata: JSON.stringify(mergeMetadata(JSON.parse(current.metadata), params.metadata)),
+  });
+  if (!updated) throw notFound('charge', id);
+  const after = toChargeResource(updated);
+  const changed = previousAttributes(toChargeResource(current), after);
+  if (Object.keys(changed).length > 0) await recordEvent(ctx, 'charge.updated', after, changed);
+  return after;
+}
+
+export async function listCharges(ctx: RequestContext, query: PageParams & { customer?: string }) {
+  const page = await listChargeRows(ctx.db, ctx.accountId, query.customer, query);
+  return listOf('/v1/charges', page, toChargeResource);
+}
+
+/** `GET /v1/customers/{id}/charges`: 404 when the customer is not this account's. */
+export async function listChargesOfCustomer(ctx: RequestContext, customerId: string, query: PageParams) {
+  await requireCustomer(ctx, customerId);
+  const page = await listChargeRows(ctx.db, ctx.accountId, customerId, query);
+  return listOf(`/v1/customers/${customerId}/charges`, page, toChargeResource);
+}

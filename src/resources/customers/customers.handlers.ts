@@ -1,0 +1,24 @@
+import { ok, type Handlers } from '../../http/operations.js';
+import { listChargesOfCustomer } from '../charges/charges.service.js';
+import * as customers from './customers.service.js';
+
+export const customerHandlers = {
+  listCustomers: async ({ query, ctx }) => ok(await customers.listCustomers(ctx, query)),
+  createCustomer: async ({ body, ctx }) => ok(await customers.createCustomer(ctx, body)),
+  retrieveCustomer: async ({ path, ctx }) => ok(await customers.retrieveCustomer(ctx, path.id)),
+  replaceCustomer: async ({ path, body, ctx }) => ok(await customers.replaceCustomer(ctx, path.id, body)),
+  updateCustomer: async ({ path, body, ctx }) => ok(await customers.updateCustomer(ctx, path.id, body)),
+  updateCustomerByPost: async ({ path, body, ctx }) => ok(await customers.updateCustomer(ctx, path.id, body)),
+  deleteCustomer: async ({ path, ctx }) => ok(await customers.deleteCustomer(ctx, path.id)),
+  listCustomerCharges: async ({ path, query, ctx }) => ok(await listChargesOfCustomer(ctx, path.id, query)),
+} satisfies Pick<
+  Handlers,
+  | 'listCustomers'
+  | 'createCustomer'
+  | 'retrieveCustomer'
+  | 'replaceCustomer'
+  | 'updateCustomer'
+  | 'updateCustomerByPost'
+  | 'deleteCustomer'
+  | 'listCustomerCharges'
+>;

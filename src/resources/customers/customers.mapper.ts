@@ -1,0 +1,21 @@
+import type { components } from '../../../generated/openapi.js';
+import { parseMetadata } from '../shared/metadata.js';
+import type { CustomerRow } from './customers.repo.js';
+
+export type Customer = components['schemas']['Customer'];
+export type CustomerCreateParams = components['schemas']['CustomerCreateParams'];
+export type CustomerUpdateParams = components['schemas']['CustomerUpdateParams'];
+
+export function toCustomerResource(row: CustomerRow): Customer {
+  return {
+    id: row.id,
+    object: 'customer',
+    created: row.created,
+    livemode: false,
+    email: row.email,
+    name: row.name,
+    description: row.description,
+    phone: row.phone,
+    metadata: parseMetadata(row.metadata),
+  };
+}

@@ -1,0 +1,51 @@
+import type { Queryable } from '../../db/database.js';
+import { fetchPage, type PageParams } from '../shared/pagination.js';
+
+export interface CustomerRow {
+  seq: number;
+  id: string;
+  account_id: string;
+  email: string | null;
+  name: string | null;
+  description: string | null;
+  phone: string | null;
+  metadata: string;
+  created: number;
+}
+
+/** The fields a create, replace or update writes. */
+export type CustomerFields = Pick<CustomerRow, 'email' | 'name' | 'description' | 'phone' | 'metadata'>;
+
+export async function insertCustomer(db: Queryable, row: Omit<CustomerRow, 'seq'>): Promise<CustomerRow> {
+  const [inserted] = await db.all<CustomerRow>(
+    `INSERT INTO customers (id, account_id, email, name, description, phone, metadata, created)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    [row.id, row.account_id, row.email, row.name, row.description, row.phone, row.metadata, row.created],
+  );
+  return inserted;
+}
+
+export function findCustomer(db: Queryable, accountId: string, id: string): Promise<CustomerRow | undefined> {
+  return db.one<CustomerRow>('SELECT * FROM customers WHERE account_id = ? AND id = ?', [accountId, id]);
+}
+
+export async function updateCustomerRow(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  fields: CustomerFields,
+): Promise<CustomerRow | undefined> {
+  return db.one<CustomerRow>(
+    `UPDATE customers SET email = ?, name = ?, description = ?, phone = ?, metadata = ?
+     WHERE account_id = ? AND id = ? RETURNING *`,
+    [fields.email, fields.name, fields.description, fields.phone, fields.metadata, accountId, id],
+  );
+}
+
+export async function deleteCustomerRow(db: Queryable, accountId: string, id: string): Promise<boolean> {
+  return (await db.run('DELETE FROM customers WHERE account_id = ? AND id = ?', [accountId, id])) === 1;
+}
+
+export function listCustomerRows(db: Queryable, accountId: string, email: string | undefined, page: PageParams) {
+  return fetchPage<CustomerRow>(db, { table: 'customers', accountId, filters: email ? [['email', email]] : [] }, page);
+}

@@ -1,0 +1,99 @@
+import { unixSeconds } from '../../domain/clock.js';
+import { notFound } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { RequestContext } from '../../http/operations.js';
+import { recordEvent } from '../events/events.service.js';
+import { initialMetadata, mergeMetadata } from '../shared/metadata.js';
+import { listOf, type PageParams } from '../shared/pagination.js';
+import { previousAttributes } from '../shared/updates.js';
+import {
+  deleteCustomerRow,
+  findCustomer,
+  insertCustomer,
+  listCustomerRows,
+  updateCustomerRow,
+  type CustomerFields,
+  type CustomerRow,
+} from './customers.repo.js';
+import {
+  toCustomerResource,
+  type Customer,
+  type CustomerCreateParams,
+  type CustomerUpdateParams,
+} from './customers.mapper.js';
+
+export async function createCustomer(ctx: RequestContext, params: CustomerCreateParams): Promise<Customer> {
+  const row = await insertCustomer(ctx.db, {
+    id: newId('customer'),
+    account_id: ctx.accountId,
+    ...replacementFields(params),
+    created: unixSeconds(ctx.clock),
+  });
+  const customer = toCustomerResource(row);
+  await recordEvent(ctx, 'customer.created', customer);
+  return customer;
+}
+
+/** Loads a customer of this account, or throws 404 (another account's id included). */
+export async function requireCustomer(ctx: RequestContext, id: string, param = 'id'): Promise<CustomerRow> {
+  const row = await findCustomer(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('customer', id, param);
+  return row;
+}
+
+export async function retrieveCustomer(ctx: RequestContext, id: string): Promise<Customer> {
+  return toCustomerResource(await requireCustomer(ctx, id));
+}
+
+/** PUT: every field is replaced; what is left out becomes null. */
+export function replaceCustomer(ctx: RequestContext, id: string, params: CustomerCreateParams): Promise<Customer> {
+  return writeUpdate(ctx, id, () => replacementFields(params));
+}
+
+/** PATCH (or POST to the object): only the fields sent change. */
+export function updateCustomer(ctx: RequestContext, id: string, params: CustomerUpdateParams): Promise<Customer> {
+  return writeUpdate(ctx, id, (current) => ({
+    email: params.email === undefined ? current.email : params.email,
+    name: params.name === undefined ? current.name : params.name,
+    description: params.description === undefined ? current.description : params.description,
+    phone: params.phone === undefined ? current.phone : params.phone,
+    metadata: JSON.stringify(mergeMetadata(JSON.parse(current.metadata), params.metadata)),
+  }));
+}
+
+export async function deleteCustomer(ctx: RequestContext, id: string) {
+  const existing = await requireCustomer(ctx, id);
+  if (!(await deleteCustomerRow(ctx.db, ctx.accountId, id))) throw notFound('customer', id);
+  await recordEvent(ctx, 'customer.deleted', toCustomerResource(existing));
+  return { id, object: 'customer' as const, deleted: true as const };
+}
+
+export async function listCustomers(ctx: RequestContext, query: PageParams & { email?: string }) {
+  const page = await listCustomerRows(ctx.db, ctx.accountId, query.email, query);
+  return listOf('/v1/customers', page, toCustomerResource);
+}
+
+function replacementFields(params: CustomerCreateParams): CustomerFields {
+  return {
+    email: params.email ?? null,
+    name: params.name ?? null,
+    description: params.description ?? null,
+    phone: params.phone ?? null,
+    metadata: initialMetadata(params.metadata),
+  };
+}
+
+async function writeUpdate(
+  ctx: RequestContext,
+  id: string,
+  fieldsFrom: (current: CustomerRow) => CustomerFields,
+): Promise<Customer> {
+  const current = await requireCustomer(ctx, id);
+  const updated = await updateCustomerRow(ctx.db, ctx.accountId, id, fieldsFrom(current));
+  if (!updated) throw notFound('customer', id);
+  const before = toCustomerResource(current);
+  const after = toCustomerResource(updated);
+  const changed = previousAttributes(before, after);
+  if (Object.keys(changed).length > 0) await recordEvent(ctx, 'customer.updated', after, changed);
+  return after;
+}

@@ -1,0 +1,31 @@
+import type { Queryable } from '../../db/database.js';
+import { fetchPage, type PageParams } from '../shared/pagination.js';
+
+export interface EventRow {
+  seq: number;
+  id: string;
+  account_id: string;
+  type: string;
+  api_version: string;
+  request_id: string | null;
+  idempotency_key: string | null;
+  data: string;
+  pending_webhooks: number;
+  created: number;
+}
+
+export async function insertEvent(db: Queryable, row: Omit<EventRow, 'seq'>): Promise<void> {
+  await db.run(
+    `INSERT INTO events (id, account_id, type, api_version, request_id, idempotency_key, data, pending_webhooks, created)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    [row.id, row.account_id, row.type, row.api_version, row.request_id, row.idempotency_key, row.data, row.pending_webhooks, row.created],
+  );
+}
+
+export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {
+  return db.one<EventRow>('SELECT * FROM events WHERE account_id = ? AND id = ?', [accountId, id]);
+}
+
+export function listEventRows(db: Queryable, accountId: string, type: string | undefined, page: PageParams) {
+  return fetchPage<EventRow>(db, { table: 'events', accountId, filters: type ? [['type', type]] : [] }, page);
+}

@@ -1,0 +1,49 @@
+import { unixSeconds } from '../../domain/clock.js';
+import { notFound } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { RequestContext } from '../../http/operations.js';
+import { listOf, type PageParams } from '../shared/pagination.js';
+import { findEvent, insertEvent, listEventRows } from './events.repo.js';
+import { toEventResource, type Event, type EventType } from './events.mapper.js';
+
+/** The API version stamped on every event. */
+export const API_VERSION = '2026-11-01';
+
+/**
+ * Records an event for a change, on the same connection (so in the same transaction) as the
+ * change itself: an event exists if and only if its change was committed.
+ */
+export async function recordEvent(
+  ctx: RequestContext,
+  type: EventType,
+  object: { id: string; object: string },
+  previousAttributes?: object,
+): Promise<Event> {
+  const data: Event['data'] = previousAttributes
+    ? { object, previous_attributes: previousAttributes as Record<string, unknown> }
+    : { object };
+  const row = {
+    id: newId('event'),
+    account_id: ctx.accountId,
+    type,
+    api_version: API_VERSION,
+    request_id: ctx.requestId,
+    idempotency_key: ctx.idempotencyKey,
+    data: JSON.stringify(data),
+    pending_webhooks: 0,
+    created: unixSeconds(ctx.clock),
+  };
+  await insertEvent(ctx.db, row);
+  return toEventResource({ seq: 0, ...row });
+}
+
+export async function retrieveEvent(ctx: RequestContext, id: string): Promise<Event> {
+  const row = await findEvent(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('event', id);
+  return toEventResource(row);
+}
+
+export async function listEvents(ctx: RequestContext, query: PageParams & { type?: EventType }) {
+  const page = await listEventRows(ctx.db, ctx.accountId, query.type, query);
+  return listOf('/v1/events', page, toEventResource);
+}

@@ -1,0 +1,21 @@
+import type { components } from '../../../generated/openapi.js';
+import { parseMetadata } from '../shared/metadata.js';
+import type { RefundRow } from './refunds.repo.js';
+
+export type Refund = components['schemas']['Refund'];
+export type RefundCreateParams = components['schemas']['RefundCreateParams'];
+
+export function toRefundResource(row: RefundRow): Refund {
+  return {
+    id: row.id,
+    object: 'refund',
+    created: row.created,
+    livemode: false,
+    amount: row.amount,
+    charge: row.charge_id,
+    currency: row.currency,
+    reason: row.reason as Refund['reason'],
+    status: row.status,
+    metadata: parseMetadata(row.metadata),
+  };
+}

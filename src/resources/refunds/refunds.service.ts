@@ -1,0 +1,70 @@
+import { unixSeconds } from '../../domain/clock.js';
+import { ApiError, notFound } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { RequestContext } from '../../http/operations.js';
+import { addRefundedAmount, findChargeForUpdate } from '../charges/charges.repo.js';
+import { toChargeResource } from '../charges/charges.mapper.js';
+import { recordEvent } from '../events/events.service.js';
+import { initialMetadata } from '../shared/metadata.js';
+import { listOf, type PageParams } from '../shared/pagination.js';
+import { findRefund, insertRefund, listRefundRows } from './refunds.repo.js';
+import { toRefundResource, type Refund, type RefundCreateParams } from './refunds.mapper.js';
+
+/**
+ * Refunds part or all of what is left of a succeeded charge. The charge row is locked for the
+ * transaction and its `amount_refunded` only grows within `amount`, so concurrent refunds can
+ * never return more than was paid.
+ */
+export async function createRefund(ctx: RequestContext, params: RefundCreateParams): Promise<Refund> {
+  const charge = await findChargeForUpdate(ctx.db, ctx.accountId, params.charge);
+  if (!charge) throw notFound('charge', params.charge, 'charge');
+  if (charge.status !== 'succeeded') {
+    throw new ApiError('charge_not_refundable', `Charge ${charge.id} did not succeed, so it cannot be refunded.`, {
+      param: 'charge',
+    });
+  }
+  const remaining = charge.amount - charge.amount_refunded;
+  if (remaining === 0) {
+    throw new ApiError('charge_already_refunded', `Charge ${charge.id} has already been refunded.`, { param: 'charge' });
+  }
+  const amount = params.amount ?? remaining;
+  if (amount > remaining) {
+    throw new ApiError('amount_too_large', `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining}).`, {
+      param: 'amount',
+    });
+  }
+  const updatedCharge = await addRefundedAmount(ctx.db, ctx.accountId, charge.id, amount);
+  if (!updatedCharge) {
+    throw new ApiError('amount_too_large', 'The charge was refunded concurrently; retry the request.', { param: 'amount' });
+  }
+  const refund = toRefundResource(
+    await insertRefund(ctx.db, {
+      id: newId('refund'),
+      account_id: ctx.accountId,
+      charge_id: charge.id,
+      amount,
+      currency: charge.currency,
+      reason: params.reason ?? null,
+      status: 'succeeded',
+      metadata: initialMetadata(params.metadata),
+      created: unixSeconds(ctx.clock),
+    }),
+  );
+  await recordEvent(ctx, 'refund.created', refund);
+  await recordEvent(ctx, 'charge.refunded', toChargeResource(updatedCharge), {
+    amount_refunded: charge.amount_refunded,
+    refunded: false,
+  });
+  return refund;
+}
+
+export async function retrieveRefund(ctx: RequestContext, id: string): Promise<Refund> {
+  const row = await findRefund(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('refund', id);
+  return toRefundResource(row);
+}
+
+export async function listRefunds(ctx: RequestContext, query: PageParams & { charge?: string }) {
+  const page = await listRefundRows(ctx.db, ctx.accountId, query.charge, query);
+  return listOf('/v1/refunds', page, toRefundResource);
+}

@@ -1,0 +1,22 @@
+/** A metadata map: string keys to string values. */
+export type Metadata = Record<string, string>;
+
+/** Reads the stored JSON text of a metadata column. */
+export function parseMetadata(text: string): Metadata {
+  return JSON.parse(text) as Metadata;
+}
+
+/** The metadata of a new or replaced object: keys with empty values are left out. */
+export function initialMetadata(input: Metadata | undefined): string {
+  return JSON.stringify(mergeMetadata({}, input));
+}
+
+/** An update: each key sent is set, and a key sent with an empty string is removed. */
+export function mergeMetadata(current: Metadata, patch: Metadata | undefined): Metadata {
+  const next: Metadata = { ...current };
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    if (value === '') delete next[key];
+    else next[key] = value;
+  }
+  return next;
+}
