@@ -1,0 +1,133 @@
+import { expect } from 'chai';
+import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
+import { forEachDatabase } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+forEachDatabase('customers', (engine) => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startTestServer(engine);
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  describe('createCustomer', () => {
+    it('creates a customer from a JSON body', async () => {
+      const res = await server.api.post('/v1/customers', {
+        email: 'jenny@example.com',
+        name: 'Jenny Rosen',
+        phone: '+1 555 0100',
+        metadata: { order: '6735' },
+      });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ object: 'customer', email: 'jenny@example.com', name: 'Jenny Rosen', livemode: false });
+      expect(res.body.id).to.match(/^cus_[0-9A-Za-z]{24}$/);
+      expect(res.body.metadata).to.deep.equal({ order: '6735' });
+      expect(res.body.created).to.equal(Math.floor(server.clock.nowMs() / 1000));
+    });
+
+    it('accepts a form body with bracket notation', async () => {
+      const res = await server.api.post('/v1/customers', { email: 'a@example.com', metadata: { order: '6735' } }, { form: true });
+      expect(res.status).to.equal(200);
+      expect(res.body.metadata).to.deep.equal({ order: '6735' });
+    });
+
+    it('rejects an unknown field naming it', async () => {
+      const res = await server.api.post('/v1/customers', { email: 'a@example.com', nickname: 'x' });
+      expectError(res, 400, 'parameter_unknown', 'nickname');
+    });
+
+    it('rejects an invalid email naming it', async () => {
+      expectError(await server.api.post('/v1/customers', { email: 'not-an-email' }), 400, 'parameter_invalid', 'email');
+    });
+
+    it('records customer.created in the events', async () => {
+      const customer = await aCustomer(server.api);
+      const events = await server.api.get('/v1/events?type=customer.created');
+      expect(events.body.data).to.have.length(1);
+      expect(events.body.data[0].data.object.id).to.equal(customer.id);
+    });
+  });
+
+  describe('retrieveCustomer', () => {
+    it('returns the customer', async () => {
+      const customer = await aCustomer(server.api);
+      const res = await server.api.get(`/v1/customers/${customer.id}`);
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal(customer);
+    });
+
+    it("answers 404 for another account's customer", async () => {
+      const customer = await aCustomer(server.api);
+      expectError(await server.otherApi.get(`/v1/customers/${customer.id}`), 404, 'resource_missing', 'id');
+    });
+  });
+
+  describe('updateCustomer', () => {
+    it('PATCH changes only the fields sent, and records previous_attributes', async () => {
+      const customer = await aCustomer(server.api, { description: 'first', metadata: { a: '1', b: '2' } });
+      const res = await server.api.patch(`/v1/customers/${customer.id}`, { name: 'Jenny R.', metadata: { b: '', c: '3' } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ name: 'Jenny R.', description: 'first', email: customer.email });
+      expect(res.body.metadata).to.deep.equal({ a: '1', c: '3' });
+      const events = await server.api.get('/v1/events?type=customer.updated');
+      expect(events.body.data[0].data.previous_attributes).to.deep.equal({ name: 'Jenny Rosen', metadata: { a: '1', b: '2' } });
+    });
+
+    it('POST to the object path updates like PATCH, and an empty form value unsets', async () => {
+      const customer = await aCustomer(server.api, { description: 'to be removed' });
+      const res = await server.api.post(`/v1/customers/${customer.id}`, { description: '' }, { form: true });
+      expect(res.status).to.equal(200);
+      expect(res.body.description).to.equal(null);
+      expect(res.body.name).to.equal('Jenny Rosen');
+    });
+
+    it('PUT replaces every field', async () => {
+      const customer = await aCustomer(server.api, { description: 'x', metadata: { a: '1' } });
+      const res = await server.api.put(`/v1/customers/${customer.id}`, { email: 'new@example.com' });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ email: 'new@example.com', name: null, description: null });
+      expect(res.body.metadata).to.deep.equal({});
+    });
+  });
+
+  describe('deleteCustomer', () => {
+    it('deletes, then answers 404 to a second delete and to a read', async () => {
+      const customer = await aCustomer(server.api);
+      const res = await server.api.delete(`/v1/customers/${customer.id}`);
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal({ id: customer.id, object: 'customer', deleted: true });
+      expectError(await server.api.delete(`/v1/customers/${customer.id}`), 404, 'resource_missing');
+      expectError(await server.api.get(`/v1/customers/${customer.id}`), 404, 'resource_missing');
+    });
+  });
+
+  describe('listCustomers', () => {
+    it('lists newest first and filters by email', async () => {
+      const a = await aCustomer(server.api, { email: 'a@example.com' });
+      const b = await aCustomer(server.api, { email: 'b@example.com' });
+      const all = await server.api.get('/v1/customers');
+      expect(all.body).to.include({ object: 'list', has_more: false, url: '/v1/customers' });
+      expect(all.body.data.map((c: any) => c.id)).to.deep.equal([b.id, a.id]);
+      const filtered = await server.api.get('/v1/customers?email=a%40example.com');
+      expect(filtered.body.data.map((c: any) => c.id)).to.deep.equal([a.id]);
+    });
+  });
+
+  describe('listCustomerCharges', () => {
+    it("lists only that customer's charges", async () => {
+      const customer = await aCustomer(server.api);
+      const mine = await aCharge(server.api, { customer: customer.id });
+      await aCharge(server.api);
+      const res = await server.api.get(`/v1/customers/${customer.id}/charges`);
+      expect(res.status).to.equal(200);
+      expect(res.body.url).to.equal(`/v1/customers/${customer.id}/charges`);
+      expect(res.body.data.map((c: any) => c.id)).to.deep.equal([mine.id]);
+    });
+
+    it('answers 404 for an unknown customer', async () => {
+      expectError(await server.api.get('/v1/customers/cus_missing/charges'), 404, 'resource_missing');
+    });
+  });
+});

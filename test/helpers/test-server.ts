@@ -1,0 +1,75 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { pino } from 'pino';
+import { createApp } from '../../src/app.js';
+import type { Database } from '../../src/db/database.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import type { Clock } from '../../src/domain/clock.js';
+import { adminCredentialsDigest, createAuthenticator } from '../../src/http/auth.js';
+import { createAccount } from '../../src/resources/accounts/accounts.service.js';
+import { createDatabase, type Engine, type TestDatabase } from './databases.js';
+import { ApiClient } from './api-client.js';
+
+export const ADMIN = { user: 'admin', password: 'test-admin-password' };
+
+/** A clock the test moves by hand. */
+export class FakeClock implements Clock {
+  constructor(private ms = Date.UTC(2026, 10, 22, 12, 0, 0)) {}
+  nowMs(): number {
+    return this.ms;
+  }
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface TestServer {
+  url: string;
+  db: Database;
+  clock: FakeClock;
+  /** A client authenticated as the first test account. */
+  api: ApiClient;
+  /** A client of a second account, to prove that accounts never see each other's objects. */
+  otherApi: ApiClient;
+  /** A client with no credentials. */
+  anonymous: ApiClient;
+  close(): Promise<void>;
+}
+
+/**
+ * The real app on 127.0.0.1 with a fresh database of the given engine, every response validated
+ * against the spec, and two accounts.
+ */
+export async function startTestServer(engine: Engine, options: { idempotencyTtlSeconds?: number } = {}): Promise<TestServer> {
+  const database: TestDatabase = await createDatabase(engine);
+  const db = await openDatabase(database.target);
+  const clock = new FakeClock();
+  const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
+  const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
+  const app = createApp({
+    db,
+    clock,
+    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    auth: createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`)),
+    idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
+    validateResponses: true,
+  });
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    url,
+    db,
+    clock,
+    api: new ApiClient(url, first.api_key),
+    otherApi: new ApiClient(url, second.api_key),
+    anonymous: new ApiClient(url),
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await db.close();
+      await database.drop();
+    },
+  };
+}
