@@ -19,13 +19,13 @@ export class SqliteDatabase implements Database {
   private readonly direct: Queryable;
 
   constructor(private readonly connection: BetterSqlite3.Database) {
-    const self = this;
+    // Inside a transaction the lock is already held: statements run directly.
     this.direct = {
       dialect: 'sqlite',
-      all: async <T>(sql: string, params?: readonly SqlValue[]) => self.allNow<T>(sql, params),
-      one: async <T>(sql: string, params?: readonly SqlValue[]) => self.allNow<T>(sql, params)[0],
-      run: async (sql: string, params?: readonly SqlValue[]) => self.runNow(sql, params),
-      transaction: (work) => work(self.direct),
+      all: async <T>(sql: string, params?: readonly SqlValue[]) => this.allNow<T>(sql, params),
+      one: async <T>(sql: string, params?: readonly SqlValue[]) => this.allNow<T>(sql, params)[0],
+      run: async (sql: string, params?: readonly SqlValue[]) => this.runNow(sql, params),
+      transaction: (work) => work(this.direct),
     };
   }
 
