@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+import { ERROR_CATALOG } from '../../src/domain/errors.js';
+import { handlers } from '../../src/http/handlers.js';
+import { routeOperations } from '../../src/http/routes.js';
+import { loadSpec } from '../../src/spec.js';
+
+const spec = loadSpec();
+const schemas = spec.components.schemas as Record<string, { enum?: string[]; description?: string }>;
+
+describe('contract', () => {
+  it('binds a handler to every operation of the spec, and to nothing else', () => {
+    const operationIds = routeOperations().map((route) => route.operationId);
+    expect(Object.keys(handlers).sort()).to.deep.equal([...operationIds].sort());
+  });
+
+  it('has the same error codes in the spec and in the catalog, with the documented status and type', () => {
+    expect(Object.keys(ERROR_CATALOG).sort()).to.deep.equal([...schemas.ErrorCode.enum!].sort());
+    const documented = new Map<string, { status: number; type: string }>();
+    for (const match of schemas.ErrorCode.description!.matchAll(/^\| `(\w+)` \| (\d{3}) \| (\w+) \|$/gm)) {
+      documented.set(match[1], { status: Number(match[2]), type: match[3] });
+    }
+    for (const [code, entry] of Object.entries(ERROR_CATALOG)) {
+      expect(documented.get(code), `spec table row for ${code}`).to.deep.equal(entry);
+    }
+  });
+
+  it('declares security for every operation: API keys on /v1, HTTP Basic on /admin', () => {
+    const globalSecurity = spec.security as Array<Record<string, string[]>>;
+    for (const route of routeOperations()) {
+      const operation = spec.paths[route.specPath][route.method] as { security?: Array<Record<string, string[]>> };
+      const security = operation.security ?? globalSecurity;
+      const schemes = security.flatMap((requirement) => Object.keys(requirement));
+      expect(schemes, route.operationId).to.deep.equal(route.specPath.startsWith('/admin/') ? ['adminBasic'] : ['apiKey']);
+    }
+  });
+
+  it('accepts JSON and form bodies with the same schema on every operation that takes a body', () => {
+    for (const route of routeOperations()) {
+      const operation = spec.paths[route.specPath][route.method] as {
+        requestBody?: { content: Record<string, { schema: unknown }> };
+      };
+      if (!operation.requestBody) continue;
+      const content = operation.requestBody.content;
+      expect(Object.keys(content).sort(), route.operationId).to.deep.equal([
+        'application/json',
+        'application/x-www-form-urlencoded',
+      ]);
+      expect(content['application/json'].schema).to.deep.equal(content['application/x-www-form-urlencoded'].schema);
+    }
+  });
+});
