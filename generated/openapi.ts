@@ -765,6 +765,16 @@ export interface components {
         'application/json': components['schemas']['ErrorResponse'];
       };
     };
+    /** @description Any other error (405, 406, 413, 415, …): the error envelope. */
+    Error: {
+      headers: {
+        'Request-Id': components['headers']['Request-Id'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorResponse'];
+      };
+    };
     /** @description An unexpected error; nothing about it leaves the server but the request id. */
     ServerError: {
       headers: {
@@ -845,6 +855,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   createCustomer: {
@@ -884,6 +895,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   retrieveCustomer: {
@@ -913,6 +925,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   replaceCustomer: {
@@ -947,6 +960,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   updateCustomerByPost: {
@@ -990,6 +1004,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   deleteCustomer: {
@@ -1019,6 +1034,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   updateCustomer: {
@@ -1053,6 +1069,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   listCustomerCharges: {
@@ -1089,6 +1106,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   listCharges: {
@@ -1123,6 +1141,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   createCharge: {
@@ -1160,9 +1179,11 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       402: components['responses']['CardDeclined'];
+      404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   retrieveCharge: {
@@ -1192,6 +1213,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   updateChargeByPost: {
@@ -1235,6 +1257,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   updateCharge: {
@@ -1269,6 +1292,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   listRefunds: {
@@ -1303,6 +1327,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   createRefund: {
@@ -1339,9 +1364,11 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   retrieveRefund: {
@@ -1371,6 +1398,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   listUsers: {
@@ -1403,6 +1431,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   createUser: {
@@ -1442,6 +1471,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   retrieveUser: {
@@ -1471,6 +1501,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   replaceUser: {
@@ -1505,6 +1536,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   updateUserByPost: {
@@ -1548,6 +1580,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   deleteUser: {
@@ -1577,6 +1610,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   updateUser: {
@@ -1611,6 +1645,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   listUserOrders: {
@@ -1649,6 +1684,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   createUserOrder: {
@@ -1692,6 +1728,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   retrieveUserOrder: {
@@ -1723,6 +1760,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   updateUserOrderByPost: {
@@ -1768,6 +1806,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   deleteUserOrder: {
@@ -1799,6 +1838,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   updateUserOrder: {
@@ -1835,6 +1875,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   listEvents: {
@@ -1869,6 +1910,7 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   retrieveEvent: {
@@ -1898,6 +1940,7 @@ export interface operations {
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
   createAccount: {
@@ -1937,6 +1980,7 @@ export interface operations {
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
     };
   };
 }

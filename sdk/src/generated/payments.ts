@@ -1014,6 +1014,44 @@ while the first request still runs, 409 `idempotency_key_in_use`.
   'Idempotency-Key'?: IdempotencyKeyParameter;
 };
 
+export type HTTPStatusCode1xx = 100 | 101 | 102 | 103;
+export type HTTPStatusCode2xx = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207;
+export type HTTPStatusCode3xx = 300 | 301 | 302 | 303 | 304 | 305 | 307 | 308;
+export type HTTPStatusCode4xx =
+  | 400
+  | 401
+  | 402
+  | 403
+  | 404
+  | 405
+  | 406
+  | 407
+  | 408
+  | 409
+  | 410
+  | 411
+  | 412
+  | 413
+  | 414
+  | 415
+  | 416
+  | 417
+  | 418
+  | 419
+  | 420
+  | 421
+  | 422
+  | 423
+  | 424
+  | 426
+  | 428
+  | 429
+  | 431
+  | 451;
+export type HTTPStatusCode5xx = 500 | 501 | 502 | 503 | 504 | 505 | 507 | 511;
+export type HTTPStatusCodes =
+  HTTPStatusCode1xx | HTTPStatusCode2xx | HTTPStatusCode3xx | HTTPStatusCode4xx | HTTPStatusCode5xx;
+
 /**
  * Customers, newest first.
  * @summary List customers
@@ -1043,6 +1081,11 @@ export type listCustomersResponse500 = {
   status: 500;
 };
 
+export type listCustomersResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+};
+
 export type listCustomersResponseSuccess = listCustomersResponse200 & {
   headers: Headers;
 };
@@ -1051,6 +1094,7 @@ export type listCustomersResponseError = (
   | listCustomersResponse401
   | listCustomersResponse429
   | listCustomersResponse500
+  | listCustomersResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1114,6 +1158,11 @@ export type createCustomerResponse500 = {
   status: 500;
 };
 
+export type createCustomerResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 409 | 429 | 500>;
+};
+
 export type createCustomerResponseSuccess = createCustomerResponse200 & {
   headers: Headers;
 };
@@ -1123,6 +1172,7 @@ export type createCustomerResponseError = (
   | createCustomerResponse409
   | createCustomerResponse429
   | createCustomerResponse500
+  | createCustomerResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1179,6 +1229,11 @@ export type retrieveCustomerResponse500 = {
   status: 500;
 };
 
+export type retrieveCustomerResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type retrieveCustomerResponseSuccess = retrieveCustomerResponse200 & {
   headers: Headers;
 };
@@ -1188,6 +1243,7 @@ export type retrieveCustomerResponseError = (
   | retrieveCustomerResponse404
   | retrieveCustomerResponse429
   | retrieveCustomerResponse500
+  | retrieveCustomerResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1243,6 +1299,11 @@ export type replaceCustomerResponse500 = {
   status: 500;
 };
 
+export type replaceCustomerResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type replaceCustomerResponseSuccess = replaceCustomerResponse200 & {
   headers: Headers;
 };
@@ -1252,6 +1313,7 @@ export type replaceCustomerResponseError = (
   | replaceCustomerResponse404
   | replaceCustomerResponse429
   | replaceCustomerResponse500
+  | replaceCustomerResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1309,6 +1371,11 @@ export type updateCustomerResponse500 = {
   status: 500;
 };
 
+export type updateCustomerResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type updateCustomerResponseSuccess = updateCustomerResponse200 & {
   headers: Headers;
 };
@@ -1318,6 +1385,7 @@ export type updateCustomerResponseError = (
   | updateCustomerResponse404
   | updateCustomerResponse429
   | updateCustomerResponse500
+  | updateCustomerResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1380,6 +1448,11 @@ export type updateCustomerByPostResponse500 = {
   status: 500;
 };
 
+export type updateCustomerByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
 export type updateCustomerByPostResponseSuccess = updateCustomerByPostResponse200 & {
   headers: Headers;
 };
@@ -1390,6 +1463,7 @@ export type updateCustomerByPostResponseError = (
   | updateCustomerByPostResponse409
   | updateCustomerByPostResponse429
   | updateCustomerByPostResponse500
+  | updateCustomerByPostResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1449,6 +1523,11 @@ export type deleteCustomerResponse500 = {
   status: 500;
 };
 
+export type deleteCustomerResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type deleteCustomerResponseSuccess = deleteCustomerResponse200 & {
   headers: Headers;
 };
@@ -1458,6 +1537,7 @@ export type deleteCustomerResponseError = (
   | deleteCustomerResponse404
   | deleteCustomerResponse429
   | deleteCustomerResponse500
+  | deleteCustomerResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1511,6 +1591,11 @@ export type listCustomerChargesResponse500 = {
   status: 500;
 };
 
+export type listCustomerChargesResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type listCustomerChargesResponseSuccess = listCustomerChargesResponse200 & {
   headers: Headers;
 };
@@ -1520,6 +1605,7 @@ export type listCustomerChargesResponseError = (
   | listCustomerChargesResponse404
   | listCustomerChargesResponse429
   | listCustomerChargesResponse500
+  | listCustomerChargesResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1582,11 +1668,20 @@ export type listChargesResponse500 = {
   status: 500;
 };
 
+export type listChargesResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+};
+
 export type listChargesResponseSuccess = listChargesResponse200 & {
   headers: Headers;
 };
 export type listChargesResponseError = (
-  listChargesResponse400 | listChargesResponse401 | listChargesResponse429 | listChargesResponse500
+  | listChargesResponse400
+  | listChargesResponse401
+  | listChargesResponse429
+  | listChargesResponse500
+  | listChargesResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1644,6 +1739,11 @@ export type createChargeResponse402 = {
   status: 402;
 };
 
+export type createChargeResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
 export type createChargeResponse409 = {
   data: ConflictResponse;
   status: 409;
@@ -1659,6 +1759,11 @@ export type createChargeResponse500 = {
   status: 500;
 };
 
+export type createChargeResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 402 | 404 | 409 | 429 | 500>;
+};
+
 export type createChargeResponseSuccess = createChargeResponse200 & {
   headers: Headers;
 };
@@ -1666,9 +1771,11 @@ export type createChargeResponseError = (
   | createChargeResponse400
   | createChargeResponse401
   | createChargeResponse402
+  | createChargeResponse404
   | createChargeResponse409
   | createChargeResponse429
   | createChargeResponse500
+  | createChargeResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1725,6 +1832,11 @@ export type retrieveChargeResponse500 = {
   status: 500;
 };
 
+export type retrieveChargeResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type retrieveChargeResponseSuccess = retrieveChargeResponse200 & {
   headers: Headers;
 };
@@ -1734,6 +1846,7 @@ export type retrieveChargeResponseError = (
   | retrieveChargeResponse404
   | retrieveChargeResponse429
   | retrieveChargeResponse500
+  | retrieveChargeResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1788,6 +1901,11 @@ export type updateChargeResponse500 = {
   status: 500;
 };
 
+export type updateChargeResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type updateChargeResponseSuccess = updateChargeResponse200 & {
   headers: Headers;
 };
@@ -1797,6 +1915,7 @@ export type updateChargeResponseError = (
   | updateChargeResponse404
   | updateChargeResponse429
   | updateChargeResponse500
+  | updateChargeResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1859,6 +1978,11 @@ export type updateChargeByPostResponse500 = {
   status: 500;
 };
 
+export type updateChargeByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
 export type updateChargeByPostResponseSuccess = updateChargeByPostResponse200 & {
   headers: Headers;
 };
@@ -1869,6 +1993,7 @@ export type updateChargeByPostResponseError = (
   | updateChargeByPostResponse409
   | updateChargeByPostResponse429
   | updateChargeByPostResponse500
+  | updateChargeByPostResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1922,11 +2047,20 @@ export type listRefundsResponse500 = {
   status: 500;
 };
 
+export type listRefundsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+};
+
 export type listRefundsResponseSuccess = listRefundsResponse200 & {
   headers: Headers;
 };
 export type listRefundsResponseError = (
-  listRefundsResponse400 | listRefundsResponse401 | listRefundsResponse429 | listRefundsResponse500
+  | listRefundsResponse400
+  | listRefundsResponse401
+  | listRefundsResponse429
+  | listRefundsResponse500
+  | listRefundsResponseDefault
 ) & {
   headers: Headers;
 };
@@ -1978,6 +2112,11 @@ export type createRefundResponse401 = {
   status: 401;
 };
 
+export type createRefundResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
 export type createRefundResponse409 = {
   data: ConflictResponse;
   status: 409;
@@ -1993,15 +2132,22 @@ export type createRefundResponse500 = {
   status: 500;
 };
 
+export type createRefundResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
 export type createRefundResponseSuccess = createRefundResponse200 & {
   headers: Headers;
 };
 export type createRefundResponseError = (
   | createRefundResponse400
   | createRefundResponse401
+  | createRefundResponse404
   | createRefundResponse409
   | createRefundResponse429
   | createRefundResponse500
+  | createRefundResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2058,6 +2204,11 @@ export type retrieveRefundResponse500 = {
   status: 500;
 };
 
+export type retrieveRefundResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type retrieveRefundResponseSuccess = retrieveRefundResponse200 & {
   headers: Headers;
 };
@@ -2067,6 +2218,7 @@ export type retrieveRefundResponseError = (
   | retrieveRefundResponse404
   | retrieveRefundResponse429
   | retrieveRefundResponse500
+  | retrieveRefundResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2115,11 +2267,20 @@ export type listUsersResponse500 = {
   status: 500;
 };
 
+export type listUsersResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+};
+
 export type listUsersResponseSuccess = listUsersResponse200 & {
   headers: Headers;
 };
 export type listUsersResponseError = (
-  listUsersResponse400 | listUsersResponse401 | listUsersResponse429 | listUsersResponse500
+  | listUsersResponse400
+  | listUsersResponse401
+  | listUsersResponse429
+  | listUsersResponse500
+  | listUsersResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2183,6 +2344,11 @@ export type createUserResponse500 = {
   status: 500;
 };
 
+export type createUserResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 409 | 429 | 500>;
+};
+
 export type createUserResponseSuccess = createUserResponse200 & {
   headers: Headers;
 };
@@ -2192,6 +2358,7 @@ export type createUserResponseError = (
   | createUserResponse409
   | createUserResponse429
   | createUserResponse500
+  | createUserResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2248,6 +2415,11 @@ export type retrieveUserResponse500 = {
   status: 500;
 };
 
+export type retrieveUserResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type retrieveUserResponseSuccess = retrieveUserResponse200 & {
   headers: Headers;
 };
@@ -2257,6 +2429,7 @@ export type retrieveUserResponseError = (
   | retrieveUserResponse404
   | retrieveUserResponse429
   | retrieveUserResponse500
+  | retrieveUserResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2311,6 +2484,11 @@ export type replaceUserResponse500 = {
   status: 500;
 };
 
+export type replaceUserResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type replaceUserResponseSuccess = replaceUserResponse200 & {
   headers: Headers;
 };
@@ -2320,6 +2498,7 @@ export type replaceUserResponseError = (
   | replaceUserResponse404
   | replaceUserResponse429
   | replaceUserResponse500
+  | replaceUserResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2376,6 +2555,11 @@ export type updateUserResponse500 = {
   status: 500;
 };
 
+export type updateUserResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type updateUserResponseSuccess = updateUserResponse200 & {
   headers: Headers;
 };
@@ -2385,6 +2569,7 @@ export type updateUserResponseError = (
   | updateUserResponse404
   | updateUserResponse429
   | updateUserResponse500
+  | updateUserResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2447,6 +2632,11 @@ export type updateUserByPostResponse500 = {
   status: 500;
 };
 
+export type updateUserByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
 export type updateUserByPostResponseSuccess = updateUserByPostResponse200 & {
   headers: Headers;
 };
@@ -2457,6 +2647,7 @@ export type updateUserByPostResponseError = (
   | updateUserByPostResponse409
   | updateUserByPostResponse429
   | updateUserByPostResponse500
+  | updateUserByPostResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2516,6 +2707,11 @@ export type deleteUserResponse500 = {
   status: 500;
 };
 
+export type deleteUserResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type deleteUserResponseSuccess = deleteUserResponse200 & {
   headers: Headers;
 };
@@ -2525,6 +2721,7 @@ export type deleteUserResponseError = (
   | deleteUserResponse404
   | deleteUserResponse429
   | deleteUserResponse500
+  | deleteUserResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2578,6 +2775,11 @@ export type listUserOrdersResponse500 = {
   status: 500;
 };
 
+export type listUserOrdersResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type listUserOrdersResponseSuccess = listUserOrdersResponse200 & {
   headers: Headers;
 };
@@ -2587,6 +2789,7 @@ export type listUserOrdersResponseError = (
   | listUserOrdersResponse404
   | listUserOrdersResponse429
   | listUserOrdersResponse500
+  | listUserOrdersResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2658,6 +2861,11 @@ export type createUserOrderResponse500 = {
   status: 500;
 };
 
+export type createUserOrderResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
 export type createUserOrderResponseSuccess = createUserOrderResponse200 & {
   headers: Headers;
 };
@@ -2668,6 +2876,7 @@ export type createUserOrderResponseError = (
   | createUserOrderResponse409
   | createUserOrderResponse429
   | createUserOrderResponse500
+  | createUserOrderResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2725,6 +2934,11 @@ export type retrieveUserOrderResponse500 = {
   status: 500;
 };
 
+export type retrieveUserOrderResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type retrieveUserOrderResponseSuccess = retrieveUserOrderResponse200 & {
   headers: Headers;
 };
@@ -2734,6 +2948,7 @@ export type retrieveUserOrderResponseError = (
   | retrieveUserOrderResponse404
   | retrieveUserOrderResponse429
   | retrieveUserOrderResponse500
+  | retrieveUserOrderResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2789,6 +3004,11 @@ export type updateUserOrderResponse500 = {
   status: 500;
 };
 
+export type updateUserOrderResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type updateUserOrderResponseSuccess = updateUserOrderResponse200 & {
   headers: Headers;
 };
@@ -2798,6 +3018,7 @@ export type updateUserOrderResponseError = (
   | updateUserOrderResponse404
   | updateUserOrderResponse429
   | updateUserOrderResponse500
+  | updateUserOrderResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2861,6 +3082,11 @@ export type updateUserOrderByPostResponse500 = {
   status: 500;
 };
 
+export type updateUserOrderByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
 export type updateUserOrderByPostResponseSuccess = updateUserOrderByPostResponse200 & {
   headers: Headers;
 };
@@ -2871,6 +3097,7 @@ export type updateUserOrderByPostResponseError = (
   | updateUserOrderByPostResponse409
   | updateUserOrderByPostResponse429
   | updateUserOrderByPostResponse500
+  | updateUserOrderByPostResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2930,6 +3157,11 @@ export type deleteUserOrderResponse500 = {
   status: 500;
 };
 
+export type deleteUserOrderResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type deleteUserOrderResponseSuccess = deleteUserOrderResponse200 & {
   headers: Headers;
 };
@@ -2939,6 +3171,7 @@ export type deleteUserOrderResponseError = (
   | deleteUserOrderResponse404
   | deleteUserOrderResponse429
   | deleteUserOrderResponse500
+  | deleteUserOrderResponseDefault
 ) & {
   headers: Headers;
 };
@@ -2988,11 +3221,20 @@ export type listEventsResponse500 = {
   status: 500;
 };
 
+export type listEventsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+};
+
 export type listEventsResponseSuccess = listEventsResponse200 & {
   headers: Headers;
 };
 export type listEventsResponseError = (
-  listEventsResponse400 | listEventsResponse401 | listEventsResponse429 | listEventsResponse500
+  | listEventsResponse400
+  | listEventsResponse401
+  | listEventsResponse429
+  | listEventsResponse500
+  | listEventsResponseDefault
 ) & {
   headers: Headers;
 };
@@ -3056,6 +3298,11 @@ export type retrieveEventResponse500 = {
   status: 500;
 };
 
+export type retrieveEventResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
 export type retrieveEventResponseSuccess = retrieveEventResponse200 & {
   headers: Headers;
 };
@@ -3065,6 +3312,7 @@ export type retrieveEventResponseError = (
   | retrieveEventResponse404
   | retrieveEventResponse429
   | retrieveEventResponse500
+  | retrieveEventResponseDefault
 ) & {
   headers: Headers;
 };
@@ -3119,6 +3367,11 @@ export type createAccountResponse500 = {
   status: 500;
 };
 
+export type createAccountResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 409 | 429 | 500>;
+};
+
 export type createAccountResponseSuccess = createAccountResponse200 & {
   headers: Headers;
 };
@@ -3128,6 +3381,7 @@ export type createAccountResponseError = (
   | createAccountResponse409
   | createAccountResponse429
   | createAccountResponse500
+  | createAccountResponseDefault
 ) & {
   headers: Headers;
 };

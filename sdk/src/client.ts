@@ -1,0 +1,57 @@
+import * as generated from './generated/payments.js';
+import type { TransportSettings } from './transport.js';
+
+/** The generated operations (the URL builders `get…Url` and constants left out). */
+type OperationName = {
+  [K in keyof typeof generated]: K extends `get${string}Url`
+    ? never
+    : (typeof generated)[K] extends (...args: never[]) => Promise<unknown>
+      ? K
+      : never;
+}[keyof typeof generated];
+
+export type PaymentsClient = { [K in OperationName]: (typeof generated)[K] };
+
+export interface ClientOptions {
+  /** A secret key, `sk_test_…`. */
+  apiKey: string;
+  /** Where the server is; default `http://127.0.0.1:4242`. */
+  baseUrl?: string;
+  /** Retries after network errors, 409 (key in use), 429 and 5xx; default 2. */
+  maxRetries?: number;
+  /** A fetch implementation (default: the global one). */
+  fetch?: typeof fetch;
+}
+
+/**
+ * A client whose methods are the API's operations, typed from the spec: each resolves to
+ * `{ data, status, headers }`, a union over the operation's declared statuses.
+ *
+ * ```ts
+ * const payments = createClient({ apiKey: process.env.API_KEY! });
+ * const res = await payments.createCharge({ amount: 2000, currency: 'usd', source: 'tok_visa' });
+ * if (res.status === 200) console.log(res.data.id);
+ * ```
+ */
+export function createClient(options: ClientOptions): PaymentsClient {
+  const settings: TransportSettings = {
+    baseUrl: options.baseUrl ?? 'http://127.0.0.1:4242',
+    apiKey: options.apiKey,
+    maxRetries: options.maxRetries ?? 2,
+    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    backoffMs: (attempt) => Math.min(500 * 2 ** (attempt - 1), 8000) * (0.8 + Math.random() * 0.4),
+  };
+  const client: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(generated)) {
+    if (typeof value !== 'function' || /^get\w+Url$/.test(name)) continue;
+    const operation = value as (...args: unknown[]) => Promise<unknown>;
+    // The generated functions take `options: RequestInit` last; the settings travel in it.
+    const optionsIndex = operation.length - 1;
+    client[name] = (...args: unknown[]) => {
+      const callArgs = [...args];
+      callArgs[optionsIndex] = { ...(callArgs[optionsIndex] as object), client: settings };
+      return operation(...callArgs);
+    };
+  }
+  return client as PaymentsClient;
+}

@@ -1,0 +1,3 @@
+export { createClient, type ClientOptions, type PaymentsClient } from './client.js';
+export { autoPaginate, PaymentsError, type PageFetcher } from './pagination.js';
+export * from './generated/payments.js';
