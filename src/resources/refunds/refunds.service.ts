@@ -7,6 +7,7 @@ import { toChargeResource } from '../charges/charges.mapper.js';
 import { recordEvent } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { previousAttributes } from '../shared/updates.js';
 import { findRefund, insertRefund, listRefundRows } from './refunds.repo.js';
 import { toRefundResource, type Refund, type RefundCreateParams } from './refunds.mapper.js';
 
@@ -51,10 +52,9 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
     }),
   );
   await recordEvent(ctx, 'refund.created', refund);
-  await recordEvent(ctx, 'charge.refunded', toChargeResource(updatedCharge), {
-    amount_refunded: charge.amount_refunded,
-    refunded: false,
-  });
+  // `previous_attributes` holds only what changed: `refunded` only when this refund completed it.
+  const chargeAfter = toChargeResource(updatedCharge);
+  await recordEvent(ctx, 'charge.refunded', chargeAfter, previousAttributes(toChargeResource(charge), chargeAfter));
   return refund;
 }
 

@@ -1,0 +1,201 @@
+import { expect } from 'chai';
+import type { ApiClient } from '../helpers/api-client.js';
+import { aCharge, expectError } from '../helpers/builders.js';
+import { forEachDatabase } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** Refunds a charge through the API and returns the refund. */
+async function aRefund(api: ApiClient, params: Record<string, unknown>): Promise<any> {
+  const res = await api.post('/v1/refunds', params);
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  return res.body;
+}
+
+/** A declined charge (recorded as failed); returns its id. */
+async function aFailedChargeId(api: ApiClient): Promise<string> {
+  const res = await api.post('/v1/charges', { amount: 2000, currency: 'usd', source: 'tok_chargeDeclined' });
+  expect(res.status, JSON.stringify(res.body)).to.equal(402);
+  return res.body.error.charge;
+}
+
+forEachDatabase('refunds', (engine) => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startTestServer(engine);
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  describe('createRefund', () => {
+    it('refunds the whole remainder by default, and the charge shows it', async () => {
+      const charge = await aCharge(server.api, { amount: 2000, currency: 'eur' });
+      const res = await server.api.post('/v1/refunds', { charge: charge.id, metadata: { ticket: '42' } });
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({
+        object: 'refund',
+        amount: 2000,
+        charge: charge.id,
+        currency: 'eur',
+        reason: null,
+        status: 'succeeded',
+        livemode: false,
+      });
+      expect(res.body.id).to.match(/^re_[0-9A-Za-z]{24}$/);
+      expect(res.body.created).to.equal(Math.floor(server.clock.nowMs() / 1000));
+      expect(res.body.metadata).to.deep.equal({ ticket: '42' });
+      const after = (await server.api.get(`/v1/charges/${charge.id}`)).body;
+      expect(after).to.include({ amount_refunded: 2000, refunded: true, status: 'succeeded', paid: true });
+    });
+
+    it('refunds in parts, then the rest by default', async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      await aRefund(server.api, { charge: charge.id, amount: 500 });
+      let current = (await server.api.get(`/v1/charges/${charge.id}`)).body;
+      expect(current).to.include({ amount_refunded: 500, refunded: false });
+      await aRefund(server.api, { charge: charge.id, amount: 700 });
+      current = (await server.api.get(`/v1/charges/${charge.id}`)).body;
+      expect(current).to.include({ amount_refunded: 1200, refunded: false });
+      const rest = await aRefund(server.api, { charge: charge.id });
+      expect(rest.amount).to.equal(800);
+      current = (await server.api.get(`/v1/charges/${charge.id}`)).body;
+      expect(current).to.include({ amount_refunded: 2000, refunded: true });
+    });
+
+    it('accepts a form body with the amount as a string', async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      const res = await server.api.post('/v1/refunds', { charge: charge.id, amount: '250', reason: 'duplicate' }, { form: true });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ amount: 250, reason: 'duplicate' });
+    });
+
+    it('answers 400 amount_too_large for more than what is left, and refunds nothing', async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      await aRefund(server.api, { charge: charge.id, amount: 1500 });
+      const res = await server.api.post('/v1/refunds', { charge: charge.id, amount: 501 });
+      expectError(res, 400, 'amount_too_large', 'amount');
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body.amount_refunded).to.equal(1500);
+      expect((await server.api.get(`/v1/refunds?charge=${charge.id}`)).body.data).to.have.length(1);
+    });
+
+    it('answers 400 charge_not_refundable for a declined charge', async () => {
+      const chargeId = await aFailedChargeId(server.api);
+      expectError(await server.api.post('/v1/refunds', { charge: chargeId }), 400, 'charge_not_refundable');
+      expectError(await server.api.post('/v1/refunds', { charge: chargeId, amount: 100 }), 400, 'charge_not_refundable');
+      expect((await server.api.get(`/v1/charges/${chargeId}`)).body.amount_refunded).to.equal(0);
+    });
+
+    it('answers 400 charge_already_refunded for a fully refunded charge', async () => {
+      const charge = await aCharge(server.api);
+      await aRefund(server.api, { charge: charge.id });
+      expectError(await server.api.post('/v1/refunds', { charge: charge.id }), 400, 'charge_already_refunded');
+      expectError(await server.api.post('/v1/refunds', { charge: charge.id, amount: 1 }), 400, 'charge_already_refunded');
+    });
+
+    it('answers 404 naming charge for an unknown charge', async () => {
+      expectError(await server.api.post('/v1/refunds', { charge: 'ch_missing' }), 404, 'resource_missing', 'charge');
+    });
+
+    it("answers 404 for another account's charge, and refunds nothing", async () => {
+      const theirs = await aCharge(server.otherApi);
+      expectError(await server.api.post('/v1/refunds', { charge: theirs.id }), 404, 'resource_missing', 'charge');
+      expect((await server.otherApi.get(`/v1/charges/${theirs.id}`)).body.amount_refunded).to.equal(0);
+    });
+
+    it('validates reason against its enum, naming it', async () => {
+      const charge = await aCharge(server.api);
+      expectError(await server.api.post('/v1/refunds', { charge: charge.id, reason: 'changed_mind' }), 400, 'parameter_invalid', 'reason');
+      for (const reason of ['duplicate', 'fraudulent', 'requested_by_customer']) {
+        const refund = await aRefund(server.api, { charge: charge.id, amount: 100, reason });
+        expect(refund.reason).to.equal(reason);
+      }
+    });
+
+    it('rejects a missing charge and a zero amount, naming them', async () => {
+      const charge = await aCharge(server.api);
+      expectError(await server.api.post('/v1/refunds', { amount: 100 }), 400, 'parameter_missing', 'charge');
+      expectError(await server.api.post('/v1/refunds', { charge: charge.id, amount: 0 }), 400, 'parameter_invalid', 'amount');
+    });
+
+    it('records refund.created and charge.refunded', async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      const refund = await aRefund(server.api, { charge: charge.id, amount: 600 });
+      const created = await server.api.get('/v1/events?type=refund.created');
+      expect(created.body.data).to.have.length(1);
+      expect(created.body.data[0].data.object).to.deep.equal(refund);
+      const refunded = await server.api.get('/v1/events?type=charge.refunded');
+      expect(refunded.body.data).to.have.length(1);
+      expect(refunded.body.data[0].data.object).to.include({ id: charge.id, amount_refunded: 600, refunded: false });
+      expect(refunded.body.data[0].data.previous_attributes).to.deep.equal({ amount_refunded: 0 });
+    });
+
+    it('lists refunded in charge.refunded previous_attributes only when the refund completes the charge', async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      await aRefund(server.api, { charge: charge.id, amount: 600 });
+      await aRefund(server.api, { charge: charge.id });
+      const [last] = (await server.api.get('/v1/events?type=charge.refunded')).body.data;
+      expect(last.data.object).to.include({ amount_refunded: 2000, refunded: true });
+      expect(last.data.previous_attributes).to.deep.equal({ amount_refunded: 600, refunded: false });
+    });
+
+    it('records no event for a refused refund', async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      await server.api.post('/v1/refunds', { charge: charge.id, amount: 5000 });
+      expect((await server.api.get('/v1/events?type=refund.created')).body.data).to.deep.equal([]);
+      expect((await server.api.get('/v1/events?type=charge.refunded')).body.data).to.deep.equal([]);
+    });
+
+    it('never refunds more than the charge under 10 concurrent partial refunds', async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      const results = await Promise.all(
+        Array.from({ length: 10 }, () => server.api.post('/v1/refunds', { charge: charge.id, amount: 300 })),
+      );
+      const succeeded = results.filter((r) => r.status === 200);
+      const refused = results.filter((r) => r.status !== 200);
+      expect(succeeded, JSON.stringify(results.map((r) => r.status))).to.have.length(6);
+      for (const res of refused) expectError(res, 400, 'amount_too_large', 'amount');
+      const after = (await server.api.get(`/v1/charges/${charge.id}`)).body;
+      expect(after).to.include({ amount_refunded: 1800, refunded: false });
+      const listed = await server.api.get(`/v1/refunds?charge=${charge.id}&limit=100`);
+      expect(listed.body.data).to.have.length(6);
+    });
+  });
+
+  describe('retrieveRefund', () => {
+    it('returns the refund', async () => {
+      const charge = await aCharge(server.api);
+      const refund = await aRefund(server.api, { charge: charge.id, amount: 100 });
+      const res = await server.api.get(`/v1/refunds/${refund.id}`);
+      expect(res.status).to.equal(200);
+      expect(res.body).to.deep.equal(refund);
+    });
+
+    it("answers 404 for another account's refund", async () => {
+      const charge = await aCharge(server.api);
+      const refund = await aRefund(server.api, { charge: charge.id });
+      expectError(await server.otherApi.get(`/v1/refunds/${refund.id}`), 404, 'resource_missing', 'id');
+    });
+  });
+
+  describe('listRefunds', () => {
+    it('lists newest first and filters by charge', async () => {
+      const first = await aCharge(server.api);
+      const second = await aCharge(server.api);
+      const a = await aRefund(server.api, { charge: first.id, amount: 100 });
+      const b = await aRefund(server.api, { charge: second.id, amount: 100 });
+      const c = await aRefund(server.api, { charge: first.id, amount: 100 });
+      const all = await server.api.get('/v1/refunds');
+      expect(all.body).to.include({ object: 'list', has_more: false, url: '/v1/refunds' });
+      expect(all.body.data.map((r: any) => r.id)).to.deep.equal([c.id, b.id, a.id]);
+      const filtered = await server.api.get(`/v1/refunds?charge=${first.id}`);
+      expect(filtered.body.data.map((r: any) => r.id)).to.deep.equal([c.id, a.id]);
+    });
+
+    it("never shows another account's refunds", async () => {
+      const theirs = await aCharge(server.otherApi);
+      await aRefund(server.otherApi, { charge: theirs.id });
+      expect((await server.api.get('/v1/refunds')).body.data).to.deep.equal([]);
+      expect((await server.api.get(`/v1/refunds?charge=${theirs.id}`)).body.data).to.deep.equal([]);
+    });
+  });
+});
