@@ -2,6 +2,7 @@ import express, { type Express, type Request } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import helmet from 'helmet';
 import type { Database } from './db/database.js';
+import { createDocsRouter } from './docs/docs.router.js';
 import type { Clock } from './domain/clock.js';
 import type { Authenticator, AuthResult } from './http/auth.js';
 import { bindOperation } from './http/binder.js';
@@ -36,10 +37,14 @@ export function createApp(deps: AppDeps): Express {
   app.use(assignRequestId);
   app.use(helmet());
   app.use(logRequests(deps.logger));
-  app.get('/healthz', async (_req, res) => {
+  // Liveness and readiness both prove the database answers (the server listens only once migrated).
+  const health: express.RequestHandler = async (_req, res) => {
     await deps.db.one('SELECT 1 AS ok');
     res.json({ status: 'ok' });
-  });
+  };
+  app.get('/healthz', health);
+  app.get('/readyz', health);
+  app.use(createDocsRouter());
 
   app.use(negotiateVersion);
   app.use(express.json({ limit: BODY_LIMIT }));

@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+import path from 'node:path';
+import express, { type Router } from 'express';
+import { loadSpec, SPEC_PATH } from '../spec.js';
+
+const require = createRequire(import.meta.url);
+const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <title>payments-api reference</title>
+  <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/docs/assets/swagger-ui-bundle.js"></script>
+  <script src="/docs/init.js"></script>
+</body>
+</html>
+`;
+
+// A file of its own, not an inline script, so the page works under helmet's CSP (script-src 'self').
+const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true });\n`;
+
+/**
+ * The API reference for people: `/docs` renders the spec with Swagger UI (served from the
+ * installed package, nothing fetched from elsewhere); `/openapi.json` and `/openapi.yaml` serve
+ * the contract itself.
+ */
+export function createDocsRouter(): Router {
+  const router = express.Router();
+  const specJson = JSON.stringify(loadSpec());
+  router.get('/openapi.json', (_req, res) => {
+    res.type('application/json').send(specJson);
+  });
+  router.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').sendFile(SPEC_PATH);
+  });
+  router.get('/docs', (_req, res) => {
+    res.type('html').send(PAGE);
+  });
+  router.get('/docs/init.js', (_req, res) => {
+    res.type('application/javascript').send(INIT);
+  });
+  router.get('/favicon.ico', (_req, res) => {
+    res.type('image/png').sendFile(path.join(SWAGGER_UI_DIR, 'favicon-32x32.png'));
+  });
+  router.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h' }));
+  return router;
+}

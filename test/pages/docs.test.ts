@@ -1,0 +1,49 @@
+import { expect } from 'chai';
+import type { Browser } from 'playwright-core';
+import { routeOperations } from '../../src/http/routes.js';
+import { browserAvailable, launchBrowser } from '../helpers/browser.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+describe('/docs in a real browser', function () {
+  this.timeout(60_000);
+  let server: TestServer;
+  let browser: Browser;
+
+  before(async function () {
+    if (!browserAvailable()) this.skip();
+    server = await startTestServer('sqlite');
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+  });
+
+  it('renders every operation of the spec, with no script blocked or failing', async () => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('pageerror', (error) => problems.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') problems.push(message.text());
+    });
+    page.on('response', (response) => {
+      if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+    });
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 20_000 });
+    expect(await page.locator('.info .title').first().innerText()).to.contain('payments-api');
+    // Each block's id is `operations-<tag>-<operationId>`; an operation with two tags shows twice.
+    const ids = await page.locator('.opblock').evaluateAll((blocks) => blocks.map((b) => b.id.split('-').pop()));
+    expect(new Set(ids)).to.deep.equal(new Set(routeOperations().map((route) => route.operationId)));
+    expect(problems).to.deep.equal([]);
+    await page.screenshot({ path: process.env.DOCS_SCREENSHOT ?? '/tmp/payments-docs.png' });
+  });
+
+  it('serves the contract itself as JSON', async () => {
+    const response = await fetch(`${server.url}/openapi.json`);
+    expect(response.status).to.equal(200);
+    const spec = (await response.json()) as { openapi: string; paths: object };
+    expect(spec.openapi).to.equal('3.1.0');
+    expect(Object.keys(spec.paths)).to.include('/v1/charges');
+  });
+});
