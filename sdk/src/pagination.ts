@@ -5,7 +5,7 @@ interface ListPage<T> {
 }
 
 /** What `autoPaginate` needs of a list call: a page for the given `starting_after`. */
-export type PageFetcher<T> = (startingAfter: string | undefined) => Promise<{ status: number; data: unknown }>;
+export type PageFetcher = (startingAfter: string | undefined) => Promise<{ status: number; data: unknown }>;
 
 /**
  * Iterates over every object of a list, newest first, fetching pages as needed.
@@ -14,7 +14,7 @@ export type PageFetcher<T> = (startingAfter: string | undefined) => Promise<{ st
  * for await (const charge of autoPaginate((after) => payments.listCharges({ limit: 100, starting_after: after }))) { … }
  * ```
  */
-export async function* autoPaginate<T extends { id: string }>(fetchPage: PageFetcher<T>): AsyncGenerator<T> {
+export async function* autoPaginate<T extends { id: string }>(fetchPage: PageFetcher): AsyncGenerator<T> {
   let startingAfter: string | undefined;
   for (;;) {
     const response = await fetchPage(startingAfter);
