@@ -6,7 +6,7 @@ import { createDocsRouter } from './docs/docs.router.js';
 import type { Clock } from './domain/clock.js';
 import type { Authenticator, AuthResult } from './http/auth.js';
 import { bindOperation } from './http/binder.js';
-import { createErrorMapper } from './http/error-mapper.js';
+import { createErrorMapper, lastResortErrorHandler } from './http/error-mapper.js';
 import { createFormCoercer } from './http/form-bodies.js';
 import { handlers } from './http/handlers.js';
 import type { Handler, OperationId } from './http/operations.js';
@@ -76,6 +76,10 @@ export function createApp(deps: AppDeps): Express {
     app[route.method](route.expressPath, bindOperation(route, handler, deps));
   }
   app.use(createErrorMapper(deps.logger));
+  // Response validation reports a refused response through a `next` captured before the handlers;
+  // when the refused response is the mapper's own, that `next` lands here rather than in Express's
+  // HTML page, which would show the stack outside production.
+  app.use(lastResortErrorHandler(deps.logger));
   return app;
 }
 

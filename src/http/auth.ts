@@ -9,7 +9,14 @@ import { hashApiKey } from '../resources/accounts/accounts.service.js';
 /** Who made the request: an account (API key) or the operator (HTTP Basic on /admin). */
 export type Principal = { kind: 'account'; accountId: string } | { kind: 'admin' };
 
-export type AuthResult = { ok: true; principal: Principal } | { ok: false; code: ErrorCode; message: string };
+export type AuthResult = { ok: true; principal: Principal } | AuthFailure;
+
+/** Why credentials were refused: the error code and message the client gets with its 401. */
+export interface AuthFailure {
+  ok: false;
+  code: ErrorCode;
+  message: string;
+}
 
 /**
  * Checks credentials for the security schemes of the spec. Keys are looked up by their hash; a
@@ -21,10 +28,8 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer) {
   return {
     /** `Authorization: Bearer sk_test_…`. */
     async apiKey(req: Request): Promise<AuthResult> {
-      const header = req.headers.authorization;
-      if (!header) return fail('api_key_missing', 'You did not provide an API key. Send it as `Authorization: Bearer sk_test_…`.');
-      const match = /^Bearer\s+(\S+)$/i.exec(header);
-      if (!match) return fail('api_key_invalid', 'Send your API key as `Authorization: Bearer sk_test_…`.');
+      const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+      if (!match) return unusableCredentials('apiKey', req.headers.authorization);
       const keyHash = hashApiKey(match[1]);
       let accountId = keys.get(keyHash);
       if (!accountId) {
@@ -38,7 +43,7 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer) {
     /** `Authorization: Basic …` with the operator's credentials, compared in constant time. */
     async adminBasic(req: Request): Promise<AuthResult> {
       const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-      if (!match) return fail('admin_credentials_invalid', 'This endpoint needs the admin credentials (HTTP Basic).');
+      if (!match) return unusableCredentials('adminBasic', req.headers.authorization);
       const given = digest(Buffer.from(match[1], 'base64').toString('utf8'));
       if (!timingSafeEqual(given, adminDigest)) return fail('admin_credentials_invalid', 'Invalid admin credentials.');
       return { ok: true, principal: { kind: 'admin' } };
@@ -48,7 +53,21 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer) {
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
-function fail(code: ErrorCode, message: string): AuthResult {
+/** The spec's security schemes that this module checks. */
+export type SchemeName = 'apiKey' | 'adminBasic';
+
+/**
+ * The failure for an `Authorization` header that cannot hold the scheme's credentials at all
+ * (absent, or of another scheme). Exported for the error mapper: the validator turns such a
+ * header away before it calls the authenticator, and the client must still learn what was wrong.
+ */
+export function unusableCredentials(scheme: SchemeName, header: string | undefined): AuthFailure {
+  if (scheme === 'adminBasic') return fail('admin_credentials_invalid', 'This endpoint needs the admin credentials (HTTP Basic).');
+  if (!header) return fail('api_key_missing', 'You did not provide an API key. Send it as `Authorization: Bearer sk_test_…`.');
+  return fail('api_key_invalid', 'Send your API key as `Authorization: Bearer sk_test_…`.');
+}
+
+function fail(code: ErrorCode, message: string): AuthFailure {
   return { ok: false, code, message };
 }
 

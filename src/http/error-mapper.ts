@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, isApiError, type ErrorCode } from '../domain/errors.js';
-import type { AuthResult } from './auth.js';
+import { unusableCredentials, type AuthFailure, type SchemeName } from './auth.js';
 import { requestIdOf } from './request-id.js';
 
 /** One failed check of express-openapi-validator, e.g. `{ path: '/body/amount', errorCode: 'type.openapi.validation' }`. */
@@ -51,11 +51,8 @@ export function toApiError(error: unknown, req: Request): ApiError {
   switch (status) {
     case 400:
       return validationError(e.errors ?? []);
-    case 401: {
-      const failure = (req as Request & { authFailure?: AuthResult }).authFailure;
-      if (failure && !failure.ok) return new ApiError(failure.code, failure.message);
-      return new ApiError('api_key_missing', 'You did not provide an API key.');
-    }
+    case 401:
+      return authenticationError(req);
     case 404:
       return new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`);
     case 405:
@@ -69,6 +66,18 @@ export function toApiError(error: unknown, req: Request): ApiError {
       );
   }
   return new ApiError('internal_error', 'An unexpected error occurred. The request id identifies it in our logs.');
+}
+
+/**
+ * The 401 of a request. The authenticator leaves its verdict on the request; without one, the
+ * validator refused the `Authorization` header before asking it (absent, or of another scheme),
+ * and the operation's declared scheme says which credentials were expected.
+ */
+function authenticationError(req: Request): ApiError {
+  const target = req as Request & { authFailure?: AuthFailure; openapi?: { schema?: { security?: object[] } } };
+  const scheme: SchemeName = target.openapi?.schema?.security?.some((s) => 'adminBasic' in s) ? 'adminBasic' : 'apiKey';
+  const failure = target.authFailure ?? unusableCredentials(scheme, req.headers.authorization);
+  return new ApiError(failure.code, failure.message);
 }
 
 /** Turns the validator's first failure into a Stripe-style error naming the parameter. */
@@ -103,4 +112,19 @@ function toFormNotation(segments: string[]): string {
 
 function headerName(lower: string): string {
   return lower.replace(/(^|-)([a-z])/g, (_m, dash: string, c: string) => dash + c.toUpperCase());
+}
+
+/**
+ * The error handler behind the mapper: writes a 500 envelope directly (not through `res.json`,
+ * which response validation wraps), so that nothing, not even a refused error response, reaches
+ * Express's default HTML error page.
+ */
+export function lastResortErrorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    const requestId = requestIdOf(res);
+    logger.error({ err: error, req_id: requestId }, 'error response refused');
+    if (res.headersSent) return res.end();
+    const body = new ApiError('internal_error', 'An unexpected error occurred. The request id identifies it in our logs.');
+    res.status(500).type('application/json').end(JSON.stringify({ error: body.toBody(requestId) }));
+  };
 }

@@ -24,7 +24,7 @@ const STALE_LOCK_MS = 60_000;
 export interface IdempotentRequest {
   accountId: string;
   key: string;
-  /** The request that first used the key; a replayed error body keeps it. */
+  /** This request's id: stored with an error, and put in a replayed error body. */
   requestId: string;
   method: string;
   path: string;
@@ -111,7 +111,7 @@ async function claimKey(db: Queryable, request: IdempotentRequest, hash: string)
           `Try using a key other than '${request.key}' if you meant to execute a different request.`,
       );
     }
-    if (row.state === 'done') return { status: row.response_status!, body: JSON.parse(row.response_body!) };
+    if (row.state === 'done') return storedResponse(row, request.requestId);
     if (row.locked_at + STALE_LOCK_MS > request.nowMs) {
       throw new ApiError(
         'idempotency_key_in_use',
@@ -126,6 +126,13 @@ async function claimKey(db: Queryable, request: IdempotentRequest, hash: string)
     if (taken === 1) return true;
   }
   throw new ApiError('idempotency_key_in_use', 'This Idempotency-Key is being used by another request. Please try again later.');
+}
+
+/** The stored answer; an error body names the replaying request, like every error body. */
+function storedResponse(row: KeyRow, requestId: string): StoredResponse {
+  const body = JSON.parse(row.response_body!) as { error?: { request_id: string } };
+  if (body.error) body.error.request_id = requestId;
+  return { status: row.response_status!, body };
 }
 
 async function storeResponse(

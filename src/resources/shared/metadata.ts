@@ -16,7 +16,8 @@ export function mergeMetadata(current: Metadata, patch: Metadata | undefined): M
   const next: Metadata = { ...current };
   for (const [key, value] of Object.entries(patch ?? {})) {
     if (value === '') delete next[key];
-    else next[key] = value;
+    // Defined, not assigned: a key named `__proto__` is kept as data and never touches the prototype.
+    else Object.defineProperty(next, key, { value, enumerable: true, writable: true, configurable: true });
   }
   return next;
 }

@@ -1,0 +1,216 @@
+import { expect } from 'chai';
+import type { ApiClient, ApiResponse } from '../helpers/api-client.js';
+import { expectError } from '../helpers/builders.js';
+import { forEachDatabase } from '../helpers/databases.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
+
+/** Every charge of the account (the tests below stay well under one page of 100). */
+async function chargeIds(api: ApiClient): Promise<string[]> {
+  const res = await api.get('/v1/charges?limit=100');
+  expect(res.status).to.equal(200);
+  expect(res.body.has_more).to.equal(false);
+  return res.body.data.map((c: any) => c.id);
+}
+
+/** The types of every event of the account, oldest first. */
+async function eventTypes(api: ApiClient): Promise<string[]> {
+  const res = await api.get('/v1/events?limit=100');
+  expect(res.status).to.equal(200);
+  return res.body.data.map((e: any) => e.type).reverse();
+}
+
+/** The stored response again; an error body names this response's own request id, as every error does. */
+function expectReplayed(res: ApiResponse, first: ApiResponse): void {
+  expect(res.status, JSON.stringify(res.body)).to.equal(first.status);
+  const expected = first.body.error
+    ? { error: { ...first.body.error, request_id: res.headers.get('request-id') } }
+    : first.body;
+  expect(res.body).to.deep.equal(expected);
+  expect(res.headers.get('idempotent-replayed')).to.equal('true');
+}
+
+function expectNotReplayed(res: ApiResponse): void {
+  expect(res.headers.get('idempotent-replayed')).to.equal(null);
+}
+
+forEachDatabase('idempotency', (engine) => {
+  let server: TestServer;
+  beforeEach(async () => {
+    server = await startTestServer(engine);
+  });
+  afterEach(async () => {
+    await server.close();
+  });
+
+  describe('same key, same body', () => {
+    it('answers the stored status and body with Idempotent-Replayed, and creates one charge and one set of events', async () => {
+      const first = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'order-6735' });
+      expect(first.status).to.equal(200);
+      expectNotReplayed(first);
+      for (let i = 0; i < 3; i++) {
+        expectReplayed(await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'order-6735' }), first);
+      }
+      expect(await chargeIds(server.api)).to.deep.equal([first.body.id]);
+      expect(await eventTypes(server.api)).to.deep.equal(['charge.succeeded', 'payment_intent.succeeded']);
+    });
+
+    it('replays a form-encoded request', async () => {
+      const params = { ...CHARGE, metadata: { order: '6735' } };
+      const first = await server.api.post('/v1/charges', params, { idempotencyKey: 'form-key', form: true });
+      expect(first.status).to.equal(200);
+      expectReplayed(await server.api.post('/v1/charges', params, { idempotencyKey: 'form-key', form: true }), first);
+      expect(await chargeIds(server.api)).to.deep.equal([first.body.id]);
+    });
+
+    it('treats a JSON body and a form body that mean the same thing as the same body', async () => {
+      const params = { ...CHARGE, description: 'Order 6735', metadata: { order: '6735', channel: 'web' } };
+      const json = await server.api.post('/v1/charges', params, { idempotencyKey: 'json-then-form' });
+      expect(json.status).to.equal(200);
+      // Another key order and form encoding: numbers arrive as strings and are coerced first.
+      const reordered = { metadata: { channel: 'web', order: '6735' }, source: 'tok_visa', description: 'Order 6735', currency: 'usd', amount: 2000 };
+      expectReplayed(await server.api.post('/v1/charges', reordered, { idempotencyKey: 'json-then-form', form: true }), json);
+
+      const form = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'form-then-json', form: true });
+      expect(form.status).to.equal(200);
+      expectReplayed(await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'form-then-json' }), form);
+      expect(await chargeIds(server.api)).to.have.members([json.body.id, form.body.id]).and.have.length(2);
+    });
+  });
+
+  describe('same key, another request', () => {
+    it('answers 400 idempotency_key_reused to another body, creating nothing', async () => {
+      const first = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'k1' });
+      expect(first.status).to.equal(200);
+      const res = await server.api.post('/v1/charges', { ...CHARGE, amount: 2001 }, { idempotencyKey: 'k1' });
+      const error = expectError(res, 400, 'idempotency_key_reused');
+      expect(error.type).to.equal('idempotency_error');
+      expectNotReplayed(res);
+      expect(await chargeIds(server.api)).to.deep.equal([first.body.id]);
+      // The key still answers its own request.
+      expectReplayed(await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'k1' }), first);
+    });
+
+    it('answers 400 idempotency_key_reused to another path, creating nothing', async () => {
+      expect((await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'k1' })).status).to.equal(200);
+      const res = await server.api.post('/v1/customers', { email: 'jenny@example.com' }, { idempotencyKey: 'k1' });
+      expect(expectError(res, 400, 'idempotency_key_reused').type).to.equal('idempotency_error');
+      expect((await server.api.get('/v1/customers')).body.data).to.deep.equal([]);
+    });
+  });
+
+  describe('what is stored', () => {
+    it('replays a 402 decline as 402 with the same failed charge', async () => {
+      const params = { ...CHARGE, source: 'tok_chargeDeclined' };
+      const first = await server.api.post('/v1/charges', params, { idempotencyKey: 'declined' });
+      const error = expectError(first, 402, 'card_declined');
+      expect(error.charge).to.match(/^ch_/);
+      const replay = await server.api.post('/v1/charges', params, { idempotencyKey: 'declined' });
+      expectReplayed(replay, first);
+      expect(replay.body.error.charge).to.equal(error.charge);
+      expect(await chargeIds(server.api)).to.deep.equal([error.charge]);
+      expect(await eventTypes(server.api)).to.deep.equal(['charge.failed']);
+    });
+
+    it('replays an error raised once execution started (an unknown test source)', async () => {
+      const params = { ...CHARGE, source: 'tok_unknown' };
+      const first = await server.api.post('/v1/charges', params, { idempotencyKey: 'bad-source' });
+      expectError(first, 400, 'parameter_invalid', 'source');
+      expectReplayed(await server.api.post('/v1/charges', params, { idempotencyKey: 'bad-source' }), first);
+    });
+
+    it('does not store a validation failure: the corrected retry with the same key succeeds', async () => {
+      const invalid = await server.api.post('/v1/charges', { ...CHARGE, amount: 'abc' }, { idempotencyKey: 'retry-me' });
+      expectError(invalid, 400, 'parameter_invalid', 'amount');
+      const corrected = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'retry-me' });
+      expect(corrected.status).to.equal(200);
+      expectNotReplayed(corrected);
+      expectReplayed(await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'retry-me' }), corrected);
+    });
+
+    it('does not store a 401: the retry with credentials executes', async () => {
+      expectError(await server.anonymous.post('/v1/charges', CHARGE, { idempotencyKey: 'no-auth' }), 401, 'api_key_missing');
+      const wrongKey = await server.anonymous.post('/v1/charges', CHARGE, {
+        idempotencyKey: 'no-auth',
+        headers: { Authorization: 'Bearer sk_test_wrongwrongwrong' },
+      });
+      expectError(wrongKey, 401, 'api_key_invalid');
+      const res = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'no-auth' });
+      expect(res.status).to.equal(200);
+      expectNotReplayed(res);
+      expect(await chargeIds(server.api)).to.deep.equal([res.body.id]);
+    });
+  });
+
+  it('scopes keys to the account: another account uses the same key independently', async () => {
+    const mine = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'shared-key' });
+    expect(mine.status).to.equal(200);
+    // Another body too: the other account's key carries no fingerprint of this one's request.
+    const theirs = await server.otherApi.post('/v1/charges', { ...CHARGE, amount: 500 }, { idempotencyKey: 'shared-key' });
+    expect(theirs.status).to.equal(200);
+    expectNotReplayed(theirs);
+    expect(theirs.body.id).to.not.equal(mine.body.id);
+    expect(theirs.body.amount).to.equal(500);
+    expect(await chargeIds(server.api)).to.deep.equal([mine.body.id]);
+    expect(await chargeIds(server.otherApi)).to.deep.equal([theirs.body.id]);
+    expectReplayed(await server.otherApi.post('/v1/charges', { ...CHARGE, amount: 500 }, { idempotencyKey: 'shared-key' }), theirs);
+  });
+
+  it('executes once under 50 concurrent copies: each answer is the charge or 409 idempotency_key_in_use', async () => {
+    const responses = await Promise.all(
+      Array.from({ length: 50 }, () => server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'concurrent' })),
+    );
+    const charges = await chargeIds(server.api);
+    expect(charges).to.have.length(1);
+    for (const res of responses) {
+      if (res.status === 409) {
+        expect(expectError(res, 409, 'idempotency_key_in_use').type).to.equal('idempotency_error');
+      } else {
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        expect(res.body.id).to.equal(charges[0]);
+      }
+    }
+    expect(responses.filter((r) => r.status === 200 && !r.headers.get('idempotent-replayed'))).to.have.length(1);
+    expect(await eventTypes(server.api)).to.deep.equal(['charge.succeeded', 'payment_intent.succeeded']);
+    // Whoever got 409 retries and gets the charge.
+    const retry = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'concurrent' });
+    expect(retry.status).to.equal(200);
+    expect(retry.body.id).to.equal(charges[0]);
+  });
+
+  it('frees the key after the TTL', async () => {
+    const short = await startTestServer(engine, { idempotencyTtlSeconds: 60 });
+    try {
+      const first = await short.api.post('/v1/charges', CHARGE, { idempotencyKey: 'ttl' });
+      expect(first.status).to.equal(200);
+      short.clock.advance(59_000);
+      expectReplayed(await short.api.post('/v1/charges', CHARGE, { idempotencyKey: 'ttl' }), first);
+      short.clock.advance(2_000);
+      // Expired: the key may even carry another body now.
+      const later = await short.api.post('/v1/charges', { ...CHARGE, amount: 300 }, { idempotencyKey: 'ttl' });
+      expect(later.status, JSON.stringify(later.body)).to.equal(200);
+      expectNotReplayed(later);
+      expect(later.body.id).to.not.equal(first.body.id);
+      expect(await chargeIds(short.api)).to.deep.equal([later.body.id, first.body.id]);
+    } finally {
+      await short.close();
+    }
+  });
+
+  describe('the key itself', () => {
+    it('accepts 255 characters and refuses 256 with param Idempotency-Key', async () => {
+      const tooLong = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'k'.repeat(256) });
+      expectError(tooLong, 400, 'parameter_invalid', 'Idempotency-Key');
+      expect(await chargeIds(server.api)).to.deep.equal([]);
+      const longest = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'k'.repeat(255) });
+      expect(longest.status).to.equal(200);
+      expectReplayed(await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'k'.repeat(255) }), longest);
+    });
+
+    it('refuses a key with a space (only printable ASCII is allowed)', async () => {
+      const res = await server.api.post('/v1/charges', CHARGE, { headers: { 'Idempotency-Key': 'two words' } });
+      expectError(res, 400, 'parameter_invalid', 'Idempotency-Key');
+    });
+  });
+});
