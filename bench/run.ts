@@ -1,0 +1,277 @@
+/**
+ * `npm run bench`: the real server against a bare Express baseline, each in its own process on
+ * 127.0.0.1, loaded in turn by autocannon (baseline, target, baseline, target, ...), so that a
+ * noisy machine slows both. Prints a table and writes bench/last-results.json.
+ *
+ * Environment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (10),
+ * BENCH_DEEP_ROWS (1000000), BENCH_DATABASE_URL (a Postgres URL: adds a pass on Postgres, in a
+ * database created and dropped for it).
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { measure, type LoadSettings, type Measurement, type Scenario } from './load.js';
+import { startServer, stopServer, type ServerProcess } from './processes.js';
+import { formatPass, type Pass, type Row } from './report.js';
+import { createPostgresDatabase, insertCharges, type Store } from './store.js';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const RESULTS_FILE = path.join(ROOT, 'bench', 'last-results.json');
+const API_KEY = 'sk_test_bench0000000000';
+const AUTH = { Authorization: `Bearer ${API_KEY}` };
+const FORM = { ...AUTH, 'Content-Type': 'application/x-www-form-urlencoded' };
+const CHARGE_BODY = 'amount=2000&currency=usd&source=tok_visa';
+
+function numberFromEnv(name: string, fallback: number): number {
+  const value = Number(process.env[name] || fallback);
+  if (!(value > 0)) throw new Error(`${name} must be a positive number`);
+  return value;
+}
+
+const settings: LoadSettings = {
+  connections: numberFromEnv('BENCH_CONNECTIONS', 10),
+  seconds: numberFromEnv('BENCH_SECONDS', 5),
+  warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 1),
+};
+const deepRows = Math.floor(numberFromEnv('BENCH_DEEP_ROWS', 1_000_000));
+const deepDepth = Math.floor(deepRows * 0.999);
+
+const baselineScenario: Scenario = {
+  name: 'bare Express GET (baseline)',
+  path: '/v1/charges/ch_baseline',
+};
+/** Undone in reverse order at the end, or on an error or Ctrl-C. */
+const cleanups: Array<() => Promise<void> | void> = [];
+
+async function cleanUp(): Promise<void> {
+  for (const undo of cleanups.splice(0).reverse())
+    await Promise.resolve(undo()).catch((e) => console.error(e));
+}
+
+async function startNode(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  readyPath: string,
+) {
+  const server = await startServer(name, args, env, readyPath, ROOT);
+  cleanups.push(() => stopServer(server));
+  return server;
+}
+
+/** One call to the API under test; throws on an unexpected status. */
+async function call(
+  server: ServerProcess,
+  method: string,
+  url: string,
+  body?: string,
+  headers: Record<string, string> = {},
+) {
+  const res = await fetch(server.url + url, {
+    method,
+    body,
+    headers: body ? { ...FORM, ...headers } : { ...AUTH, ...headers },
+  });
+  const json = (await res.json()) as Record<string, unknown>;
+  if (!res.ok) throw new Error(`${method} ${url} answered ${res.status}: ${JSON.stringify(json)}`);
+  return { json, headers: res.headers };
+}
+
+/** The id of the newest charge, to prove that a run created none. */
+async function newestChargeId(server: ServerProcess): Promise<string> {
+  const { json } = await call(server, 'GET', '/v1/charges?limit=1');
+  return (json.data as Array<{ id: string }>)[0].id;
+}
+
+/** Runs every scenario against one database: the server is started on it, and stopped after. */
+async function runPass(baseline: ServerProcess, database: Pass['database']): Promise<Pass> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const env: Record<string, string> = {
+    DATA_DIR: dataDir,
+    BOOTSTRAP_API_KEY: API_KEY,
+    LOG_LEVEL: 'warn',
+    NODE_ENV: 'production',
+    ADMIN_USER: 'bench',
+    ADMIN_PASSWORD: 'bench-admin-password',
+    DATABASE_URL: '',
+  };
+  let store: Store = { kind: 'sqlite', filename: path.join(dataDir, 'payments.sqlite') };
+  if (database === 'postgres') {
+    const created = await createPostgresDatabase(process.env.BENCH_DATABASE_URL!);
+    cleanups.push(created.drop);
+    env.DATABASE_URL = created.url;
+    store = { kind: 'postgres', url: created.url };
+  }
+  const server = await startNode(
+    `server (${database})`,
+    ['--import', 'tsx', 'src/main.ts'],
+    env,
+    '/healthz',
+  );
+  console.error(`[${database}] server on ${server.url}, baseline on ${baseline.url}`);
+
+  const { chargeId, replayKey } = await seed(server);
+
+  const baselineRuns: Measurement[] = [];
+  const rows: Row[] = [];
+  /** The scenario on the server, right after a baseline run (the interleaving); `beforeRun` in between. */
+  const againstBaseline = async (
+    scenario: Scenario,
+    beforeRun?: () => Promise<void>,
+  ): Promise<Row> => {
+    console.error(`[${database}] ${scenario.name}`);
+    const base = await measure(baseline.url, baselineScenario, settings);
+    baselineRuns.push(base);
+    await beforeRun?.();
+    const measured = await measure(server.url, scenario, settings);
+    const row: Row = {
+      ...measured,
+      baselineRequestsPerSecond: base.requestsPerSecond,
+      ratioToBaseline: measured.requestsPerSecond / base.requestsPerSecond,
+    };
+    rows.push(row);
+    return row;
+  };
+  const post = { method: 'POST', headers: FORM, body: CHARGE_BODY } as const;
+
+  const byId = await againstBaseline({
+    name: 'GET /v1/charges/{id}',
+    path: `/v1/charges/${chargeId}`,
+    headers: AUTH,
+  });
+  target(byId, '≥ 0.50 × base', byId.ratioToBaseline, 0.5);
+  await againstBaseline({
+    name: 'GET /v1/charges?limit=10',
+    path: '/v1/charges?limit=10',
+    headers: AUTH,
+  });
+  const create = await againstBaseline({
+    name: 'POST /v1/charges (new key)',
+    path: '/v1/charges',
+    ...post,
+    freshIdempotencyKey: true,
+  });
+  create.target = {
+    text: '≥ 0.40 × base, p99 ≤ 100',
+    value: `${create.ratioToBaseline.toFixed(2)}, ${create.p99Ms.toFixed(0)} ms`,
+    met: create.ratioToBaseline >= 0.4 && create.p99Ms <= 100,
+  };
+  // Every request of this run must be a replay: no charge may appear. (The newest is read once the
+  // previous run's last requests have finished, i.e. after the baseline run.)
+  let newestBefore = '';
+  const replayHeaders = { ...FORM, 'Idempotency-Key': replayKey };
+  const replay = await againstBaseline(
+    { name: 'POST /v1/charges (replay)', path: '/v1/charges', ...post, headers: replayHeaders },
+    async () => void (newestBefore = await newestChargeId(server)),
+  );
+  if ((await newestChargeId(server)) !== newestBefore)
+    throw new Error('The replay run created charges');
+  target(replay, '≥ 1.00 × GET by id', replay.requestsPerSecond / byId.requestsPerSecond, 1);
+
+  console.error(`[${database}] inserting ${deepRows} charges`);
+  const bulk = await insertCharges(store, API_KEY, deepRows, deepDepth);
+  const first = await againstBaseline({
+    name: `GET ?limit=10 first page (+${deepRows} rows)`,
+    path: '/v1/charges?limit=10',
+    headers: AUTH,
+  });
+  const deep = await againstBaseline({
+    name: `GET ?limit=10 ${deepDepth} rows deep`,
+    path: `/v1/charges?limit=10&starting_after=${bulk.deepCursor}`,
+    headers: AUTH,
+  });
+  target(deep, '≥ 0.90 × first page', deep.requestsPerSecond / first.requestsPerSecond, 0.9);
+
+  rows.unshift(meanOf(baselineRuns));
+  await stopServer(server);
+  const speeds = baselineRuns.map((m) => m.requestsPerSecond);
+  return {
+    database,
+    rows,
+    baselineRuns,
+    notes: [
+      `${settings.connections} connections, ${settings.seconds} s per run after ${settings.warmupSeconds} s of warm-up; ` +
+        `"× base" is against the baseline run made just before.`,
+      `baseline runs: ${Math.min(...speeds).toFixed(0)} to ${Math.max(...speeds).toFixed(0)} req/s; ` +
+        `bulk insert of ${deepRows} charges: ${bulk.seconds.toFixed(1)} s.`,
+    ],
+  };
+}
+
+/** Seeds through the API: a customer, charges of theirs, and a key whose POST is already stored. */
+async function seed(server: ServerProcess): Promise<{ chargeId: string; replayKey: string }> {
+  const customer = (
+    await call(server, 'POST', '/v1/customers', 'email=bench%40example.com&name=Bench')
+  ).json.id as string;
+  let chargeId = '';
+  for (let n = 0; n < 20; n++) {
+    chargeId = (await call(server, 'POST', '/v1/charges', `${CHARGE_BODY}&customer=${customer}`))
+      .json.id as string;
+  }
+  const replayKey = 'bench_replay';
+  await call(server, 'POST', '/v1/charges', CHARGE_BODY, { 'Idempotency-Key': replayKey });
+  const second = await call(server, 'POST', '/v1/charges', CHARGE_BODY, {
+    'Idempotency-Key': replayKey,
+  });
+  if (second.headers.get('idempotent-replayed') !== 'true')
+    throw new Error('The replay seed was not replayed');
+  return { chargeId, replayKey };
+}
+
+/** The baseline row: the mean of every baseline run of the pass. */
+function meanOf(runs: Measurement[]): Row {
+  const mean = (pick: (m: Measurement) => number) =>
+    runs.reduce((sum, m) => sum + pick(m), 0) / runs.length;
+  return {
+    name: `${baselineScenario.name}, mean`,
+    requestsPerSecond: mean((m) => m.requestsPerSecond),
+    p50Ms: mean((m) => m.p50Ms),
+    p99Ms: mean((m) => m.p99Ms),
+    requests: mean((m) => m.requests),
+    failures: runs.reduce((sum, m) => sum + m.failures, 0),
+    statusCodes: {},
+    ratioToBaseline: 1,
+  };
+}
+
+/** Sets a row's target: `value` must be at least `minimum`. */
+function target(row: Row, text: string, value: number, minimum: number): void {
+  row.target = { text, value: value.toFixed(2), met: value >= minimum };
+}
+
+async function main(): Promise<void> {
+  const started = new Date();
+  const baseline = await startNode(
+    'baseline',
+    ['--import', 'tsx', 'bench/baseline-server.ts'],
+    {},
+    baselineScenario.path,
+  );
+  const passes = [await runPass(baseline, 'sqlite')];
+  if (process.env.BENCH_DATABASE_URL) passes.push(await runPass(baseline, 'postgres'));
+
+  console.log(passes.map(formatPass).join('\n\n'));
+  const failed = passes.flatMap((pass) => pass.rows).filter((row) => row.failures > 0);
+  if (failed.length)
+    console.log(`\nWARNING: failed requests in: ${failed.map((row) => row.name).join('; ')}`);
+  const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model };
+  fs.writeFileSync(
+    RESULTS_FILE,
+    JSON.stringify({ started, machine, settings, deepRows, passes }, null, 2) + '\n',
+  );
+  console.log(`\nWritten to ${path.relative(ROOT, RESULTS_FILE)}`);
+}
+
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => void cleanUp().then(() => process.exit(130)));
+}
+try {
+  await main();
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await cleanUp();
+}
