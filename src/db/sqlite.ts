@@ -1,5 +1,6 @@
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Queryable, SqlValue } from './database.js';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
@@ -18,6 +19,8 @@ export class SqliteDatabase implements Database {
   private readonly waiters: Array<() => void> = [];
   private readonly direct: Queryable;
 
+  private checkpointer: { stop(): Promise<void> } | undefined;
+
   constructor(private readonly connection: BetterSqlite3.Database) {
     // Inside a transaction the lock is already held: statements run directly.
     this.direct = {
@@ -29,14 +32,18 @@ export class SqliteDatabase implements Database {
     };
   }
 
-  /** Opens (creating if needed) the file in WAL mode; see README "Durability" for `synchronous`. */
+  /** Opens (creating if needed) the file in WAL mode; see README "Durability on SQLite" for `synchronous`. */
   static open(filename: string): SqliteDatabase {
     const connection = new BetterSqlite3(filename);
     connection.pragma('journal_mode = WAL');
     connection.pragma('synchronous = NORMAL');
     connection.pragma('busy_timeout = 5000');
     connection.pragma('foreign_keys = ON');
-    return new SqliteDatabase(connection);
+    // Checkpoints run on a background thread; see sqlite-checkpointer.ts.
+    connection.pragma(`wal_autocheckpoint = ${FALLBACK_AUTOCHECKPOINT_PAGES}`);
+    const database = new SqliteDatabase(connection);
+    database.checkpointer = startCheckpointer(filename);
+    return database;
   }
 
   async all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -72,6 +79,7 @@ export class SqliteDatabase implements Database {
 
   async close(): Promise<void> {
     await this.acquire();
+    await this.checkpointer?.stop();
     this.connection.close();
   }
 

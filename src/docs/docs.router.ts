@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import express, { type Router } from 'express';
+import express, { type RequestHandler } from 'express';
+import helmet from 'helmet';
 import { loadSpec, SPEC_PATH } from '../spec.js';
 
 const require = createRequire(import.meta.url);
@@ -29,24 +30,27 @@ const INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swag
  * installed package, nothing fetched from elsewhere); `/openapi.json` and `/openapi.yaml` serve
  * the contract itself.
  */
-export function createDocsRouter(): Router {
+export function createDocsRouter(): RequestHandler {
   const router = express.Router();
+  const pageHeaders = helmet();
   const specJson = JSON.stringify(loadSpec());
-  router.get('/openapi.json', (_req, res) => {
+  router.get('/openapi.json', pageHeaders, (_req, res) => {
     res.type('application/json').send(specJson);
   });
-  router.get('/openapi.yaml', (_req, res) => {
+  router.get('/openapi.yaml', pageHeaders, (_req, res) => {
     res.type('application/yaml').sendFile(SPEC_PATH);
   });
-  router.get('/docs', (_req, res) => {
+  router.get('/docs', pageHeaders, (_req, res) => {
     res.type('html').send(PAGE);
   });
-  router.get('/docs/init.js', (_req, res) => {
+  router.get('/docs/init.js', pageHeaders, (_req, res) => {
     res.type('application/javascript').send(INIT);
   });
-  router.get('/favicon.ico', (_req, res) => {
+  router.get('/favicon.ico', pageHeaders, (_req, res) => {
     res.type('image/png').sendFile(path.join(SWAGGER_UI_DIR, 'favicon-32x32.png'));
   });
-  router.use('/docs/assets', express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h' }));
-  return router;
+  router.use('/docs/assets', pageHeaders, express.static(SWAGGER_UI_DIR, { index: false, maxAge: '1h' }));
+  // Only page paths enter the router, so API requests do not pay for matching its routes.
+  const PAGE_PATHS = /^\/(docs|openapi\.json$|openapi\.yaml$|favicon\.ico$)/;
+  return (req, res, next) => (PAGE_PATHS.test(req.path) ? router(req, res, next) : next());
 }

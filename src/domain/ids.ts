@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
@@ -16,14 +16,26 @@ export const ID_PREFIX = {
   request: 'req',
 } as const;
 
+// Random bytes are drawn from the OS in blocks: one call per id would cost more than the id.
+const POOL_SIZE = 4096;
+const pool = Buffer.alloc(POOL_SIZE);
+let poolOffset = POOL_SIZE;
+
+function randomByte(): number {
+  if (poolOffset === POOL_SIZE) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  return pool[poolOffset++];
+}
+
 /** Random base62 text; `length` 24 carries about 143 bits, so ids cannot be guessed. */
 export function randomBase62(length = 24): string {
-  // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
   let out = '';
   while (out.length < length) {
-    for (const byte of randomBytes(length * 2)) {
-      if (byte < 248 && out.length < length) out += ALPHABET[byte % 62];
-    }
+    // Rejection sampling keeps every character equally likely (256 is not a multiple of 62).
+    const byte = randomByte();
+    if (byte < 248) out += ALPHABET[byte % 62];
   }
   return out;
 }

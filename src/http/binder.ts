@@ -1,6 +1,7 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
+import { ApiError } from '../domain/errors.js';
 import type { Principal } from './auth.js';
 import { runIdempotent } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, RequestContext } from './operations.js';
@@ -29,7 +30,9 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
       db: deps.db,
       clock: deps.clock,
     };
-    const input = { path: req.params, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
+    // The validator decoded the path parameters when it matched the operation.
+    const path = (req as Request & { openapi?: { pathParams?: object } }).openapi?.pathParams ?? {};
+    const input = { path, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
     if (route.method === 'get') return send(res, await handler(input));
 
     const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
@@ -57,4 +60,17 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
 
 function send(res: Response, result: { status: number; body: unknown }): void {
   res.status(result.status).json(result.body);
+}
+
+/**
+ * Routes a validated request to its operation's bound handler in one lookup: the validator has
+ * already matched the path to an operation (`req.openapi`), so Express need not match it again.
+ */
+export function dispatchOperations(bound: ReadonlyMap<string, RequestHandler>): RequestHandler {
+  return (req: Request, res: Response, next: NextFunction) => {
+    const operationId = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+    const handler = operationId ? bound.get(operationId) : undefined;
+    if (!handler) return next(new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`));
+    return handler(req, res, next);
+  };
 }

@@ -1,6 +1,7 @@
 import type { RequestHandler } from 'express';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadSpec } from '../spec.js';
+import type { RouteOperation } from './routes.js';
 
 /**
  * Form-encoded bodies (`amount=2000&metadata[order]=6735`) arrive as strings. This step turns
@@ -8,22 +9,30 @@ import { loadSpec } from '../spec.js';
  * is never coerced: `"250"` stays an error in JSON. An empty value means "unset": null where the
  * field is nullable, left out otherwise.
  */
-export function createFormCoercer(formSchema: unknown): RequestHandler {
+export function createFormCoercion(routes: readonly RouteOperation[]): RequestHandler {
   const spec = loadSpec();
   const ajv = new Ajv2020({ strict: false, coerceTypes: true, validateFormats: false, allErrors: true });
   ajv.addSchema({ $id: 'spec', components: spec.components });
-  const coerce = ajv.compile({ $ref: `spec${(formSchema as { $ref: string }).$ref}` });
-  const properties = schemaProperties(spec, formSchema);
+  const coercers = routes
+    .filter((route) => route.formSchema)
+    .map((route) => ({
+      method: route.method.toUpperCase(),
+      pattern: new RegExp(`^${route.specPath.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      coerce: ajv.compile({ $ref: `spec${(route.formSchema as { $ref: string }).$ref}` }),
+      properties: schemaProperties(spec, route.formSchema),
+    }));
 
   return (req, _res, next) => {
-    if (!req.is('application/x-www-form-urlencoded') || !req.body || typeof req.body !== 'object') return next();
+    if (!req.body || typeof req.body !== 'object' || !req.is('application/x-www-form-urlencoded')) return next();
+    const coercer = coercers.find((c) => c.method === req.method && c.pattern.test(req.path));
+    if (!coercer) return next(); // not an operation: the validator answers 404 or 405
     const body = req.body as Record<string, unknown>;
     for (const [name, value] of Object.entries(body)) {
       if (value !== '') continue;
-      if (allowsNull(spec, properties[name])) body[name] = null;
+      if (allowsNull(spec, coercer.properties[name])) body[name] = null;
       else delete body[name];
     }
-    coerce(body); // coerces in place; the validator reports what is still wrong
+    coercer.coerce(body); // coerces in place; the validator reports what is still wrong
     next();
   };
 }

@@ -15,7 +15,6 @@
  */
 import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
-import { isUniqueViolation } from '../db/dialect.js';
 import { ApiError, isApiError } from '../domain/errors.js';
 
 /** A request still "running" after this long is presumed dead and may be re-executed. */
@@ -77,25 +76,27 @@ export async function runIdempotent(
   }
 }
 
-/** Inserts the key as running (true), or answers from the existing row. */
+/**
+ * Inserts the key as running (true), or answers from the existing row. The row is read first and
+ * inserted with `ON CONFLICT DO NOTHING`, so a replay raises no error: on Postgres a failed
+ * statement would cost the pooled connection.
+ */
 async function claimKey(db: Queryable, request: IdempotentRequest, hash: string): Promise<true | StoredResponse> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    try {
-      await db.run(
-        `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state, created, locked_at)
-         VALUES (?, ?, ?, ?, ?, 'running', ?, ?)`,
-        [request.accountId, request.key, request.method, request.path, hash, Math.floor(request.nowMs / 1000), request.nowMs],
-      );
-      return true;
-    } catch (error) {
-      if (!isUniqueViolation(error)) throw error;
-    }
     const row = await db.one<KeyRow>(
       `SELECT request_method, request_path, request_hash, state, response_status, response_body, created, locked_at
        FROM idempotency_keys WHERE account_id = ? AND key = ?`,
       [request.accountId, request.key],
     );
-    if (!row) continue; // deleted meanwhile (expired or freed): try the insert again
+    if (!row) {
+      const inserted = await db.run(
+        `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state, created, locked_at)
+         VALUES (?, ?, ?, ?, ?, 'running', ?, ?) ON CONFLICT (account_id, key) DO NOTHING`,
+        [request.accountId, request.key, request.method, request.path, hash, Math.floor(request.nowMs / 1000), request.nowMs],
+      );
+      if (inserted === 1) return true;
+      continue; // another request inserted it meanwhile: read what it holds
+    }
     if (row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) {
       await db.run('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND created = ?', [
         request.accountId,

@@ -3,13 +3,11 @@ import type { OperationId } from './operations.js';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
-/** One operation of the spec, with the Express route that serves it. */
+/** One operation of the spec. */
 export interface RouteOperation {
   operationId: OperationId;
   method: (typeof METHODS)[number];
   specPath: string;
-  /** `/v1/users/{id}/orders/{order_id}` → `/v1/users/:id/orders/:order_id`. */
-  expressPath: string;
   /** The schema of the form-encoded body, when the operation accepts one. */
   formSchema?: unknown;
 }
@@ -26,7 +24,6 @@ export function routeOperations(): RouteOperation[] {
         operationId: operation.operationId as OperationId,
         method,
         specPath,
-        expressPath: specPath.replace(/\{([^}]+)\}/g, ':$1'),
         formSchema: operation.requestBody?.content?.['application/x-www-form-urlencoded']?.schema,
       });
     }

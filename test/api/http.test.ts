@@ -86,7 +86,8 @@ forEachDatabase('http', (engine) => {
     for (const res of [await raw(server, 'GET', '/v1/charges'), await raw(server, 'GET', '/nowhere')]) {
       expect(res.headers.get('x-content-type-options')).to.equal('nosniff');
       expect(res.headers.get('strict-transport-security')).to.match(/max-age=\d+/);
-      expect(res.headers.get('x-frame-options')).to.equal('SAMEORIGIN');
+      expect(res.headers.get('x-frame-options')).to.equal('DENY');
+      expect(res.headers.get('content-security-policy')).to.equal("default-src 'none';frame-ancestors 'none'");
       expect(res.headers.get('x-powered-by')).to.equal(null);
     }
   });
