@@ -7,7 +7,7 @@ import type { Clock } from './domain/clock.js';
 import type { Authenticator, AuthResult } from './http/auth.js';
 import { bindOperation, dispatchOperations } from './http/binder.js';
 import { createErrorMapper, lastResortErrorHandler } from './http/error-mapper.js';
-import { createFormCoercion } from './http/form-bodies.js';
+import { createBodyReader } from './http/bodies.js';
 import { handlers } from './http/handlers.js';
 import type { Handler, OperationId } from './http/operations.js';
 import { assignRequestId } from './http/request-id.js';
@@ -25,8 +25,6 @@ export interface AppDeps {
   idempotencyTtlSeconds: number;
   validateResponses: boolean;
 }
-
-const BODY_LIMIT = '1mb';
 
 /**
  * Helmet configured for JSON responses (OWASP's REST headers): nothing may be framed or loaded
@@ -55,24 +53,14 @@ export function createApp(deps: AppDeps): Express {
   app.set('query parser', 'extended');
 
   app.use(assignRequestId);
-  app.use(logRequests(deps.logger));
+  if (deps.logger.isLevelEnabled('info')) app.use(logRequests(deps.logger));
   // Pages first, with helmet's full set of headers for HTML; everything after answers JSON.
   app.use(createDocsRouter());
   app.use(jsonSecurityHeaders);
-  // Liveness and readiness both prove the database answers (the server listens only once migrated).
-  const health: express.RequestHandler = async (_req, res) => {
-    await deps.db.one('SELECT 1 AS ok');
-    res.json({ status: 'ok' });
-  };
-  app.get('/healthz', health);
-  app.get('/readyz', health);
-
+  app.use(healthChecks(deps.db));
   app.use(negotiateVersion);
-  app.use(express.json({ limit: BODY_LIMIT }));
-  app.use(express.urlencoded({ extended: true, limit: BODY_LIMIT, parameterLimit: 1000 }));
-
   const routes = routeOperations();
-  app.use(createFormCoercion(routes));
+  app.use(createBodyReader(routes));
   cacheValidatorRoutePatterns();
   app.use(
     OpenApiValidator.middleware({
@@ -101,6 +89,15 @@ export function createApp(deps: AppDeps): Express {
   // HTML page, which would show the stack outside production.
   app.use(lastResortErrorHandler(deps.logger));
   return app;
+}
+
+/** `/healthz` and `/readyz`: both prove the database answers (the server listens only once migrated). */
+function healthChecks(db: Database): express.RequestHandler {
+  return async (req, res, next) => {
+    if (req.method !== 'GET' || (req.path !== '/healthz' && req.path !== '/readyz')) return next();
+    await db.one('SELECT 1 AS ok');
+    res.json({ status: 'ok' });
+  };
 }
 
 /** Runs a credential check for the validator's security step, leaving the outcome on the request. */

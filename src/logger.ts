@@ -9,9 +9,8 @@ export function createLogger(level: string): Logger {
   return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime });
 }
 
-/** One line per request, with its id, once the response is sent. */
+/** One line per request, with its id, once the response is sent (install it only at `info`). */
 export function logRequests(logger: Logger): RequestHandler {
-  if (!logger.isLevelEnabled('info')) return (_req, _res, next) => next();
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     res.on('finish', () => {
