@@ -103,8 +103,7 @@ function healthChecks(db: Database): express.RequestHandler {
 /** Runs a credential check for the validator's security step, leaving the outcome on the request. */
 async function authenticate(req: Request, check: (req: Request) => Promise<AuthResult>): Promise<boolean> {
   const result = await check(req);
-  const target = req as Request & { principal?: unknown; authFailure?: AuthResult };
-  if (result.ok) target.principal = result.principal;
-  else target.authFailure = result;
+  if (result.ok) req.principal = result.principal;
+  else req.authFailure = result;
   return result.ok;
 }

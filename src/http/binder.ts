@@ -2,7 +2,7 @@ import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Database } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../domain/errors.js';
-import type { Principal } from './auth.js';
+import './request-state.js';
 import { runIdempotent } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, RequestContext } from './operations.js';
 import { requestIdOf } from './request-id.js';
@@ -21,7 +21,7 @@ export interface BinderDeps {
  */
 export function bindOperation(route: RouteOperation, handler: Handler<OperationId>, deps: BinderDeps): RequestHandler {
   return async (req: Request, res: Response) => {
-    const principal = (req as Request & { principal?: Principal }).principal;
+    const principal = req.principal;
     const idempotencyKey = req.get('idempotency-key') ?? null;
     const ctx: RequestContext = {
       accountId: principal?.kind === 'account' ? principal.accountId : 'admin',
@@ -31,7 +31,7 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
       clock: deps.clock,
     };
     // The validator decoded the path parameters when it matched the operation.
-    const path = (req as Request & { openapi?: { pathParams?: object } }).openapi?.pathParams ?? {};
+    const path = req.openapi?.pathParams ?? {};
     const input = { path, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
     if (route.method === 'get') return send(res, await handler(input));
 
@@ -68,7 +68,7 @@ function send(res: Response, result: { status: number; body: unknown }): void {
  */
 export function dispatchOperations(bound: ReadonlyMap<string, RequestHandler>): RequestHandler {
   return (req: Request, res: Response, next: NextFunction) => {
-    const operationId = (req as Request & { openapi?: { schema?: { operationId?: string } } }).openapi?.schema?.operationId;
+    const operationId = req.openapi?.schema.operationId;
     const handler = operationId ? bound.get(operationId) : undefined;
     if (!handler) return next(new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`));
     return handler(req, res, next);

@@ -1,7 +1,8 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, isApiError, type ErrorCode } from '../domain/errors.js';
-import { unusableCredentials, type AuthFailure, type SchemeName } from './auth.js';
+import { unusableCredentials, type SchemeName } from './auth.js';
+import './request-state.js';
 import { requestIdOf } from './request-id.js';
 
 /** One failed check of express-openapi-validator, e.g. `{ path: '/body/amount', errorCode: 'type.openapi.validation' }`. */
@@ -74,9 +75,8 @@ export function toApiError(error: unknown, req: Request): ApiError {
  * and the operation's declared scheme says which credentials were expected.
  */
 function authenticationError(req: Request): ApiError {
-  const target = req as Request & { authFailure?: AuthFailure; openapi?: { schema?: { security?: object[] } } };
-  const scheme: SchemeName = target.openapi?.schema?.security?.some((s) => 'adminBasic' in s) ? 'adminBasic' : 'apiKey';
-  const failure = target.authFailure ?? unusableCredentials(scheme, req.headers.authorization);
+  const scheme: SchemeName = req.openapi?.schema.security?.some((s) => 'adminBasic' in s) ? 'adminBasic' : 'apiKey';
+  const failure = req.authFailure ?? unusableCredentials(scheme, req.headers.authorization);
   return new ApiError(failure.code, failure.message);
 }
 
