@@ -311,6 +311,82 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhook_endpoints': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List webhook endpoints */
+    get: operations['listWebhookEndpoints'];
+    put?: never;
+    /**
+     * Create a webhook endpoint
+     * @description Subscribes a URL to events. The signing `secret` (`whsec_…`) is in this response only.
+     *     A URL whose host is a private, loopback, link-local or metadata address is refused
+     *     (400 naming `url`) unless the server allows private networks.
+     */
+    post: operations['createWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_endpoints/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    /** Retrieve a webhook endpoint */
+    get: operations['retrieveWebhookEndpoint'];
+    put?: never;
+    /**
+     * Update a webhook endpoint (POST)
+     * @description The same partial update as PATCH, as the widely used payments SDKs send it.
+     */
+    post: operations['updateWebhookEndpointByPost'];
+    /** Delete a webhook endpoint */
+    delete: operations['deleteWebhookEndpoint'];
+    options?: never;
+    head?: never;
+    /**
+     * Update a webhook endpoint
+     * @description Changes the URL, the events, the description or metadata, or disables (`disabled=true`) or re-enables it.
+     */
+    patch: operations['updateWebhookEndpoint'];
+    trace?: never;
+  };
+  '/v1/webhook_endpoints/{id}/rotate_secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Rotate a webhook endpoint's secret
+     * @description Issues a new secret, returned only here. The old one stays valid for `expires_in` seconds
+     *     (default 86400, 0 ends it now); meanwhile deliveries carry a signature for each.
+     */
+    post: operations['rotateWebhookEndpointSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/accounts': {
     parameters: {
       query?: never;
@@ -609,6 +685,60 @@ export interface components {
     EventList: components['schemas']['ListFields'] & {
       data: components['schemas']['Event'][];
     };
+    /**
+     * Format: uri
+     * @description An http(s) URL that receives the events.
+     */
+    WebhookUrl: string;
+    /** @description The event types sent to the endpoint, or `["*"]` for all of them. */
+    EnabledEvents: (components['schemas']['EventType'] | '*')[];
+    /** @enum {string} */
+    WebhookEndpointStatus: 'enabled' | 'disabled';
+    WebhookEndpoint: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'webhook_endpoint';
+      created: components['schemas']['Timestamp'];
+      livemode: components['schemas']['Livemode'];
+      url: components['schemas']['WebhookUrl'];
+      description: string | null;
+      enabled_events: components['schemas']['EnabledEvents'];
+      status: components['schemas']['WebhookEndpointStatus'];
+      metadata: components['schemas']['Metadata'];
+      /** @description The signing secret; present only in the responses to create and rotate_secret. */
+      secret?: string;
+    };
+    WebhookEndpointCreateParams: {
+      url: components['schemas']['WebhookUrl'];
+      enabled_events: components['schemas']['EnabledEvents'];
+      description?: string | null;
+      metadata?: components['schemas']['Metadata'];
+    };
+    WebhookEndpointUpdateParams: {
+      url?: components['schemas']['WebhookUrl'];
+      enabled_events?: components['schemas']['EnabledEvents'];
+      description?: string | null;
+      metadata?: components['schemas']['Metadata'];
+      /** @description `true` disables the endpoint, `false` enables it again. */
+      disabled?: boolean;
+    };
+    WebhookSecretRotateParams: {
+      /**
+       * Format: int32
+       * @description Seconds the old secret stays valid (default 86400).
+       */
+      expires_in?: number;
+    };
+    WebhookEndpointList: components['schemas']['ListFields'] & {
+      data: components['schemas']['WebhookEndpoint'][];
+    };
+    DeletedWebhookEndpoint: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'webhook_endpoint';
+      /** @constant */
+      deleted: true;
+    };
     AccountCreateParams: {
       name: string;
       email: components['schemas']['Email'];
@@ -809,6 +939,8 @@ export interface components {
     UserId: components['schemas']['ObjectId'];
     /** @description The order's id (`ord_…`). */
     OrderId: components['schemas']['ObjectId'];
+    /** @description The webhook endpoint's id (`we_…`). */
+    WebhookEndpointId: components['schemas']['ObjectId'];
     /** @description The event's id (`evt_…`). */
     EventId: components['schemas']['ObjectId'];
   };
@@ -1938,6 +2070,262 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listWebhookEndpoints: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of webhook endpoints. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpointList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookEndpointCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['WebhookEndpointCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The new endpoint, with its secret. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrieveWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The endpoint (without its secret). */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updateWebhookEndpointByPost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['WebhookEndpointUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['WebhookEndpointUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated endpoint. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  deleteWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The deleted endpoint's id. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeletedWebhookEndpoint'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updateWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['WebhookEndpointUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['WebhookEndpointUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated endpoint. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  rotateWebhookEndpointSecret: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['WebhookSecretRotateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['WebhookSecretRotateParams'];
+      };
+    };
+    responses: {
+      /** @description The endpoint with its new secret. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];

@@ -1,6 +1,7 @@
 import express, { type Express, type Request } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import helmet from 'helmet';
+import type { ServiceSettings } from './config.js';
 import type { Database } from './db/database.js';
 import { createDocsRouter } from './docs/docs.router.js';
 import type { Clock } from './domain/clock.js';
@@ -24,6 +25,7 @@ export interface AppDeps {
   auth: Authenticator;
   idempotencyTtlSeconds: number;
   validateResponses: boolean;
+  settings: ServiceSettings;
 }
 
 /**

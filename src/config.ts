@@ -20,6 +20,14 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Validate every response against the spec (on in tests; a 500 on mismatch). */
   validateResponses: boolean;
+  /** Settings the services read (see `ServiceSettings`). */
+  settings: ServiceSettings;
+}
+
+/** Settings that change what the services accept, handed to them in the request context. */
+export interface ServiceSettings {
+  /** Allow webhook URLs on loopback and private networks (local development and tests only). */
+  webhookAllowPrivateNetworks: boolean;
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -60,5 +68,6 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv,
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
+    settings: { webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' },
   };
 }

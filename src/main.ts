@@ -29,6 +29,7 @@ if (config.role !== 'worker') {
     auth: createAuthenticator(db, adminDigest),
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     validateResponses: config.validateResponses,
+    settings: config.settings,
   });
   server = app.listen(config.port, config.host, () => {
     logger.info({ url: `http://${config.host}:${config.port}`, role: config.role }, 'payments-api listening');

@@ -13,6 +13,7 @@ export const ID_PREFIX = {
   paymentIntent: 'pi',
   user: 'usr',
   order: 'ord',
+  webhookEndpoint: 'we',
   request: 'req',
 } as const;
 

@@ -1,5 +1,6 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import type { Database } from '../db/database.js';
+import type { ServiceSettings } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../domain/errors.js';
 import './request-state.js';
@@ -11,6 +12,7 @@ import type { RouteOperation } from './routes.js';
 export interface BinderDeps {
   db: Database;
   clock: Clock;
+  settings: ServiceSettings;
   idempotencyTtlSeconds: number;
 }
 
@@ -29,6 +31,7 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
       idempotencyKey,
       db: deps.db,
       clock: deps.clock,
+      settings: deps.settings,
     };
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};

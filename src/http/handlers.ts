@@ -5,6 +5,7 @@ import { eventHandlers } from '../resources/events/events.handlers.js';
 import { orderHandlers } from '../resources/orders/orders.handlers.js';
 import { refundHandlers } from '../resources/refunds/refunds.handlers.js';
 import { userHandlers } from '../resources/users/users.handlers.js';
+import { webhookEndpointHandlers } from '../resources/webhook-endpoints/webhook-endpoints.handlers.js';
 import type { Handlers } from './operations.js';
 
 /**
@@ -19,5 +20,6 @@ export const handlers = {
   ...userHandlers,
   ...orderHandlers,
   ...eventHandlers,
+  ...webhookEndpointHandlers,
   ...accountHandlers,
 } satisfies Handlers;

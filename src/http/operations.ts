@@ -1,5 +1,6 @@
 import type { operations } from '../../generated/openapi.js';
 import type { Queryable } from '../db/database.js';
+import type { ServiceSettings } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 
 /**
@@ -19,6 +20,7 @@ export interface RequestContext {
   /** The database, or the request's transaction for operations that change something. */
   db: Queryable;
   clock: Clock;
+  settings: ServiceSettings;
 }
 
 type Part<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;

@@ -40,7 +40,10 @@ export interface TestServer {
  * The real app on 127.0.0.1 with a fresh database of the given engine, every response validated
  * against the spec, and two accounts.
  */
-export async function startTestServer(engine: Engine, options: { idempotencyTtlSeconds?: number } = {}): Promise<TestServer> {
+export async function startTestServer(
+  engine: Engine,
+  options: { idempotencyTtlSeconds?: number; webhookAllowPrivateNetworks?: boolean } = {},
+): Promise<TestServer> {
   const database: TestDatabase = await createDatabase(engine);
   const db = await openDatabase(database.target);
   const clock = new FakeClock();
@@ -53,6 +56,7 @@ export async function startTestServer(engine: Engine, options: { idempotencyTtlS
     auth: createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`)),
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     validateResponses: true,
+    settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));

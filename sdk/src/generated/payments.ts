@@ -521,6 +521,105 @@ export type EventListAllOf = {
 
 export type EventList = ListFields & EventListAllOf;
 
+/**
+ * An http(s) URL that receives the events.
+ * @maxLength 2048
+ * @pattern ^https?://
+ */
+export type WebhookUrl = string;
+
+export type EnabledEventsItem = EventType | '*';
+
+/**
+ * The event types sent to the endpoint, or `["*"]` for all of them.
+ * @minItems 1
+ * @maxItems 50
+ */
+export type EnabledEvents = EnabledEventsItem[];
+
+export type WebhookEndpointStatus =
+  (typeof WebhookEndpointStatus)[keyof typeof WebhookEndpointStatus];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const WebhookEndpointStatus = {
+  enabled: 'enabled',
+  disabled: 'disabled',
+} as const;
+
+/**
+ * @maxLength 500
+ */
+export type WebhookEndpointDescription = string | null;
+
+export interface WebhookEndpoint {
+  id: ObjectId;
+  object: 'webhook_endpoint';
+  created: Timestamp;
+  livemode: Livemode;
+  url: WebhookUrl;
+  /** @maxLength 500 */
+  description: WebhookEndpointDescription;
+  enabled_events: EnabledEvents;
+  status: WebhookEndpointStatus;
+  metadata: Metadata;
+  /**
+   * The signing secret; present only in the responses to create and rotate_secret.
+   * @maxLength 128
+   * @pattern ^whsec_[0-9A-Za-z]+$
+   */
+  secret?: string;
+}
+
+/**
+ * @maxLength 500
+ */
+export type WebhookEndpointCreateParamsDescription = string | null;
+
+export interface WebhookEndpointCreateParams {
+  url: WebhookUrl;
+  enabled_events: EnabledEvents;
+  /** @maxLength 500 */
+  description?: WebhookEndpointCreateParamsDescription;
+  metadata?: Metadata;
+}
+
+/**
+ * @maxLength 500
+ */
+export type WebhookEndpointUpdateParamsDescription = string | null;
+
+export interface WebhookEndpointUpdateParams {
+  url?: WebhookUrl;
+  enabled_events?: EnabledEvents;
+  /** @maxLength 500 */
+  description?: WebhookEndpointUpdateParamsDescription;
+  metadata?: Metadata;
+  /** `true` disables the endpoint, `false` enables it again. */
+  disabled?: boolean;
+}
+
+export interface WebhookSecretRotateParams {
+  /**
+   * Seconds the old secret stays valid (default 86400).
+   * @minimum 0
+   * @maximum 604800
+   */
+  expires_in?: number;
+}
+
+export type WebhookEndpointListAllOf = {
+  /** @maxItems 100 */
+  data: WebhookEndpoint[];
+};
+
+export type WebhookEndpointList = ListFields & WebhookEndpointListAllOf;
+
+export interface DeletedWebhookEndpoint {
+  id: ObjectId;
+  object: 'webhook_endpoint';
+  deleted: true;
+}
+
 export interface AccountCreateParams {
   /**
    * @minLength 1
@@ -999,6 +1098,68 @@ export type ListEventsParams = {
    * Only events of this type.
    */
   type?: EventType;
+};
+
+export type ListWebhookEndpointsParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+};
+
+export type CreateWebhookEndpointHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type UpdateWebhookEndpointByPostHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RotateWebhookEndpointSecretHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
 };
 
 export type CreateAccountHeaders = {
@@ -3330,6 +3491,530 @@ export const retrieveEvent = async (
   return transport<retrieveEventResponse>(getRetrieveEventUrl(id), {
     ...options,
     method: 'GET',
+  });
+};
+
+/**
+ * @summary List webhook endpoints
+ */
+export type listWebhookEndpointsResponse200 = {
+  data: WebhookEndpointList;
+  status: 200;
+};
+
+export type listWebhookEndpointsResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listWebhookEndpointsResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listWebhookEndpointsResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listWebhookEndpointsResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listWebhookEndpointsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+};
+
+export type listWebhookEndpointsResponseSuccess = listWebhookEndpointsResponse200 & {
+  headers: Headers;
+};
+export type listWebhookEndpointsResponseError = (
+  | listWebhookEndpointsResponse400
+  | listWebhookEndpointsResponse401
+  | listWebhookEndpointsResponse429
+  | listWebhookEndpointsResponse500
+  | listWebhookEndpointsResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listWebhookEndpointsResponse =
+  listWebhookEndpointsResponseSuccess | listWebhookEndpointsResponseError;
+
+export const getListWebhookEndpointsUrl = (params?: ListWebhookEndpointsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/webhook_endpoints?${stringifiedParams}`
+    : `/v1/webhook_endpoints`;
+};
+
+export const listWebhookEndpoints = async (
+  params?: ListWebhookEndpointsParams,
+  options?: RequestInit,
+): Promise<listWebhookEndpointsResponse> => {
+  return transport<listWebhookEndpointsResponse>(getListWebhookEndpointsUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * Subscribes a URL to events. The signing `secret` (`whsec_…`) is in this response only.
+A URL whose host is a private, loopback, link-local or metadata address is refused
+(400 naming `url`) unless the server allows private networks.
+
+ * @summary Create a webhook endpoint
+ */
+export type createWebhookEndpointResponse200 = {
+  data: WebhookEndpoint;
+  status: 200;
+};
+
+export type createWebhookEndpointResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createWebhookEndpointResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createWebhookEndpointResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createWebhookEndpointResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createWebhookEndpointResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createWebhookEndpointResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 409 | 429 | 500>;
+};
+
+export type createWebhookEndpointResponseSuccess = createWebhookEndpointResponse200 & {
+  headers: Headers;
+};
+export type createWebhookEndpointResponseError = (
+  | createWebhookEndpointResponse400
+  | createWebhookEndpointResponse401
+  | createWebhookEndpointResponse409
+  | createWebhookEndpointResponse429
+  | createWebhookEndpointResponse500
+  | createWebhookEndpointResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createWebhookEndpointResponse =
+  createWebhookEndpointResponseSuccess | createWebhookEndpointResponseError;
+
+export const getCreateWebhookEndpointUrl = () => {
+  return `/v1/webhook_endpoints`;
+};
+
+export const createWebhookEndpoint = async (
+  webhookEndpointCreateParams: WebhookEndpointCreateParams,
+  headers?: CreateWebhookEndpointHeaders,
+  options?: RequestInit,
+): Promise<createWebhookEndpointResponse> => {
+  return transport<createWebhookEndpointResponse>(getCreateWebhookEndpointUrl(), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(webhookEndpointCreateParams),
+  });
+};
+
+/**
+ * @summary Retrieve a webhook endpoint
+ */
+export type retrieveWebhookEndpointResponse200 = {
+  data: WebhookEndpoint;
+  status: 200;
+};
+
+export type retrieveWebhookEndpointResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type retrieveWebhookEndpointResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type retrieveWebhookEndpointResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type retrieveWebhookEndpointResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retrieveWebhookEndpointResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retrieveWebhookEndpointResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type retrieveWebhookEndpointResponseSuccess = retrieveWebhookEndpointResponse200 & {
+  headers: Headers;
+};
+export type retrieveWebhookEndpointResponseError = (
+  | retrieveWebhookEndpointResponse400
+  | retrieveWebhookEndpointResponse401
+  | retrieveWebhookEndpointResponse404
+  | retrieveWebhookEndpointResponse429
+  | retrieveWebhookEndpointResponse500
+  | retrieveWebhookEndpointResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retrieveWebhookEndpointResponse =
+  retrieveWebhookEndpointResponseSuccess | retrieveWebhookEndpointResponseError;
+
+export const getRetrieveWebhookEndpointUrl = (id: string) => {
+  return `/v1/webhook_endpoints/${id}`;
+};
+
+export const retrieveWebhookEndpoint = async (
+  id: string,
+  options?: RequestInit,
+): Promise<retrieveWebhookEndpointResponse> => {
+  return transport<retrieveWebhookEndpointResponse>(getRetrieveWebhookEndpointUrl(id), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * Changes the URL, the events, the description or metadata, or disables (`disabled=true`) or re-enables it.
+ * @summary Update a webhook endpoint
+ */
+export type updateWebhookEndpointResponse200 = {
+  data: WebhookEndpoint;
+  status: 200;
+};
+
+export type updateWebhookEndpointResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updateWebhookEndpointResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updateWebhookEndpointResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updateWebhookEndpointResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updateWebhookEndpointResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updateWebhookEndpointResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type updateWebhookEndpointResponseSuccess = updateWebhookEndpointResponse200 & {
+  headers: Headers;
+};
+export type updateWebhookEndpointResponseError = (
+  | updateWebhookEndpointResponse400
+  | updateWebhookEndpointResponse401
+  | updateWebhookEndpointResponse404
+  | updateWebhookEndpointResponse429
+  | updateWebhookEndpointResponse500
+  | updateWebhookEndpointResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updateWebhookEndpointResponse =
+  updateWebhookEndpointResponseSuccess | updateWebhookEndpointResponseError;
+
+export const getUpdateWebhookEndpointUrl = (id: string) => {
+  return `/v1/webhook_endpoints/${id}`;
+};
+
+export const updateWebhookEndpoint = async (
+  id: string,
+  webhookEndpointUpdateParams: WebhookEndpointUpdateParams,
+  options?: RequestInit,
+): Promise<updateWebhookEndpointResponse> => {
+  return transport<updateWebhookEndpointResponse>(getUpdateWebhookEndpointUrl(id), {
+    ...options,
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...options?.headers },
+    body: JSON.stringify(webhookEndpointUpdateParams),
+  });
+};
+
+/**
+ * The same partial update as PATCH, as the widely used payments SDKs send it.
+ * @summary Update a webhook endpoint (POST)
+ */
+export type updateWebhookEndpointByPostResponse200 = {
+  data: WebhookEndpoint;
+  status: 200;
+};
+
+export type updateWebhookEndpointByPostResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updateWebhookEndpointByPostResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updateWebhookEndpointByPostResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updateWebhookEndpointByPostResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type updateWebhookEndpointByPostResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updateWebhookEndpointByPostResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updateWebhookEndpointByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type updateWebhookEndpointByPostResponseSuccess = updateWebhookEndpointByPostResponse200 & {
+  headers: Headers;
+};
+export type updateWebhookEndpointByPostResponseError = (
+  | updateWebhookEndpointByPostResponse400
+  | updateWebhookEndpointByPostResponse401
+  | updateWebhookEndpointByPostResponse404
+  | updateWebhookEndpointByPostResponse409
+  | updateWebhookEndpointByPostResponse429
+  | updateWebhookEndpointByPostResponse500
+  | updateWebhookEndpointByPostResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updateWebhookEndpointByPostResponse =
+  updateWebhookEndpointByPostResponseSuccess | updateWebhookEndpointByPostResponseError;
+
+export const getUpdateWebhookEndpointByPostUrl = (id: string) => {
+  return `/v1/webhook_endpoints/${id}`;
+};
+
+export const updateWebhookEndpointByPost = async (
+  id: string,
+  webhookEndpointUpdateParams?: WebhookEndpointUpdateParams,
+  headers?: UpdateWebhookEndpointByPostHeaders,
+  options?: RequestInit,
+): Promise<updateWebhookEndpointByPostResponse> => {
+  return transport<updateWebhookEndpointByPostResponse>(getUpdateWebhookEndpointByPostUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(webhookEndpointUpdateParams),
+  });
+};
+
+/**
+ * @summary Delete a webhook endpoint
+ */
+export type deleteWebhookEndpointResponse200 = {
+  data: DeletedWebhookEndpoint;
+  status: 200;
+};
+
+export type deleteWebhookEndpointResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type deleteWebhookEndpointResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type deleteWebhookEndpointResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type deleteWebhookEndpointResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type deleteWebhookEndpointResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type deleteWebhookEndpointResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type deleteWebhookEndpointResponseSuccess = deleteWebhookEndpointResponse200 & {
+  headers: Headers;
+};
+export type deleteWebhookEndpointResponseError = (
+  | deleteWebhookEndpointResponse400
+  | deleteWebhookEndpointResponse401
+  | deleteWebhookEndpointResponse404
+  | deleteWebhookEndpointResponse429
+  | deleteWebhookEndpointResponse500
+  | deleteWebhookEndpointResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type deleteWebhookEndpointResponse =
+  deleteWebhookEndpointResponseSuccess | deleteWebhookEndpointResponseError;
+
+export const getDeleteWebhookEndpointUrl = (id: string) => {
+  return `/v1/webhook_endpoints/${id}`;
+};
+
+export const deleteWebhookEndpoint = async (
+  id: string,
+  options?: RequestInit,
+): Promise<deleteWebhookEndpointResponse> => {
+  return transport<deleteWebhookEndpointResponse>(getDeleteWebhookEndpointUrl(id), {
+    ...options,
+    method: 'DELETE',
+  });
+};
+
+/**
+ * Issues a new secret, returned only here. The old one stays valid for `expires_in` seconds
+(default 86400, 0 ends it now); meanwhile deliveries carry a signature for each.
+
+ * @summary Rotate a webhook endpoint's secret
+ */
+export type rotateWebhookEndpointSecretResponse200 = {
+  data: WebhookEndpoint;
+  status: 200;
+};
+
+export type rotateWebhookEndpointSecretResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type rotateWebhookEndpointSecretResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type rotateWebhookEndpointSecretResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type rotateWebhookEndpointSecretResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type rotateWebhookEndpointSecretResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type rotateWebhookEndpointSecretResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type rotateWebhookEndpointSecretResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type rotateWebhookEndpointSecretResponseSuccess = rotateWebhookEndpointSecretResponse200 & {
+  headers: Headers;
+};
+export type rotateWebhookEndpointSecretResponseError = (
+  | rotateWebhookEndpointSecretResponse400
+  | rotateWebhookEndpointSecretResponse401
+  | rotateWebhookEndpointSecretResponse404
+  | rotateWebhookEndpointSecretResponse409
+  | rotateWebhookEndpointSecretResponse429
+  | rotateWebhookEndpointSecretResponse500
+  | rotateWebhookEndpointSecretResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type rotateWebhookEndpointSecretResponse =
+  rotateWebhookEndpointSecretResponseSuccess | rotateWebhookEndpointSecretResponseError;
+
+export const getRotateWebhookEndpointSecretUrl = (id: string) => {
+  return `/v1/webhook_endpoints/${id}/rotate_secret`;
+};
+
+export const rotateWebhookEndpointSecret = async (
+  id: string,
+  webhookSecretRotateParams?: WebhookSecretRotateParams,
+  headers?: RotateWebhookEndpointSecretHeaders,
+  options?: RequestInit,
+): Promise<rotateWebhookEndpointSecretResponse> => {
+  return transport<rotateWebhookEndpointSecretResponse>(getRotateWebhookEndpointSecretUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(webhookSecretRotateParams),
   });
 };
 

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import * as initial from './0001_initial.js';
+import * as webhookEndpoints from './0002_webhook_endpoints.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -7,6 +8,7 @@ import * as initial from './0001_initial.js';
  */
 export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['0001_initial', initial],
+  ['0002_webhook_endpoints', webhookEndpoints],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -1,0 +1,120 @@
+import { unixSeconds } from '../../domain/clock.js';
+import { ApiError, notFound } from '../../domain/errors.js';
+import { newId, randomBase62 } from '../../domain/ids.js';
+import type { RequestContext } from '../../http/operations.js';
+import { webhookUrlProblem } from '../../webhooks/ssrf.js';
+import { initialMetadata, mergeMetadata } from '../shared/metadata.js';
+import { listOf, type PageParams } from '../shared/pagination.js';
+import {
+  deleteWebhookEndpointRow,
+  findWebhookEndpoint,
+  insertWebhookEndpoint,
+  listWebhookEndpointRows,
+  rotateSecretRow,
+  updateWebhookEndpointRow,
+  type WebhookEndpointRow,
+} from './webhook-endpoints.repo.js';
+import {
+  toWebhookEndpointResource,
+  type EnabledEvents,
+  type WebhookEndpoint,
+  type WebhookEndpointCreateParams,
+  type WebhookEndpointUpdateParams,
+} from './webhook-endpoints.mapper.js';
+
+/** How long an old secret keeps signing after a rotation, unless the request says otherwise. */
+const DEFAULT_SECRET_OVERLAP_SECONDS = 86_400;
+
+/** A new signing secret, `whsec_` and 32 random base62 characters. */
+export function generateWebhookSecret(): string {
+  return `whsec_${randomBase62(32)}`;
+}
+
+export async function createWebhookEndpoint(ctx: RequestContext, params: WebhookEndpointCreateParams): Promise<WebhookEndpoint> {
+  checkUrl(ctx, params.url);
+  const row = await insertWebhookEndpoint(ctx.db, {
+    id: newId('webhookEndpoint'),
+    account_id: ctx.accountId,
+    url: params.url,
+    description: params.description ?? null,
+    enabled_events: serializeEvents(params.enabled_events),
+    status: 'enabled',
+    metadata: initialMetadata(params.metadata),
+    secret: generateWebhookSecret(),
+    previous_secret: null,
+    previous_secret_expires_at: null,
+    created: unixSeconds(ctx.clock),
+  });
+  return toWebhookEndpointResource(row, true);
+}
+
+async function requireEndpoint(ctx: RequestContext, id: string): Promise<WebhookEndpointRow> {
+  const row = await findWebhookEndpoint(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('webhook endpoint', id);
+  return row;
+}
+
+export async function retrieveWebhookEndpoint(ctx: RequestContext, id: string): Promise<WebhookEndpoint> {
+  return toWebhookEndpointResource(await requireEndpoint(ctx, id));
+}
+
+export async function updateWebhookEndpoint(
+  ctx: RequestContext,
+  id: string,
+  params: WebhookEndpointUpdateParams,
+): Promise<WebhookEndpoint> {
+  const current = await requireEndpoint(ctx, id);
+  if (params.url !== undefined) checkUrl(ctx, params.url);
+  const updated = await updateWebhookEndpointRow(ctx.db, ctx.accountId, id, {
+    url: params.url ?? current.url,
+    description: params.description === undefined ? current.description : params.description,
+    enabled_events: params.enabled_events ? serializeEvents(params.enabled_events) : current.enabled_events,
+    status: params.disabled === undefined ? current.status : params.disabled ? 'disabled' : 'enabled',
+    metadata: JSON.stringify(mergeMetadata(JSON.parse(current.metadata), params.metadata)),
+  });
+  if (!updated) throw notFound('webhook endpoint', id);
+  return toWebhookEndpointResource(updated);
+}
+
+/**
+ * Issues a new secret. The old one keeps signing for `expiresIn` seconds, so that a consumer can
+ * deploy the new secret while deliveries still verify with the old one.
+ */
+export async function rotateWebhookEndpointSecret(
+  ctx: RequestContext,
+  id: string,
+  expiresIn = DEFAULT_SECRET_OVERLAP_SECONDS,
+): Promise<WebhookEndpoint> {
+  const current = await requireEndpoint(ctx, id);
+  const rotated = await rotateSecretRow(ctx.db, ctx.accountId, id, {
+    secret: generateWebhookSecret(),
+    previous_secret: expiresIn > 0 ? current.secret : null,
+    previous_secret_expires_at: expiresIn > 0 ? ctx.clock.nowMs() + expiresIn * 1000 : null,
+  });
+  if (!rotated) throw notFound('webhook endpoint', id);
+  return toWebhookEndpointResource(rotated, true);
+}
+
+export async function deleteWebhookEndpoint(ctx: RequestContext, id: string) {
+  if (!(await deleteWebhookEndpointRow(ctx.db, ctx.accountId, id))) throw notFound('webhook endpoint', id);
+  return { id, object: 'webhook_endpoint' as const, deleted: true as const };
+}
+
+export async function listWebhookEndpoints(ctx: RequestContext, query: PageParams) {
+  return listOf('/v1/webhook_endpoints', await listWebhookEndpointRows(ctx.db, ctx.accountId, query), toWebhookEndpointResource);
+}
+
+function checkUrl(ctx: RequestContext, url: string): void {
+  const problem = webhookUrlProblem(url, ctx.settings.webhookAllowPrivateNetworks);
+  if (problem) throw new ApiError('parameter_invalid', `Invalid url: the webhook URL ${problem}.`, { param: 'url' });
+}
+
+/** `*` stands for every event type and cannot be combined with named ones. */
+function serializeEvents(events: EnabledEvents): string {
+  if (events.includes('*') && events.length > 1) {
+    throw new ApiError('parameter_invalid', "Invalid enabled_events: '*' cannot be combined with event types.", {
+      param: 'enabled_events',
+    });
+  }
+  return JSON.stringify(events);
+}
