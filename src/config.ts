@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { parseRetrySchedule } from './webhooks/retry-policy.js';
 
 /** Which parts run in this process: the HTTP API, the webhook worker, or both. */
 export type Role = 'all' | 'api' | 'worker';
@@ -20,6 +21,8 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Validate every response against the spec (on in tests; a 500 on mismatch). */
   validateResponses: boolean;
+  /** Delays between webhook attempts, in seconds (`WEBHOOK_RETRY_SCHEDULE`). */
+  webhookRetryScheduleSeconds: number[];
   /** Settings the services read (see `ServiceSettings`). */
   settings: ServiceSettings;
 }
@@ -68,6 +71,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv,
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
+    webhookRetryScheduleSeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     settings: { webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' },
   };
 }

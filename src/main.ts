@@ -7,6 +7,8 @@ import { systemClock } from './domain/clock.js';
 import { createAuthenticator } from './http/auth.js';
 import { purgeExpiredKeys } from './http/idempotency.js';
 import { createLogger } from './logger.js';
+import { createSender } from './webhooks/sender.js';
+import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 
@@ -36,6 +38,13 @@ if (config.role !== 'worker') {
   });
 }
 
+let worker: WebhookWorker | undefined;
+const sender = createSender({ allowPrivateNetworks: config.settings.webhookAllowPrivateNetworks });
+if (config.role !== 'api') {
+  worker = startWebhookWorker({ db, clock, logger, send: sender.send, retryScheduleSeconds: config.webhookRetryScheduleSeconds });
+  logger.info({ role: config.role }, 'webhook worker started');
+}
+
 const purge = setInterval(() => {
   purgeExpiredKeys(db, clock.nowMs(), config.idempotencyTtlSeconds).catch((err) =>
     logger.warn({ err }, 'idempotency key purge failed'),
@@ -48,6 +57,8 @@ async function shutdown(signal: string): Promise<void> {
   logger.info({ signal }, 'shutting down');
   clearInterval(purge);
   if (server) await new Promise<void>((resolve) => server!.close(() => resolve()));
+  await worker?.stop();
+  sender.close();
   await db.close();
   process.exit(0);
 }

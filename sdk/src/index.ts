@@ -1,3 +1,4 @@
 export { createClient, type ClientOptions, type PaymentsClient } from './client.js';
 export { autoPaginate, PaymentsError, type PageFetcher } from './pagination.js';
 export * from './generated/payments.js';
+export { verifyWebhook, WebhookSignatureError, type VerifyOptions } from './webhooks.js';

@@ -20,3 +20,11 @@ export function toBoolean(value: unknown): boolean {
 export function forUpdate(dialect: Dialect): string {
   return dialect === 'postgres' ? ' FOR UPDATE' : '';
 }
+
+/**
+ * The suffix that lets concurrent workers each lock different rows of the same `SELECT`
+ * (Postgres); SQLite runs one writing statement at a time, so the plain statement is enough.
+ */
+export function forUpdateSkipLocked(dialect: Dialect): string {
+  return dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
+}

@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   user: 'usr',
   order: 'ord',
   webhookEndpoint: 'we',
+  webhookDelivery: 'whd',
   request: 'req',
 } as const;
 

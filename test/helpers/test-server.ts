@@ -9,14 +9,23 @@ import { adminCredentialsDigest, createAuthenticator } from '../../src/http/auth
 import { createAccount } from '../../src/resources/accounts/accounts.service.js';
 import { createDatabase, type Engine, type TestDatabase } from './databases.js';
 import { ApiClient } from './api-client.js';
+import { createSender } from '../../src/webhooks/sender.js';
+import { startWebhookWorker } from '../../src/webhooks/worker.js';
 
 export const ADMIN = { user: 'admin', password: 'test-admin-password' };
 
 /** A clock the test moves by hand. */
 export class FakeClock implements Clock {
-  constructor(private ms = Date.UTC(2026, 10, 22, 12, 0, 0)) {}
+  /** `follow`: start at `ms` and run with real time (for tests with a worker); advance() still adds. */
+  constructor(
+    private ms = Date.UTC(2026, 10, 22, 12, 0, 0),
+    private readonly follow = false,
+  ) {
+    this.origin = Date.now();
+  }
+  private readonly origin: number;
   nowMs(): number {
-    return this.ms;
+    return this.follow ? this.ms + (Date.now() - this.origin) : this.ms;
   }
   advance(ms: number): void {
     this.ms += ms;
@@ -42,11 +51,16 @@ export interface TestServer {
  */
 export async function startTestServer(
   engine: Engine,
-  options: { idempotencyTtlSeconds?: number; webhookAllowPrivateNetworks?: boolean } = {},
+  options: {
+    idempotencyTtlSeconds?: number;
+    webhookAllowPrivateNetworks?: boolean;
+    /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
+    webhookWorker?: { retryScheduleSeconds: number[] };
+  } = {},
 ): Promise<TestServer> {
   const database: TestDatabase = await createDatabase(engine);
   const db = await openDatabase(database.target);
-  const clock = new FakeClock();
+  const clock = options.webhookWorker ? new FakeClock(Date.now(), true) : new FakeClock();
   const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
   const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
   const app = createApp({
@@ -62,6 +76,14 @@ export async function startTestServer(
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const sender = createSender({ allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000 });
+  const worker = options.webhookWorker
+    ? startWebhookWorker(
+        { db, clock, logger, send: sender.send, retryScheduleSeconds: options.webhookWorker.retryScheduleSeconds },
+        { pollIntervalMs: 20 },
+      )
+    : undefined;
   return {
     url,
     db,
@@ -70,6 +92,8 @@ export async function startTestServer(
     otherApi: new ApiClient(url, second.api_key),
     anonymous: new ApiClient(url),
     async close() {
+      await worker?.stop();
+      sender.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       await db.close();

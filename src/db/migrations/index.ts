@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import * as initial from './0001_initial.js';
 import * as webhookEndpoints from './0002_webhook_endpoints.js';
+import * as webhookDeliveries from './0003_webhook_deliveries.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -9,6 +10,7 @@ import * as webhookEndpoints from './0002_webhook_endpoints.js';
 export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]> = [
   ['0001_initial', initial],
   ['0002_webhook_endpoints', webhookEndpoints],
+  ['0003_webhook_deliveries', webhookDeliveries],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -1,6 +1,7 @@
 import { unixSeconds } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
+import { enqueueDeliveries, subscribedEndpoints } from '../../webhooks/outbox.js';
 import type { RequestContext } from '../../http/operations.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { findEvent, insertEvent, listEventRows } from './events.repo.js';
@@ -10,8 +11,9 @@ import { toEventResource, type Event, type EventType } from './events.mapper.js'
 export const API_VERSION = '2026-11-01';
 
 /**
- * Records an event for a change, on the same connection (so in the same transaction) as the
- * change itself: an event exists if and only if its change was committed.
+ * Records an event for a change, with its webhook deliveries (the outbox), on the same connection
+ * (so in the same transaction) as the change itself: an event exists if and only if its change
+ * was committed, and so do its deliveries.
  */
 export async function recordEvent(
   ctx: RequestContext,
@@ -22,6 +24,7 @@ export async function recordEvent(
   const data: Event['data'] = previousAttributes
     ? { object, previous_attributes: previousAttributes as Record<string, unknown> }
     : { object };
+  const endpointIds = await subscribedEndpoints(ctx.db, ctx.accountId, type);
   const row = {
     id: newId('event'),
     account_id: ctx.accountId,
@@ -30,10 +33,11 @@ export async function recordEvent(
     request_id: ctx.requestId,
     idempotency_key: ctx.idempotencyKey,
     data: JSON.stringify(data),
-    pending_webhooks: 0,
+    pending_webhooks: endpointIds.length,
     created: unixSeconds(ctx.clock),
   };
   await insertEvent(ctx.db, row);
+  await enqueueDeliveries(ctx.db, { id: row.id, accountId: ctx.accountId, created: row.created }, endpointIds, ctx.clock.nowMs());
   return toEventResource({ seq: 0, ...row });
 }
 

@@ -1,0 +1,46 @@
+import type { Knex } from 'knex';
+
+/**
+ * The outbox: one delivery per (event, subscribed endpoint), written in the event's transaction,
+ * and one attempt row per HTTP request made for it.
+ */
+export async function up(knex: Knex): Promise<void> {
+  await knex.schema.createTable('webhook_deliveries', (t) => {
+    t.bigIncrements('seq').primary();
+    t.string('id', 64).notNullable().unique();
+    t.string('account_id', 64).notNullable();
+    t.string('event_id', 64).notNullable();
+    t.string('endpoint_id', 64).notNullable();
+    t.string('status', 16).notNullable();
+    t.integer('attempts').notNullable().defaultTo(0);
+    // Unix milliseconds: when the next attempt is due, and until when a worker holds it.
+    t.bigInteger('next_attempt_at').notNullable();
+    t.string('lease_owner', 64);
+    t.bigInteger('lease_until');
+    t.integer('last_response_status');
+    t.string('last_error', 500);
+    t.bigInteger('created').notNullable();
+    t.bigInteger('completed_at');
+    t.index(['status', 'next_attempt_at']);
+    t.index(['account_id', 'seq']);
+    t.index(['account_id', 'endpoint_id', 'seq']);
+    t.index(['account_id', 'event_id']);
+  });
+  await knex.schema.createTable('webhook_attempts', (t) => {
+    t.bigIncrements('seq').primary();
+    t.string('delivery_id', 64).notNullable();
+    t.string('account_id', 64).notNullable();
+    t.bigInteger('started_at').notNullable();
+    t.integer('duration_ms').notNullable();
+    t.integer('response_status');
+    t.text('response_body');
+    t.string('error', 500);
+    t.boolean('manual').notNullable().defaultTo(false);
+    t.index(['delivery_id', 'seq']);
+  });
+}
+
+export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('webhook_attempts');
+  await knex.schema.dropTableIfExists('webhook_deliveries');
+}

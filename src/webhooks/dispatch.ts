@@ -1,0 +1,103 @@
+import type { Database, Queryable } from '../db/database.js';
+import type { Clock } from '../domain/clock.js';
+import type { Logger } from '../logger.js';
+import { findEvent } from '../resources/events/events.repo.js';
+import { toEventResource } from '../resources/events/events.mapper.js';
+import { findWebhookEndpoint, type WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
+import { finishAttempt, insertAttempt, type DeliveryRow } from './deliveries.repo.js';
+import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.js';
+import type { Sender } from './sender.js';
+import { signatureHeaders } from './signing.js';
+
+export interface DispatchDeps {
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  send: Sender;
+  retryScheduleSeconds: readonly number[];
+}
+
+type Outcome = Parameters<typeof finishAttempt>[2];
+
+/**
+ * Makes one attempt of a leased delivery: signs the event afresh, POSTs it, records the attempt
+ * and decides what comes next (done, retry later, or failed for good).
+ */
+export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow, owner: string, manual = false): Promise<void> {
+  const { db, clock } = deps;
+  const [event, endpoint] = await Promise.all([
+    findEvent(db, delivery.account_id, delivery.event_id),
+    findWebhookEndpoint(db, delivery.account_id, delivery.endpoint_id),
+  ]);
+  if (!event || !endpoint || endpoint.status === 'disabled') {
+    const reason = !event ? 'event no longer exists' : !endpoint ? 'endpoint was deleted' : 'endpoint is disabled';
+    await complete(deps, delivery, owner, { status: 'failed', last_response_status: null, last_error: reason });
+    return;
+  }
+  const body = JSON.stringify(toEventResource(event));
+  const nowMs = clock.nowMs();
+  const headers = signatureHeaders(body, event.id, validSecrets(endpoint, nowMs), Math.floor(nowMs / 1000));
+  const result = await deps.send(endpoint.url, body, headers);
+  const succeeded = result.status !== undefined && result.status >= 200 && result.status < 300;
+  const error = result.error ?? (succeeded ? null : `HTTP ${result.status}`);
+
+  await db.transaction(async (tx) => {
+    await insertAttempt(tx, {
+      delivery_id: delivery.id,
+      account_id: delivery.account_id,
+      started_at: nowMs,
+      duration_ms: result.durationMs,
+      response_status: result.status ?? null,
+      response_body: result.body || null,
+      error: result.error ?? null,
+      manual,
+    });
+    if (succeeded) {
+      await complete({ db: tx, clock }, delivery, owner, { status: 'succeeded', last_response_status: result.status!, last_error: null });
+      return;
+    }
+    if (result.status === 410) {
+      // 410 Gone: the consumer says the endpoint is gone for good.
+      await tx.run("UPDATE webhook_endpoints SET status = 'disabled' WHERE id = ?", [endpoint.id]);
+    }
+    const delay =
+      result.status === 410
+        ? undefined
+        : nextRetryDelayMs(deps.retryScheduleSeconds, delivery.attempts + 1, parseRetryAfter(result.retryAfter, nowMs));
+    if (delay === undefined) {
+      await complete({ db: tx, clock }, delivery, owner, { status: 'failed', last_response_status: result.status ?? null, last_error: error });
+      deps.logger.warn({ delivery: delivery.id, endpoint: endpoint.id, error }, 'webhook delivery failed for good');
+      return;
+    }
+    await finishAttempt(tx, { id: delivery.id, owner }, {
+      status: 'pending',
+      next_attempt_at: nowMs + delay,
+      last_response_status: result.status ?? null,
+      last_error: error,
+      completed_at: null,
+    });
+  });
+}
+
+/** Ends a delivery (succeeded or failed) and counts it off the event's `pending_webhooks`. */
+async function complete(
+  deps: { db: Queryable; clock: Clock },
+  delivery: DeliveryRow,
+  owner: string,
+  outcome: Pick<Outcome, 'status' | 'last_response_status' | 'last_error'>,
+): Promise<void> {
+  const nowMs = deps.clock.nowMs();
+  const finished = await finishAttempt(deps.db, { id: delivery.id, owner }, { ...outcome, next_attempt_at: nowMs, completed_at: nowMs });
+  if (finished) {
+    await deps.db.run('UPDATE events SET pending_webhooks = pending_webhooks - 1 WHERE id = ? AND pending_webhooks > 0', [
+      delivery.event_id,
+    ]);
+  }
+}
+
+/** The current secret, and the previous one while its rotation overlap lasts. */
+function validSecrets(endpoint: WebhookEndpointRow, nowMs: number): string[] {
+  const secrets = [endpoint.secret];
+  if (endpoint.previous_secret && Number(endpoint.previous_secret_expires_at) > nowMs) secrets.push(endpoint.previous_secret);
+  return secrets;
+}

@@ -1,0 +1,40 @@
+import type { Queryable } from '../db/database.js';
+import { newId } from '../domain/ids.js';
+import { insertDelivery } from './deliveries.repo.js';
+
+/** The account's enabled endpoints subscribed to an event type (`*` subscribes to all). */
+export async function subscribedEndpoints(db: Queryable, accountId: string, type: string): Promise<string[]> {
+  const endpoints = await db.all<{ id: string; enabled_events: string }>(
+    "SELECT id, enabled_events FROM webhook_endpoints WHERE account_id = ? AND status = 'enabled'",
+    [accountId],
+  );
+  return endpoints
+    .filter((endpoint) => {
+      const events = JSON.parse(endpoint.enabled_events) as string[];
+      return events.includes('*') || events.includes(type);
+    })
+    .map((endpoint) => endpoint.id);
+}
+
+/**
+ * The transactional outbox: one pending delivery per subscribed endpoint, written on the same
+ * connection (so in the same transaction) as the event. If the process dies right after the
+ * commit, the worker still finds them; a request never waits on delivery.
+ */
+export async function enqueueDeliveries(
+  db: Queryable,
+  event: { id: string; accountId: string; created: number },
+  endpointIds: readonly string[],
+  nowMs: number,
+): Promise<void> {
+  for (const endpointId of endpointIds) {
+    await insertDelivery(db, {
+      id: newId('webhookDelivery'),
+      account_id: event.accountId,
+      event_id: event.id,
+      endpoint_id: endpointId,
+      next_attempt_at: nowMs,
+      created: event.created,
+    });
+  }
+}

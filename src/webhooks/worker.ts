@@ -1,0 +1,82 @@
+/**
+ * The webhook worker. Guarantees:
+ * - every delivery in the outbox is attempted until it succeeds or its schedule is exhausted;
+ * - a delivery is leased before it is attempted, so any number of workers (threads, processes,
+ *   machines) never send the same attempt at once;
+ * - a worker that dies loses nothing: its leases expire and the deliveries are due again
+ *   (at least once, never lost);
+ * - stopping claims nothing more and finishes the attempts in flight (they end within the send
+ *   timeout), so no lease is left behind.
+ */
+import { randomBase62 } from '../domain/ids.js';
+import { claimDueDeliveries } from './deliveries.repo.js';
+import { dispatchDelivery, type DispatchDeps } from './dispatch.js';
+
+export interface WorkerOptions {
+  /** Attempts in flight at once. */
+  concurrency?: number;
+  /** How often to look for due deliveries when there were none. */
+  pollIntervalMs?: number;
+  /** How long a claimed delivery stays leased; longer than the send timeout. */
+  leaseMs?: number;
+}
+
+export interface WebhookWorker {
+  stop(): Promise<void>;
+}
+
+export function startWebhookWorker(deps: DispatchDeps, options: WorkerOptions = {}): WebhookWorker {
+  const concurrency = options.concurrency ?? 32;
+  const pollIntervalMs = options.pollIntervalMs ?? 50;
+  const leaseMs = options.leaseMs ?? 60_000;
+  const owner = `wrk_${randomBase62(16)}`;
+  const inFlight = new Map<string, Promise<void>>();
+  let running = true;
+  let wakeUp: (() => void) | undefined;
+
+  const pause = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      wakeUp = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+
+  async function loop(): Promise<void> {
+    while (running) {
+      const capacity = concurrency - inFlight.size;
+      if (capacity === 0) {
+        await Promise.race(inFlight.values());
+        continue;
+      }
+      let claimed: Awaited<ReturnType<typeof claimDueDeliveries>> = [];
+      try {
+        const nowMs = deps.clock.nowMs();
+        claimed = await claimDueDeliveries(deps.db, { owner, nowMs, leaseUntil: nowMs + leaseMs, limit: capacity });
+      } catch (error) {
+        deps.logger.error({ err: error }, 'claiming webhook deliveries failed');
+        await pause(1000);
+        continue;
+      }
+      for (const delivery of claimed) {
+        const attempt = dispatchDelivery(deps, delivery, owner)
+          .catch((error) => deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt failed to complete'))
+          .finally(() => inFlight.delete(delivery.id));
+        inFlight.set(delivery.id, attempt);
+      }
+      if (claimed.length < capacity && running) await pause(pollIntervalMs);
+    }
+  }
+
+  const looping = loop();
+  return {
+    async stop() {
+      running = false;
+      wakeUp?.();
+      await looping;
+      // Attempts end within the send timeout; their outcomes are recorded before we return.
+      await Promise.all(inFlight.values());
+    },
+  };
+}
