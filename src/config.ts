@@ -21,6 +21,8 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** Validate every response against the spec (on in tests; a 500 on mismatch). */
   validateResponses: boolean;
+  /** How long a worker holds a claimed delivery before another may take it (its worker died). */
+  webhookLeaseSeconds: number;
   /** Delays between webhook attempts, in seconds (`WEBHOOK_RETRY_SCHEDULE`). */
   webhookRetryScheduleSeconds: number[];
   /** Settings the services read (see `ServiceSettings`). */
@@ -71,6 +73,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv,
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
+    webhookLeaseSeconds: integer('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 60),
     webhookRetryScheduleSeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     settings: { webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' },
   };

@@ -41,7 +41,10 @@ if (config.role !== 'worker') {
 let worker: WebhookWorker | undefined;
 const sender = createSender({ allowPrivateNetworks: config.settings.webhookAllowPrivateNetworks });
 if (config.role !== 'api') {
-  worker = startWebhookWorker({ db, clock, logger, send: sender.send, retryScheduleSeconds: config.webhookRetryScheduleSeconds });
+  worker = startWebhookWorker(
+    { db, clock, logger, send: sender.send, retryScheduleSeconds: config.webhookRetryScheduleSeconds },
+    { leaseMs: config.webhookLeaseSeconds * 1000 },
+  );
   logger.info({ role: config.role }, 'webhook worker started');
 }
 

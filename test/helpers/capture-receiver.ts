@@ -15,7 +15,7 @@ export type Responder = (request: CapturedRequest, index: number) => { status: n
  * A webhook consumer on 127.0.0.1 that records every request. It plays the remote peer: tests
  * choose its answers (`respond`) to make deliveries fail, succeed or ask to retry later.
  */
-export async function startCaptureReceiver(respond: Responder = () => ({ status: 200 })) {
+export async function startCaptureReceiver(respond: Responder = () => ({ status: 200 }), options: { delayMs?: number } = {}) {
   const received: CapturedRequest[] = [];
   const waiters: Array<() => void> = [];
   const server = http.createServer((req, res) => {
@@ -25,8 +25,9 @@ export async function startCaptureReceiver(respond: Responder = () => ({ status:
       const request = { headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), receivedAt: Date.now() };
       const answer = respond(request, received.length);
       received.push(request);
-      res.writeHead(answer.status, answer.headers).end('ok');
       for (const wake of waiters.splice(0)) wake();
+      // A slow consumer keeps attempts in flight, e.g. to kill a worker in the middle of them.
+      setTimeout(() => res.writeHead(answer.status, answer.headers).end('ok'), options.delayMs ?? 0);
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

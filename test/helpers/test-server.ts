@@ -7,6 +7,7 @@ import { openDatabase } from '../../src/db/open-database.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { adminCredentialsDigest, createAuthenticator } from '../../src/http/auth.js';
 import { createAccount } from '../../src/resources/accounts/accounts.service.js';
+import type { DatabaseTarget } from '../../src/db/knex.js';
 import { createDatabase, type Engine, type TestDatabase } from './databases.js';
 import { ApiClient } from './api-client.js';
 import { createSender } from '../../src/webhooks/sender.js';
@@ -35,6 +36,8 @@ export class FakeClock implements Clock {
 export interface TestServer {
   url: string;
   db: Database;
+  /** Where the database is, for other processes (workers) to open it. */
+  target: DatabaseTarget;
   clock: FakeClock;
   /** A client authenticated as the first test account. */
   api: ApiClient;
@@ -87,6 +90,7 @@ export async function startTestServer(
   return {
     url,
     db,
+    target: database.target,
     clock,
     api: new ApiClient(url, first.api_key),
     otherApi: new ApiClient(url, second.api_key),
