@@ -387,6 +387,90 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/webhook_endpoints/{id}/replay': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Replay an endpoint's deliveries
+     * @description Sends again every delivery of this endpoint created in the time range with the given
+     *     status (default `failed`), as manual attempts. `dry_run=true` only counts them.
+     */
+    post: operations['replayWebhookEndpoint'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** List webhook deliveries */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_deliveries/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The delivery's id (`whd_…`). */
+        id: components['parameters']['WebhookDeliveryId'];
+      };
+      cookie?: never;
+    };
+    /** Retrieve a webhook delivery with its attempts */
+    get: operations['retrieveWebhookDelivery'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/webhook_deliveries/{id}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The delivery's id (`whd_…`). */
+        id: components['parameters']['WebhookDeliveryId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Send a delivery again now
+     * @description Queues one manual attempt, due at once; it works on failed and succeeded deliveries alike.
+     */
+    post: operations['retryWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/accounts': {
     parameters: {
       query?: never;
@@ -739,6 +823,71 @@ export interface components {
       /** @constant */
       deleted: true;
     };
+    WebhookReplayParams: {
+      /** @description The time range of the deliveries' creation (unix seconds), e.g. `created[gte]`. */
+      created?: {
+        gte?: components['schemas']['Timestamp'];
+        lte?: components['schemas']['Timestamp'];
+      };
+      /**
+       * @description Which deliveries to send again; default `failed`.
+       * @enum {string}
+       */
+      status?: 'failed' | 'succeeded';
+      /** @description Only count the deliveries. */
+      dry_run?: boolean;
+    };
+    WebhookReplay: {
+      /** @constant */
+      object: 'webhook_replay';
+      /**
+       * Format: int32
+       * @description How many deliveries are (or, in a dry run, would be) sent again.
+       */
+      count: number;
+      dry_run: boolean;
+    };
+    WebhookRetryParams: Record<string, never>;
+    /** @enum {string} */
+    WebhookDeliveryStatus: 'pending' | 'succeeded' | 'failed';
+    WebhookAttempt: {
+      /**
+       * Format: int64
+       * @description When it started (unix milliseconds).
+       */
+      created: number;
+      /** Format: int32 */
+      duration_ms: number;
+      /** Format: int32 */
+      response_status: number | null;
+      /** @description The first 4 KB of the response. */
+      response_body: string | null;
+      error: string | null;
+      /** @description Whether a retry or replay asked for it. */
+      manual: boolean;
+    };
+    WebhookDelivery: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'webhook_delivery';
+      created: components['schemas']['Timestamp'];
+      livemode: components['schemas']['Livemode'];
+      event: components['schemas']['ObjectId'];
+      endpoint: components['schemas']['ObjectId'];
+      status: components['schemas']['WebhookDeliveryStatus'];
+      /** Format: int32 */
+      attempt_count: number;
+      /** Format: int32 */
+      last_response_status: number | null;
+      last_error: string | null;
+      /** @description When a pending delivery is tried next (unix seconds); null once done. */
+      next_attempt_at: components['schemas']['Timestamp'] | null;
+      /** @description Every attempt, oldest first (only when one delivery is retrieved). */
+      attempts?: components['schemas']['WebhookAttempt'][];
+    };
+    WebhookDeliveryList: components['schemas']['ListFields'] & {
+      data: components['schemas']['WebhookDelivery'][];
+    };
     AccountCreateParams: {
       name: string;
       email: components['schemas']['Email'];
@@ -941,6 +1090,8 @@ export interface components {
     OrderId: components['schemas']['ObjectId'];
     /** @description The webhook endpoint's id (`we_…`). */
     WebhookEndpointId: components['schemas']['ObjectId'];
+    /** @description The delivery's id (`whd_…`). */
+    WebhookDeliveryId: components['schemas']['ObjectId'];
     /** @description The event's id (`evt_…`). */
     EventId: components['schemas']['ObjectId'];
   };
@@ -2021,6 +2172,11 @@ export interface operations {
         ending_before?: components['parameters']['EndingBefore'];
         /** @description Only events of this type. */
         type?: components['schemas']['EventType'];
+        /**
+         * @description `false`: only events with a webhook delivery that failed for good (the failed-webhooks
+         *     view); `true`: only events whose every delivery succeeded.
+         */
+        delivery_success?: boolean;
       };
       header?: never;
       path?: never;
@@ -2320,6 +2476,163 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['WebhookEndpoint'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  replayWebhookEndpoint: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The webhook endpoint's id (`we_…`). */
+        id: components['parameters']['WebhookEndpointId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['WebhookReplayParams'];
+        'application/x-www-form-urlencoded': components['schemas']['WebhookReplayParams'];
+      };
+    };
+    responses: {
+      /** @description How many deliveries are (or would be) sent again. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookReplay'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+        /** @description Only deliveries in this status (`failed` is the failed-webhooks view). */
+        status?: components['schemas']['WebhookDeliveryStatus'];
+        /** @description Only deliveries to this endpoint. */
+        endpoint?: components['schemas']['ObjectId'];
+        /** @description Only deliveries of this event. */
+        event?: components['schemas']['ObjectId'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of deliveries (without their attempts). */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDeliveryList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrieveWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The delivery's id (`whd_…`). */
+        id: components['parameters']['WebhookDeliveryId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The delivery and every attempt made for it. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDelivery'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retryWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The delivery's id (`whd_…`). */
+        id: components['parameters']['WebhookDeliveryId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['WebhookRetryParams'];
+        'application/x-www-form-urlencoded': components['schemas']['WebhookRetryParams'];
+      };
+    };
+    responses: {
+      /** @description The delivery, pending again. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['WebhookDelivery'];
         };
       };
       400: components['responses']['BadRequest'];

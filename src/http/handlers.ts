@@ -5,6 +5,7 @@ import { eventHandlers } from '../resources/events/events.handlers.js';
 import { orderHandlers } from '../resources/orders/orders.handlers.js';
 import { refundHandlers } from '../resources/refunds/refunds.handlers.js';
 import { userHandlers } from '../resources/users/users.handlers.js';
+import { webhookDeliveryHandlers } from '../resources/webhook-deliveries/webhook-deliveries.handlers.js';
 import { webhookEndpointHandlers } from '../resources/webhook-endpoints/webhook-endpoints.handlers.js';
 import type { Handlers } from './operations.js';
 
@@ -21,5 +22,6 @@ export const handlers = {
   ...orderHandlers,
   ...eventHandlers,
   ...webhookEndpointHandlers,
+  ...webhookDeliveryHandlers,
   ...accountHandlers,
 } satisfies Handlers;

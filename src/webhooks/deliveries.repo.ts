@@ -1,5 +1,6 @@
 import type { Queryable } from '../db/database.js';
 import { forUpdateSkipLocked } from '../db/dialect.js';
+import { fetchPage, type PageParams } from '../resources/shared/pagination.js';
 
 export interface DeliveryRow {
   seq: number;
@@ -14,6 +15,7 @@ export interface DeliveryRow {
   lease_until: number | null;
   last_response_status: number | null;
   last_error: string | null;
+  manual_retry: boolean | number;
   created: number;
   completed_at: number | null;
 }
@@ -80,9 +82,61 @@ export async function finishAttempt(
   const changed = await db.run(
     `UPDATE webhook_deliveries
      SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_response_status = ?, last_error = ?,
-         completed_at = ?, lease_owner = NULL, lease_until = NULL
+         completed_at = ?, lease_owner = NULL, lease_until = NULL, manual_retry = ?
      WHERE id = ? AND lease_owner = ?`,
-    [outcome.status, outcome.next_attempt_at, outcome.last_response_status, outcome.last_error, outcome.completed_at, delivery.id, delivery.owner],
+    [outcome.status, outcome.next_attempt_at, outcome.last_response_status, outcome.last_error, outcome.completed_at, false, delivery.id, delivery.owner],
   );
   return changed === 1;
+}
+
+export function findDelivery(db: Queryable, accountId: string, id: string): Promise<DeliveryRow | undefined> {
+  return db.one<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE account_id = ? AND id = ?', [accountId, id]);
+}
+
+export function listAttempts(db: Queryable, deliveryId: string): Promise<Array<AttemptRow & { seq: number }>> {
+  return db.all('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq', [deliveryId]);
+}
+
+export function listDeliveryRows(
+  db: Queryable,
+  accountId: string,
+  filters: { status?: string; endpoint?: string; event?: string },
+  page: PageParams,
+) {
+  const equal: Array<[string, string]> = [];
+  if (filters.endpoint) equal.push(['endpoint_id', filters.endpoint]);
+  if (filters.event) equal.push(['event_id', filters.event]);
+  if (filters.status) equal.push(['status', filters.status]);
+  return fetchPage<DeliveryRow>(db, { table: 'webhook_deliveries', accountId, filters: equal }, page);
+}
+
+/**
+ * Makes a delivery due now for one manual attempt. A delivery that had ended counts again in its
+ * event's `pending_webhooks`. Returns the updated row.
+ */
+export async function requeueDelivery(db: Queryable, delivery: DeliveryRow, nowMs: number): Promise<DeliveryRow> {
+  if (delivery.status !== 'pending') {
+    await db.run('UPDATE events SET pending_webhooks = pending_webhooks + 1 WHERE id = ?', [delivery.event_id]);
+  }
+  const [row] = await db.all<DeliveryRow>(
+    `UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?, manual_retry = ?, completed_at = NULL
+     WHERE id = ? RETURNING *`,
+    [nowMs, true, delivery.id],
+  );
+  return row;
+}
+
+/** The deliveries of an endpoint in a status, created (unix seconds) within the range. */
+export function deliveriesToReplay(
+  db: Queryable,
+  accountId: string,
+  endpointId: string,
+  status: 'failed' | 'succeeded',
+  created: { gte?: number; lte?: number },
+): Promise<DeliveryRow[]> {
+  return db.all<DeliveryRow>(
+    `SELECT * FROM webhook_deliveries
+     WHERE account_id = ? AND endpoint_id = ? AND status = ? AND created >= ? AND created <= ? ORDER BY seq`,
+    [accountId, endpointId, status, created.gte ?? 0, created.lte ?? Number.MAX_SAFE_INTEGER],
+  );
 }

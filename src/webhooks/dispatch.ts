@@ -1,5 +1,6 @@
 import type { Database, Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
+import { toBoolean } from '../db/dialect.js';
 import type { Logger } from '../logger.js';
 import { findEvent } from '../resources/events/events.repo.js';
 import { toEventResource } from '../resources/events/events.mapper.js';
@@ -23,8 +24,9 @@ type Outcome = Parameters<typeof finishAttempt>[2];
  * Makes one attempt of a leased delivery: signs the event afresh, POSTs it, records the attempt
  * and decides what comes next (done, retry later, or failed for good).
  */
-export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow, owner: string, manual = false): Promise<void> {
+export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow, owner: string): Promise<void> {
   const { db, clock } = deps;
+  const manual = toBoolean(delivery.manual_retry);
   const [event, endpoint] = await Promise.all([
     findEvent(db, delivery.account_id, delivery.event_id),
     findWebhookEndpoint(db, delivery.account_id, delivery.endpoint_id),

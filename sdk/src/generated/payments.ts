@@ -620,6 +620,157 @@ export interface DeletedWebhookEndpoint {
   deleted: true;
 }
 
+/**
+ * The time range of the deliveries' creation (unix seconds), e.g. `created[gte]`.
+ */
+export type WebhookReplayParamsCreated = {
+  gte?: Timestamp;
+  lte?: Timestamp;
+};
+
+/**
+ * Which deliveries to send again; default `failed`.
+ */
+export type WebhookReplayParamsStatus =
+  (typeof WebhookReplayParamsStatus)[keyof typeof WebhookReplayParamsStatus];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const WebhookReplayParamsStatus = {
+  failed: 'failed',
+  succeeded: 'succeeded',
+} as const;
+
+export interface WebhookReplayParams {
+  /** The time range of the deliveries' creation (unix seconds), e.g. `created[gte]`. */
+  created?: WebhookReplayParamsCreated;
+  /** Which deliveries to send again; default `failed`. */
+  status?: WebhookReplayParamsStatus;
+  /** Only count the deliveries. */
+  dry_run?: boolean;
+}
+
+export interface WebhookReplay {
+  object: 'webhook_replay';
+  /**
+   * How many deliveries are (or, in a dry run, would be) sent again.
+   * @minimum 0
+   * @maximum 2147483647
+   */
+  count: number;
+  dry_run: boolean;
+}
+
+export interface WebhookRetryParams {
+  [key: string]: unknown;
+}
+
+export type WebhookDeliveryStatus =
+  (typeof WebhookDeliveryStatus)[keyof typeof WebhookDeliveryStatus];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const WebhookDeliveryStatus = {
+  pending: 'pending',
+  succeeded: 'succeeded',
+  failed: 'failed',
+} as const;
+
+/**
+ * @minimum 100
+ * @maximum 599
+ */
+export type WebhookAttemptResponseStatus = number | null;
+
+/**
+ * The first 4 KB of the response.
+ * @maxLength 4096
+ */
+export type WebhookAttemptResponseBody = string | null;
+
+/**
+ * @maxLength 500
+ */
+export type WebhookAttemptError = string | null;
+
+export interface WebhookAttempt {
+  /**
+   * When it started (unix milliseconds).
+   * @minimum 0
+   * @maximum 253402300799999
+   */
+  created: number;
+  /**
+   * @minimum 0
+   * @maximum 600000
+   */
+  duration_ms: number;
+  /**
+   * @minimum 100
+   * @maximum 599
+   */
+  response_status: WebhookAttemptResponseStatus;
+  /**
+   * The first 4 KB of the response.
+   * @maxLength 4096
+   */
+  response_body: WebhookAttemptResponseBody;
+  /** @maxLength 500 */
+  error: WebhookAttemptError;
+  /** Whether a retry or replay asked for it. */
+  manual: boolean;
+}
+
+/**
+ * @minimum 100
+ * @maximum 599
+ */
+export type WebhookDeliveryLastResponseStatus = number | null;
+
+/**
+ * @maxLength 500
+ */
+export type WebhookDeliveryLastError = string | null;
+
+/**
+ * When a pending delivery is tried next (unix seconds); null once done.
+ */
+export type WebhookDeliveryNextAttemptAt = Timestamp | null;
+
+export interface WebhookDelivery {
+  id: ObjectId;
+  object: 'webhook_delivery';
+  created: Timestamp;
+  livemode: Livemode;
+  event: ObjectId;
+  endpoint: ObjectId;
+  status: WebhookDeliveryStatus;
+  /**
+   * @minimum 0
+   * @maximum 1000
+   */
+  attempt_count: number;
+  /**
+   * @minimum 100
+   * @maximum 599
+   */
+  last_response_status: WebhookDeliveryLastResponseStatus;
+  /** @maxLength 500 */
+  last_error: WebhookDeliveryLastError;
+  /** When a pending delivery is tried next (unix seconds); null once done. */
+  next_attempt_at: WebhookDeliveryNextAttemptAt;
+  /**
+   * Every attempt, oldest first (only when one delivery is retrieved).
+   * @maxItems 1000
+   */
+  attempts?: WebhookAttempt[];
+}
+
+export type WebhookDeliveryListAllOf = {
+  /** @maxItems 100 */
+  data: WebhookDelivery[];
+};
+
+export type WebhookDeliveryList = ListFields & WebhookDeliveryListAllOf;
+
 export interface AccountCreateParams {
   /**
    * @minLength 1
@@ -1098,6 +1249,12 @@ export type ListEventsParams = {
    * Only events of this type.
    */
   type?: EventType;
+  /**
+ * `false`: only events with a webhook delivery that failed for good (the failed-webhooks
+view); `true`: only events whose every delivery succeeded.
+
+ */
+  delivery_success?: boolean;
 };
 
 export type ListWebhookEndpointsParams = {
@@ -1150,6 +1307,67 @@ while the first request still runs, 409 `idempotency_key_in_use`.
 };
 
 export type RotateWebhookEndpointSecretHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ReplayWebhookEndpointHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ListWebhookDeliveriesParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+  /**
+   * Only deliveries in this status (`failed` is the failed-webhooks view).
+   */
+  status?: WebhookDeliveryStatus;
+  /**
+   * Only deliveries to this endpoint.
+   */
+  endpoint?: ObjectId;
+  /**
+   * Only deliveries of this event.
+   */
+  event?: ObjectId;
+};
+
+export type RetryWebhookDeliveryHeaders = {
   /**
  * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
 stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
@@ -4015,6 +4233,312 @@ export const rotateWebhookEndpointSecret = async (
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
     body: JSON.stringify(webhookSecretRotateParams),
+  });
+};
+
+/**
+ * Sends again every delivery of this endpoint created in the time range with the given
+status (default `failed`), as manual attempts. `dry_run=true` only counts them.
+
+ * @summary Replay an endpoint's deliveries
+ */
+export type replayWebhookEndpointResponse200 = {
+  data: WebhookReplay;
+  status: 200;
+};
+
+export type replayWebhookEndpointResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type replayWebhookEndpointResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type replayWebhookEndpointResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type replayWebhookEndpointResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type replayWebhookEndpointResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type replayWebhookEndpointResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type replayWebhookEndpointResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type replayWebhookEndpointResponseSuccess = replayWebhookEndpointResponse200 & {
+  headers: Headers;
+};
+export type replayWebhookEndpointResponseError = (
+  | replayWebhookEndpointResponse400
+  | replayWebhookEndpointResponse401
+  | replayWebhookEndpointResponse404
+  | replayWebhookEndpointResponse409
+  | replayWebhookEndpointResponse429
+  | replayWebhookEndpointResponse500
+  | replayWebhookEndpointResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type replayWebhookEndpointResponse =
+  replayWebhookEndpointResponseSuccess | replayWebhookEndpointResponseError;
+
+export const getReplayWebhookEndpointUrl = (id: string) => {
+  return `/v1/webhook_endpoints/${id}/replay`;
+};
+
+export const replayWebhookEndpoint = async (
+  id: string,
+  webhookReplayParams?: WebhookReplayParams,
+  headers?: ReplayWebhookEndpointHeaders,
+  options?: RequestInit,
+): Promise<replayWebhookEndpointResponse> => {
+  return transport<replayWebhookEndpointResponse>(getReplayWebhookEndpointUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(webhookReplayParams),
+  });
+};
+
+/**
+ * @summary List webhook deliveries
+ */
+export type listWebhookDeliveriesResponse200 = {
+  data: WebhookDeliveryList;
+  status: 200;
+};
+
+export type listWebhookDeliveriesResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listWebhookDeliveriesResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listWebhookDeliveriesResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listWebhookDeliveriesResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listWebhookDeliveriesResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+};
+
+export type listWebhookDeliveriesResponseSuccess = listWebhookDeliveriesResponse200 & {
+  headers: Headers;
+};
+export type listWebhookDeliveriesResponseError = (
+  | listWebhookDeliveriesResponse400
+  | listWebhookDeliveriesResponse401
+  | listWebhookDeliveriesResponse429
+  | listWebhookDeliveriesResponse500
+  | listWebhookDeliveriesResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listWebhookDeliveriesResponse =
+  listWebhookDeliveriesResponseSuccess | listWebhookDeliveriesResponseError;
+
+export const getListWebhookDeliveriesUrl = (params?: ListWebhookDeliveriesParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/webhook_deliveries?${stringifiedParams}`
+    : `/v1/webhook_deliveries`;
+};
+
+export const listWebhookDeliveries = async (
+  params?: ListWebhookDeliveriesParams,
+  options?: RequestInit,
+): Promise<listWebhookDeliveriesResponse> => {
+  return transport<listWebhookDeliveriesResponse>(getListWebhookDeliveriesUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * @summary Retrieve a webhook delivery with its attempts
+ */
+export type retrieveWebhookDeliveryResponse200 = {
+  data: WebhookDelivery;
+  status: 200;
+};
+
+export type retrieveWebhookDeliveryResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type retrieveWebhookDeliveryResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type retrieveWebhookDeliveryResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type retrieveWebhookDeliveryResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retrieveWebhookDeliveryResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retrieveWebhookDeliveryResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type retrieveWebhookDeliveryResponseSuccess = retrieveWebhookDeliveryResponse200 & {
+  headers: Headers;
+};
+export type retrieveWebhookDeliveryResponseError = (
+  | retrieveWebhookDeliveryResponse400
+  | retrieveWebhookDeliveryResponse401
+  | retrieveWebhookDeliveryResponse404
+  | retrieveWebhookDeliveryResponse429
+  | retrieveWebhookDeliveryResponse500
+  | retrieveWebhookDeliveryResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retrieveWebhookDeliveryResponse =
+  retrieveWebhookDeliveryResponseSuccess | retrieveWebhookDeliveryResponseError;
+
+export const getRetrieveWebhookDeliveryUrl = (id: string) => {
+  return `/v1/webhook_deliveries/${id}`;
+};
+
+export const retrieveWebhookDelivery = async (
+  id: string,
+  options?: RequestInit,
+): Promise<retrieveWebhookDeliveryResponse> => {
+  return transport<retrieveWebhookDeliveryResponse>(getRetrieveWebhookDeliveryUrl(id), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * Queues one manual attempt, due at once; it works on failed and succeeded deliveries alike.
+ * @summary Send a delivery again now
+ */
+export type retryWebhookDeliveryResponse200 = {
+  data: WebhookDelivery;
+  status: 200;
+};
+
+export type retryWebhookDeliveryResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type retryWebhookDeliveryResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type retryWebhookDeliveryResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type retryWebhookDeliveryResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type retryWebhookDeliveryResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retryWebhookDeliveryResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retryWebhookDeliveryResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type retryWebhookDeliveryResponseSuccess = retryWebhookDeliveryResponse200 & {
+  headers: Headers;
+};
+export type retryWebhookDeliveryResponseError = (
+  | retryWebhookDeliveryResponse400
+  | retryWebhookDeliveryResponse401
+  | retryWebhookDeliveryResponse404
+  | retryWebhookDeliveryResponse409
+  | retryWebhookDeliveryResponse429
+  | retryWebhookDeliveryResponse500
+  | retryWebhookDeliveryResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retryWebhookDeliveryResponse =
+  retryWebhookDeliveryResponseSuccess | retryWebhookDeliveryResponseError;
+
+export const getRetryWebhookDeliveryUrl = (id: string) => {
+  return `/v1/webhook_deliveries/${id}/retry`;
+};
+
+export const retryWebhookDelivery = async (
+  id: string,
+  webhookRetryParams?: WebhookRetryParams,
+  headers?: RetryWebhookDeliveryHeaders,
+  options?: RequestInit,
+): Promise<retryWebhookDeliveryResponse> => {
+  return transport<retryWebhookDeliveryResponse>(getRetryWebhookDeliveryUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(webhookRetryParams),
   });
 };
 

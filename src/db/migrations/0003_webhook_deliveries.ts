@@ -19,6 +19,8 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('lease_until');
     t.integer('last_response_status');
     t.string('last_error', 500);
+    // Set by a manual retry or replay: the next attempt is recorded as manual.
+    t.boolean('manual_retry').notNullable().defaultTo(false);
     t.bigInteger('created').notNullable();
     t.bigInteger('completed_at');
     t.index(['status', 'next_attempt_at']);

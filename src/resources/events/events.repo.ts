@@ -26,6 +26,28 @@ export function findEvent(db: Queryable, accountId: string, id: string): Promise
   return db.one<EventRow>('SELECT * FROM events WHERE account_id = ? AND id = ?', [accountId, id]);
 }
 
-export function listEventRows(db: Queryable, accountId: string, type: string | undefined, page: PageParams) {
-  return fetchPage<EventRow>(db, { table: 'events', accountId, filters: type ? [['type', type]] : [] }, page);
+const DELIVERY_OF_EVENT = 'SELECT 1 FROM webhook_deliveries d WHERE d.account_id = events.account_id AND d.event_id = events.id';
+
+/**
+ * Events, optionally of one type, and optionally by the fate of their webhooks: `false` keeps the
+ * events with a delivery that failed for good (the failed-webhooks view), `true` those whose
+ * deliveries all succeeded.
+ */
+export function listEventRows(
+  db: Queryable,
+  accountId: string,
+  filters: { type?: string; deliverySuccess?: boolean },
+  page: PageParams,
+) {
+  const conditions =
+    filters.deliverySuccess === undefined
+      ? []
+      : filters.deliverySuccess
+        ? [{ sql: `EXISTS (${DELIVERY_OF_EVENT}) AND NOT EXISTS (${DELIVERY_OF_EVENT} AND d.status <> 'succeeded')`, params: [] }]
+        : [{ sql: `EXISTS (${DELIVERY_OF_EVENT} AND d.status = 'failed')`, params: [] }];
+  return fetchPage<EventRow>(
+    db,
+    { table: 'events', accountId, filters: filters.type ? [['type', filters.type]] : [], conditions },
+    page,
+  );
 }

@@ -47,7 +47,7 @@ export async function retrieveEvent(ctx: RequestContext, id: string): Promise<Ev
   return toEventResource(row);
 }
 
-export async function listEvents(ctx: RequestContext, query: PageParams & { type?: EventType }) {
-  const page = await listEventRows(ctx.db, ctx.accountId, query.type, query);
+export async function listEvents(ctx: RequestContext, query: PageParams & { type?: EventType; delivery_success?: boolean }) {
+  const page = await listEventRows(ctx.db, ctx.accountId, { type: query.type, deliverySuccess: query.delivery_success }, query);
   return listOf('/v1/events', page, toEventResource);
 }

@@ -13,6 +13,8 @@ export interface ListScope {
   table: string;
   accountId: string;
   filters?: ReadonlyArray<readonly [column: string, value: SqlValue]>;
+  /** Further conditions written in SQL by the caller (trusted text, values as parameters). */
+  conditions?: ReadonlyArray<{ sql: string; params: SqlValue[] }>;
 }
 
 export interface ListEnvelope<T> {
@@ -45,6 +47,10 @@ export async function fetchPage<Row extends { seq: number }>(
   for (const [column, value] of scope.filters ?? []) {
     where.push(`${column} = ?`);
     params.push(value);
+  }
+  for (const condition of scope.conditions ?? []) {
+    where.push(condition.sql);
+    params.push(...condition.params);
   }
   const cursorParam = page.starting_after ? 'starting_after' : page.ending_before ? 'ending_before' : null;
   if (cursorParam) {

@@ -1,0 +1,49 @@
+import { notFound } from '../../domain/errors.js';
+import type { RequestContext } from '../../http/operations.js';
+import {
+  deliveriesToReplay,
+  findDelivery,
+  listAttempts,
+  listDeliveryRows,
+  requeueDelivery,
+} from '../../webhooks/deliveries.repo.js';
+import { findWebhookEndpoint } from '../webhook-endpoints/webhook-endpoints.repo.js';
+import { listOf, type PageParams } from '../shared/pagination.js';
+import { toWebhookDeliveryResource, type WebhookDelivery } from './webhook-deliveries.mapper.js';
+
+export async function listWebhookDeliveries(
+  ctx: RequestContext,
+  query: PageParams & { status?: string; endpoint?: string; event?: string },
+) {
+  const page = await listDeliveryRows(ctx.db, ctx.accountId, query, query);
+  return listOf('/v1/webhook_deliveries', page, (row) => toWebhookDeliveryResource(row));
+}
+
+export async function retrieveWebhookDelivery(ctx: RequestContext, id: string): Promise<WebhookDelivery> {
+  const row = await findDelivery(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('webhook delivery', id);
+  return toWebhookDeliveryResource(row, await listAttempts(ctx.db, row.id));
+}
+
+/** Manual replay of one delivery: one more attempt, due now, recorded as manual. */
+export async function retryWebhookDelivery(ctx: RequestContext, id: string): Promise<WebhookDelivery> {
+  const row = await findDelivery(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('webhook delivery', id);
+  return toWebhookDeliveryResource(await requeueDelivery(ctx.db, row, ctx.clock.nowMs()));
+}
+
+/** Bulk replay: every delivery of the endpoint in the range and status, or only their count. */
+export async function replayWebhookEndpoint(
+  ctx: RequestContext,
+  endpointId: string,
+  params: { created?: { gte?: number; lte?: number }; status?: 'failed' | 'succeeded'; dry_run?: boolean },
+) {
+  if (!(await findWebhookEndpoint(ctx.db, ctx.accountId, endpointId))) throw notFound('webhook endpoint', endpointId);
+  const deliveries = await deliveriesToReplay(ctx.db, ctx.accountId, endpointId, params.status ?? 'failed', params.created ?? {});
+  const dryRun = params.dry_run ?? false;
+  if (!dryRun) {
+    const nowMs = ctx.clock.nowMs();
+    for (const delivery of deliveries) await requeueDelivery(ctx.db, delivery, nowMs);
+  }
+  return { object: 'webhook_replay' as const, count: deliveries.length, dry_run: dryRun };
+}
