@@ -25,6 +25,9 @@ export interface Config {
   webhookLeaseSeconds: number;
   /** Delays between webhook attempts, in seconds (`WEBHOOK_RETRY_SCHEDULE`). */
   webhookRetryScheduleSeconds: number[];
+  /** Where failure notices are sent (`smtp://…`); unset: they are logged. */
+  smtpUrl: string | undefined;
+  mailFrom: string;
   /** Settings the services read (see `ServiceSettings`). */
   settings: ServiceSettings;
 }
@@ -75,6 +78,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
     webhookLeaseSeconds: integer('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 60),
     webhookRetryScheduleSeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    smtpUrl: env.SMTP_URL || undefined,
+    mailFrom: env.MAIL_FROM || 'payments-api <no-reply@localhost>',
     settings: { webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' },
   };
 }

@@ -7,6 +7,7 @@ import { systemClock } from './domain/clock.js';
 import { createAuthenticator } from './http/auth.js';
 import { purgeExpiredKeys } from './http/idempotency.js';
 import { createLogger } from './logger.js';
+import { createFailureNotifier } from './webhooks/failure-notices.js';
 import { createSender } from './webhooks/sender.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 
@@ -42,7 +43,14 @@ let worker: WebhookWorker | undefined;
 const sender = createSender({ allowPrivateNetworks: config.settings.webhookAllowPrivateNetworks });
 if (config.role !== 'api') {
   worker = startWebhookWorker(
-    { db, clock, logger, send: sender.send, retryScheduleSeconds: config.webhookRetryScheduleSeconds },
+    {
+      db,
+      clock,
+      logger,
+      send: sender.send,
+      retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+      notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
+    },
     { leaseMs: config.webhookLeaseSeconds * 1000 },
   );
   logger.info({ role: config.role }, 'webhook worker started');

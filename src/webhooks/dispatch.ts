@@ -7,6 +7,7 @@ import { toEventResource } from '../resources/events/events.mapper.js';
 import { findWebhookEndpoint, type WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
 import { finishAttempt, insertAttempt, type DeliveryRow } from './deliveries.repo.js';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.js';
+import type { FailureNotifier } from './failure-notices.js';
 import type { Sender } from './sender.js';
 import { signatureHeaders } from './signing.js';
 
@@ -16,6 +17,7 @@ export interface DispatchDeps {
   logger: Logger;
   send: Sender;
   retryScheduleSeconds: readonly number[];
+  notifyFailure?: FailureNotifier;
 }
 
 type Outcome = Parameters<typeof finishAttempt>[2];
@@ -43,7 +45,7 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
   const succeeded = result.status !== undefined && result.status >= 200 && result.status < 300;
   const error = result.error ?? (succeeded ? null : `HTTP ${result.status}`);
 
-  await db.transaction(async (tx) => {
+  const failedForGood = await db.transaction(async (tx) => {
     await insertAttempt(tx, {
       delivery_id: delivery.id,
       account_id: delivery.account_id,
@@ -56,7 +58,7 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
     });
     if (succeeded) {
       await complete({ db: tx, clock }, delivery, owner, { status: 'succeeded', last_response_status: result.status!, last_error: null });
-      return;
+      return false;
     }
     if (result.status === 410) {
       // 410 Gone: the consumer says the endpoint is gone for good.
@@ -69,7 +71,7 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
     if (delay === undefined) {
       await complete({ db: tx, clock }, delivery, owner, { status: 'failed', last_response_status: result.status ?? null, last_error: error });
       deps.logger.warn({ delivery: delivery.id, endpoint: endpoint.id, error }, 'webhook delivery failed for good');
-      return;
+      return true;
     }
     await finishAttempt(tx, { id: delivery.id, owner }, {
       status: 'pending',
@@ -78,7 +80,11 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
       last_error: error,
       completed_at: null,
     });
+    return false;
   });
+  if (failedForGood && deps.notifyFailure) {
+    await deps.notifyFailure(db, { accountId: delivery.account_id, endpointId: endpoint.id, endpointUrl: endpoint.url, nowMs });
+  }
 }
 
 /** Ends a delivery (succeeded or failed) and counts it off the event's `pending_webhooks`. */

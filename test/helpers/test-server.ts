@@ -10,6 +10,7 @@ import { createAccount } from '../../src/resources/accounts/accounts.service.js'
 import type { DatabaseTarget } from '../../src/db/knex.js';
 import { createDatabase, type Engine, type TestDatabase } from './databases.js';
 import { ApiClient } from './api-client.js';
+import { createFailureNotifier } from '../../src/webhooks/failure-notices.js';
 import { createSender } from '../../src/webhooks/sender.js';
 import { startWebhookWorker } from '../../src/webhooks/worker.js';
 
@@ -58,7 +59,7 @@ export async function startTestServer(
     idempotencyTtlSeconds?: number;
     webhookAllowPrivateNetworks?: boolean;
     /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
-    webhookWorker?: { retryScheduleSeconds: number[] };
+    webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string };
   } = {},
 ): Promise<TestServer> {
   const database: TestDatabase = await createDatabase(engine);
@@ -83,7 +84,14 @@ export async function startTestServer(
   const sender = createSender({ allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000 });
   const worker = options.webhookWorker
     ? startWebhookWorker(
-        { db, clock, logger, send: sender.send, retryScheduleSeconds: options.webhookWorker.retryScheduleSeconds },
+        {
+          db,
+          clock,
+          logger,
+          send: sender.send,
+          retryScheduleSeconds: options.webhookWorker.retryScheduleSeconds,
+          notifyFailure: createFailureNotifier({ smtpUrl: options.webhookWorker.smtpUrl, from: 'payments-api <hooks@test>', logger }),
+        },
         { pollIntervalMs: 20 },
       )
     : undefined;

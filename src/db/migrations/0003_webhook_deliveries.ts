@@ -40,9 +40,16 @@ export async function up(knex: Knex): Promise<void> {
     t.boolean('manual').notNullable().defaultTo(false);
     t.index(['delivery_id', 'seq']);
   });
+  // One row per endpoint and UTC day on which its owner was told about failures: at most one mail a day.
+  await knex.schema.createTable('webhook_failure_notices', (t) => {
+    t.string('endpoint_id', 64).notNullable();
+    t.string('day', 10).notNullable();
+    t.primary(['endpoint_id', 'day']);
+  });
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.schema.dropTableIfExists('webhook_failure_notices');
   await knex.schema.dropTableIfExists('webhook_attempts');
   await knex.schema.dropTableIfExists('webhook_deliveries');
 }
