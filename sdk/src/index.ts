@@ -2,3 +2,4 @@ export { createClient, type ClientOptions, type PaymentsClient } from './client.
 export { autoPaginate, PaymentsError, type PageFetcher } from './pagination.js';
 export * from './generated/payments.js';
 export { verifyWebhook, WebhookSignatureError, type VerifyOptions } from './webhooks.js';
+export { createWebhookHandler, memorySeenEventStore, type SeenEventStore, type WebhookHandlerOptions } from './webhook-handler.js';
