@@ -23,6 +23,8 @@ export interface Config {
   validateResponses: boolean;
   /** How long a worker holds a claimed delivery before another may take it (its worker died). */
   webhookLeaseSeconds: number;
+  /** An endpoint whose attempts have all failed for this long is disabled (5 days). */
+  webhookDisableAfterSeconds: number;
   /** Delays between webhook attempts, in seconds (`WEBHOOK_RETRY_SCHEDULE`). */
   webhookRetryScheduleSeconds: number[];
   /** Where failure notices are sent (`smtp://…`); unset: they are logged. */
@@ -78,6 +80,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
     webhookLeaseSeconds: integer('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 60),
     webhookRetryScheduleSeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    webhookDisableAfterSeconds: integer('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400),
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'payments-api <no-reply@localhost>',
     settings: { webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' },

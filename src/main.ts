@@ -49,6 +49,7 @@ if (config.role !== 'api') {
       logger,
       send: sender.send,
       retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+      disableAfterMs: config.webhookDisableAfterSeconds * 1000,
       notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
     },
     { leaseMs: config.webhookLeaseSeconds * 1000 },

@@ -17,6 +17,8 @@ export interface DispatchDeps {
   logger: Logger;
   send: Sender;
   retryScheduleSeconds: readonly number[];
+  /** Disable an endpoint whose attempts have all failed for this long (default 5 days). */
+  disableAfterMs?: number;
   notifyFailure?: FailureNotifier;
 }
 
@@ -45,6 +47,7 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
   const succeeded = result.status !== undefined && result.status >= 200 && result.status < 300;
   const error = result.error ?? (succeeded ? null : `HTTP ${result.status}`);
 
+  let disabled = false;
   const failedForGood = await db.transaction(async (tx) => {
     await insertAttempt(tx, {
       delivery_id: delivery.id,
@@ -57,12 +60,16 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
       manual,
     });
     if (succeeded) {
+      await tx.run('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', [endpoint.id]);
       await complete({ db: tx, clock }, delivery, owner, { status: 'succeeded', last_response_status: result.status!, last_error: null });
       return false;
     }
     if (result.status === 410) {
       // 410 Gone: the consumer says the endpoint is gone for good.
       await tx.run("UPDATE webhook_endpoints SET status = 'disabled' WHERE id = ?", [endpoint.id]);
+    } else if (await failingTooLong(tx, endpoint.id, nowMs, deps.disableAfterMs ?? DEFAULT_DISABLE_AFTER_MS)) {
+      await tx.run("UPDATE webhook_endpoints SET status = 'disabled' WHERE id = ?", [endpoint.id]);
+      disabled = true;
     }
     const delay =
       result.status === 410
@@ -82,9 +89,18 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
     });
     return false;
   });
-  if (failedForGood && deps.notifyFailure) {
-    await deps.notifyFailure(db, { accountId: delivery.account_id, endpointId: endpoint.id, endpointUrl: endpoint.url, nowMs });
-  }
+  const failure = { accountId: delivery.account_id, endpointId: endpoint.id, endpointUrl: endpoint.url, nowMs };
+  if (disabled) deps.logger.warn({ endpoint: endpoint.id }, 'webhook endpoint disabled after failing continuously');
+  if ((failedForGood || disabled) && deps.notifyFailure) await deps.notifyFailure(db, { ...failure, disabled });
+}
+
+const DEFAULT_DISABLE_AFTER_MS = 5 * 24 * 3600 * 1000;
+
+/** Notes the start of a run of failures; true once the run has lasted `disableAfterMs`. */
+async function failingTooLong(tx: Queryable, endpointId: string, nowMs: number, disableAfterMs: number): Promise<boolean> {
+  await tx.run('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL', [nowMs, endpointId]);
+  const row = await tx.one<{ failing_since: number }>('SELECT failing_since FROM webhook_endpoints WHERE id = ?', [endpointId]);
+  return row !== undefined && nowMs - Number(row.failing_since) >= disableAfterMs;
 }
 
 /** Ends a delivery (succeeded or failed) and counts it off the event's `pending_webhooks`. */

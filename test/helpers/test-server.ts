@@ -59,7 +59,7 @@ export async function startTestServer(
     idempotencyTtlSeconds?: number;
     webhookAllowPrivateNetworks?: boolean;
     /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
-    webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string };
+    webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string; disableAfterMs?: number };
   } = {},
 ): Promise<TestServer> {
   const database: TestDatabase = await createDatabase(engine);
@@ -90,6 +90,7 @@ export async function startTestServer(
           logger,
           send: sender.send,
           retryScheduleSeconds: options.webhookWorker.retryScheduleSeconds,
+          disableAfterMs: options.webhookWorker.disableAfterMs,
           notifyFailure: createFailureNotifier({ smtpUrl: options.webhookWorker.smtpUrl, from: 'payments-api <hooks@test>', logger }),
         },
         { pollIntervalMs: 20 },

@@ -41,4 +41,27 @@ forEachDatabase('webhook failure notices', (engine) => {
     expect(text).to.match(/customer\.created: 1/);
     expect(text).to.contain(`/v1/webhook_endpoints/${endpoint.id}/replay`);
   });
+
+  it('disables an endpoint whose attempts keep failing for the configured time, and says so by e-mail', async function () {
+    this.timeout(30_000);
+    smtp = await startSmtpCapture();
+    receiver = await startCaptureReceiver(() => ({ status: 503 }));
+    server = await startTestServer(engine, {
+      webhookAllowPrivateNetworks: true,
+      webhookWorker: { retryScheduleSeconds: Array(40).fill(0.05), smtpUrl: smtp.url, disableAfterMs: 300 },
+    });
+    const endpoint = (await server.api.post('/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'] })).body;
+    await server.api.post('/v1/customers', { email: 'a@example.com' });
+    const deadline = Date.now() + 10_000;
+    while ((await server.api.get(`/v1/webhook_endpoints/${endpoint.id}`)).body.status !== 'disabled') {
+      if (Date.now() > deadline) throw new Error('endpoint was not disabled in time');
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    while (smtp.messages.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect(smtp.messages.map((m) => /^Subject: (.*)$/m.exec(m.raw)?.[1])).to.deep.equal([`Webhook endpoint ${receiver.url} was disabled`]);
+    const sent = receiver.received.length;
+    expect(sent).to.be.at.least(3).and.below(40);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(receiver.received.length).to.equal(sent);
+  });
 });

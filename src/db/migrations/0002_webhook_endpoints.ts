@@ -15,6 +15,8 @@ export async function up(knex: Knex): Promise<void> {
     // During a rotation the old secret still signs, until it expires (unix milliseconds).
     t.string('previous_secret', 128);
     t.bigInteger('previous_secret_expires_at');
+    // When its current run of failed attempts began (unix milliseconds); null after a success.
+    t.bigInteger('failing_since');
     t.bigInteger('created').notNullable();
     t.index(['account_id', 'seq']);
   });

@@ -15,6 +15,7 @@ export interface WebhookEndpointRow {
   previous_secret: string | null;
   /** Unix milliseconds after which `previous_secret` no longer signs. */
   previous_secret_expires_at: number | null;
+  failing_since?: number | null;
   created: number;
 }
 
