@@ -492,7 +492,668 @@ export interface paths {
     trace?: never;
   };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+  'customer.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * customer.created
+     * @description Sent to every enabled endpoint subscribed to `customer.created` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['CustomerCreatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'customer.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * customer.updated
+     * @description Sent to every enabled endpoint subscribed to `customer.updated` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['CustomerUpdatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'customer.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * customer.deleted
+     * @description Sent to every enabled endpoint subscribed to `customer.deleted` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['CustomerDeletedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'charge.succeeded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * charge.succeeded
+     * @description Sent to every enabled endpoint subscribed to `charge.succeeded` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ChargeSucceededEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'charge.failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * charge.failed
+     * @description Sent to every enabled endpoint subscribed to `charge.failed` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ChargeFailedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'charge.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * charge.updated
+     * @description Sent to every enabled endpoint subscribed to `charge.updated` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ChargeUpdatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'charge.refunded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * charge.refunded
+     * @description Sent to every enabled endpoint subscribed to `charge.refunded` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ChargeRefundedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'refund.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * refund.created
+     * @description Sent to every enabled endpoint subscribed to `refund.created` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['RefundCreatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_intent.succeeded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_intent.succeeded
+     * @description Sent to every enabled endpoint subscribed to `payment_intent.succeeded` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PaymentIntentSucceededEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * user.created
+     * @description Sent to every enabled endpoint subscribed to `user.created` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UserCreatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * user.updated
+     * @description Sent to every enabled endpoint subscribed to `user.updated` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UserUpdatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'user.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * user.deleted
+     * @description Sent to every enabled endpoint subscribed to `user.deleted` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['UserDeletedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * order.created
+     * @description Sent to every enabled endpoint subscribed to `order.created` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['OrderCreatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * order.updated
+     * @description Sent to every enabled endpoint subscribed to `order.updated` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['OrderUpdatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'order.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * order.deleted
+     * @description Sent to every enabled endpoint subscribed to `order.deleted` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['OrderDeletedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+}
 export interface components {
   schemas: {
     /** @description An object's id, a prefix and random base62 characters. */
@@ -888,6 +1549,173 @@ export interface components {
     WebhookDeliveryList: components['schemas']['ListFields'] & {
       data: components['schemas']['WebhookDelivery'][];
     };
+    /** @description A completed payment, as carried by `payment_intent.succeeded`. */
+    PaymentIntent: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'payment_intent';
+      amount: components['schemas']['Amount'];
+      currency: components['schemas']['Currency'];
+      customer: components['schemas']['ObjectId'] | null;
+      latest_charge: components['schemas']['ObjectId'];
+      /** @constant */
+      status: 'succeeded';
+    };
+    /** @description The fields every event has; each event type below adds its `type` and `data`. */
+    EventEnvelope: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'event';
+      created: components['schemas']['Timestamp'];
+      livemode: components['schemas']['Livemode'];
+      api_version: string;
+      /** Format: int32 */
+      pending_webhooks: number;
+      request: {
+        id: string | null;
+        idempotency_key: string | null;
+      };
+    };
+    /** @description The `customer.created` event. */
+    CustomerCreatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'customer.created';
+      data: {
+        object: components['schemas']['Customer'];
+      };
+    };
+    /** @description The `customer.updated` event. */
+    CustomerUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'customer.updated';
+      data: {
+        object: components['schemas']['Customer'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /** @description The `customer.deleted` event (the object as it was before it was deleted). */
+    CustomerDeletedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'customer.deleted';
+      data: {
+        object: components['schemas']['Customer'];
+      };
+    };
+    /** @description The `charge.succeeded` event. */
+    ChargeSucceededEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'charge.succeeded';
+      data: {
+        object: components['schemas']['Charge'];
+      };
+    };
+    /** @description The `charge.failed` event. */
+    ChargeFailedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'charge.failed';
+      data: {
+        object: components['schemas']['Charge'];
+      };
+    };
+    /** @description The `charge.updated` event. */
+    ChargeUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'charge.updated';
+      data: {
+        object: components['schemas']['Charge'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /** @description The `charge.refunded` event. */
+    ChargeRefundedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'charge.refunded';
+      data: {
+        object: components['schemas']['Charge'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /** @description The `refund.created` event. */
+    RefundCreatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'refund.created';
+      data: {
+        object: components['schemas']['Refund'];
+      };
+    };
+    /** @description The `payment_intent.succeeded` event. */
+    PaymentIntentSucceededEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_intent.succeeded';
+      data: {
+        object: components['schemas']['PaymentIntent'];
+      };
+    };
+    /** @description The `user.created` event. */
+    UserCreatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'user.created';
+      data: {
+        object: components['schemas']['User'];
+      };
+    };
+    /** @description The `user.updated` event. */
+    UserUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'user.updated';
+      data: {
+        object: components['schemas']['User'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /** @description The `user.deleted` event (the object as it was before it was deleted). */
+    UserDeletedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'user.deleted';
+      data: {
+        object: components['schemas']['User'];
+      };
+    };
+    /** @description The `order.created` event. */
+    OrderCreatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'order.created';
+      data: {
+        object: components['schemas']['Order'];
+      };
+    };
+    /** @description The `order.updated` event. */
+    OrderUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'order.updated';
+      data: {
+        object: components['schemas']['Order'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /** @description The `order.deleted` event (the object as it was before it was deleted). */
+    OrderDeletedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'order.deleted';
+      data: {
+        object: components['schemas']['Order'];
+      };
+    };
     AccountCreateParams: {
       name: string;
       email: components['schemas']['Email'];
@@ -1088,6 +1916,8 @@ export interface components {
     UserId: components['schemas']['ObjectId'];
     /** @description The order's id (`ord_…`). */
     OrderId: components['schemas']['ObjectId'];
+    /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+    ServiceSignature: string;
     /** @description The webhook endpoint's id (`we_…`). */
     WebhookEndpointId: components['schemas']['ObjectId'];
     /** @description The delivery's id (`whd_…`). */

@@ -771,6 +771,301 @@ export type WebhookDeliveryListAllOf = {
 
 export type WebhookDeliveryList = ListFields & WebhookDeliveryListAllOf;
 
+export type PaymentIntentCustomer = ObjectId | null;
+
+/**
+ * A completed payment, as carried by `payment_intent.succeeded`.
+ */
+export interface PaymentIntent {
+  id: ObjectId;
+  object: 'payment_intent';
+  amount: Amount;
+  currency: Currency;
+  customer: PaymentIntentCustomer;
+  latest_charge: ObjectId;
+  status: 'succeeded';
+}
+
+/**
+ * @maxLength 64
+ */
+export type EventEnvelopeRequestId = string | null;
+
+/**
+ * @maxLength 255
+ */
+export type EventEnvelopeRequestIdempotencyKey = string | null;
+
+export type EventEnvelopeRequest = {
+  /** @maxLength 64 */
+  id: EventEnvelopeRequestId;
+  /** @maxLength 255 */
+  idempotency_key: EventEnvelopeRequestIdempotencyKey;
+};
+
+/**
+ * The fields every event has; each event type below adds its `type` and `data`.
+ */
+export interface EventEnvelope {
+  id: ObjectId;
+  object: 'event';
+  created: Timestamp;
+  livemode: Livemode;
+  /** @maxLength 32 */
+  api_version: string;
+  /**
+   * @minimum 0
+   * @maximum 1000
+   */
+  pending_webhooks: number;
+  request: EventEnvelopeRequest;
+}
+
+export type CustomerCreatedEventAllOfData = {
+  object: Customer;
+};
+
+export type CustomerCreatedEventAllOf = {
+  type: 'customer.created';
+  data: CustomerCreatedEventAllOfData;
+};
+
+/**
+ * The `customer.created` event.
+ */
+export type CustomerCreatedEvent = EventEnvelope & CustomerCreatedEventAllOf;
+
+/**
+ * The changed fields' values before the change.
+ */
+export type CustomerUpdatedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type CustomerUpdatedEventAllOfData = {
+  object: Customer;
+  /** The changed fields' values before the change. */
+  previous_attributes?: CustomerUpdatedEventAllOfDataPreviousAttributes;
+};
+
+export type CustomerUpdatedEventAllOf = {
+  type: 'customer.updated';
+  data: CustomerUpdatedEventAllOfData;
+};
+
+/**
+ * The `customer.updated` event.
+ */
+export type CustomerUpdatedEvent = EventEnvelope & CustomerUpdatedEventAllOf;
+
+export type CustomerDeletedEventAllOfData = {
+  object: Customer;
+};
+
+export type CustomerDeletedEventAllOf = {
+  type: 'customer.deleted';
+  data: CustomerDeletedEventAllOfData;
+};
+
+/**
+ * The `customer.deleted` event (the object as it was before it was deleted).
+ */
+export type CustomerDeletedEvent = EventEnvelope & CustomerDeletedEventAllOf;
+
+export type ChargeSucceededEventAllOfData = {
+  object: Charge;
+};
+
+export type ChargeSucceededEventAllOf = {
+  type: 'charge.succeeded';
+  data: ChargeSucceededEventAllOfData;
+};
+
+/**
+ * The `charge.succeeded` event.
+ */
+export type ChargeSucceededEvent = EventEnvelope & ChargeSucceededEventAllOf;
+
+export type ChargeFailedEventAllOfData = {
+  object: Charge;
+};
+
+export type ChargeFailedEventAllOf = {
+  type: 'charge.failed';
+  data: ChargeFailedEventAllOfData;
+};
+
+/**
+ * The `charge.failed` event.
+ */
+export type ChargeFailedEvent = EventEnvelope & ChargeFailedEventAllOf;
+
+/**
+ * The changed fields' values before the change.
+ */
+export type ChargeUpdatedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type ChargeUpdatedEventAllOfData = {
+  object: Charge;
+  /** The changed fields' values before the change. */
+  previous_attributes?: ChargeUpdatedEventAllOfDataPreviousAttributes;
+};
+
+export type ChargeUpdatedEventAllOf = {
+  type: 'charge.updated';
+  data: ChargeUpdatedEventAllOfData;
+};
+
+/**
+ * The `charge.updated` event.
+ */
+export type ChargeUpdatedEvent = EventEnvelope & ChargeUpdatedEventAllOf;
+
+/**
+ * The changed fields' values before the change.
+ */
+export type ChargeRefundedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type ChargeRefundedEventAllOfData = {
+  object: Charge;
+  /** The changed fields' values before the change. */
+  previous_attributes?: ChargeRefundedEventAllOfDataPreviousAttributes;
+};
+
+export type ChargeRefundedEventAllOf = {
+  type: 'charge.refunded';
+  data: ChargeRefundedEventAllOfData;
+};
+
+/**
+ * The `charge.refunded` event.
+ */
+export type ChargeRefundedEvent = EventEnvelope & ChargeRefundedEventAllOf;
+
+export type RefundCreatedEventAllOfData = {
+  object: Refund;
+};
+
+export type RefundCreatedEventAllOf = {
+  type: 'refund.created';
+  data: RefundCreatedEventAllOfData;
+};
+
+/**
+ * The `refund.created` event.
+ */
+export type RefundCreatedEvent = EventEnvelope & RefundCreatedEventAllOf;
+
+export type PaymentIntentSucceededEventAllOfData = {
+  object: PaymentIntent;
+};
+
+export type PaymentIntentSucceededEventAllOf = {
+  type: 'payment_intent.succeeded';
+  data: PaymentIntentSucceededEventAllOfData;
+};
+
+/**
+ * The `payment_intent.succeeded` event.
+ */
+export type PaymentIntentSucceededEvent = EventEnvelope & PaymentIntentSucceededEventAllOf;
+
+export type UserCreatedEventAllOfData = {
+  object: User;
+};
+
+export type UserCreatedEventAllOf = {
+  type: 'user.created';
+  data: UserCreatedEventAllOfData;
+};
+
+/**
+ * The `user.created` event.
+ */
+export type UserCreatedEvent = EventEnvelope & UserCreatedEventAllOf;
+
+/**
+ * The changed fields' values before the change.
+ */
+export type UserUpdatedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type UserUpdatedEventAllOfData = {
+  object: User;
+  /** The changed fields' values before the change. */
+  previous_attributes?: UserUpdatedEventAllOfDataPreviousAttributes;
+};
+
+export type UserUpdatedEventAllOf = {
+  type: 'user.updated';
+  data: UserUpdatedEventAllOfData;
+};
+
+/**
+ * The `user.updated` event.
+ */
+export type UserUpdatedEvent = EventEnvelope & UserUpdatedEventAllOf;
+
+export type UserDeletedEventAllOfData = {
+  object: User;
+};
+
+export type UserDeletedEventAllOf = {
+  type: 'user.deleted';
+  data: UserDeletedEventAllOfData;
+};
+
+/**
+ * The `user.deleted` event (the object as it was before it was deleted).
+ */
+export type UserDeletedEvent = EventEnvelope & UserDeletedEventAllOf;
+
+export type OrderCreatedEventAllOfData = {
+  object: Order;
+};
+
+export type OrderCreatedEventAllOf = {
+  type: 'order.created';
+  data: OrderCreatedEventAllOfData;
+};
+
+/**
+ * The `order.created` event.
+ */
+export type OrderCreatedEvent = EventEnvelope & OrderCreatedEventAllOf;
+
+/**
+ * The changed fields' values before the change.
+ */
+export type OrderUpdatedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type OrderUpdatedEventAllOfData = {
+  object: Order;
+  /** The changed fields' values before the change. */
+  previous_attributes?: OrderUpdatedEventAllOfDataPreviousAttributes;
+};
+
+export type OrderUpdatedEventAllOf = {
+  type: 'order.updated';
+  data: OrderUpdatedEventAllOfData;
+};
+
+/**
+ * The `order.updated` event.
+ */
+export type OrderUpdatedEvent = EventEnvelope & OrderUpdatedEventAllOf;
+
+export type OrderDeletedEventAllOfData = {
+  object: Order;
+};
+
+export type OrderDeletedEventAllOf = {
+  type: 'order.deleted';
+  data: OrderDeletedEventAllOfData;
+};
+
+/**
+ * The `order.deleted` event (the object as it was before it was deleted).
+ */
+export type OrderDeletedEvent = EventEnvelope & OrderDeletedEventAllOf;
+
 export interface AccountCreateParams {
   /**
    * @minLength 1
@@ -952,6 +1247,11 @@ while the first request still runs, 409 `idempotency_key_in_use`.
 
  */
 export type IdempotencyKeyParameter = string;
+
+/**
+ * `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`.
+ */
+export type ServiceSignatureParameter = string;
 
 export type ListCustomersParams = {
   /**
