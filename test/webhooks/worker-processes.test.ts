@@ -69,4 +69,17 @@ forEachDatabase('webhook worker processes', (engine) => {
     expect(ids).to.have.length(events.length);
     expect(new Set(ids).size).to.equal(events.length);
   });
+
+  it('on SIGTERM finishes the attempts in flight, records them, and leaves no lease behind', async function () {
+    this.timeout(60_000);
+    await withEvents(10, 500);
+    const worker = await startWorkerProcess(server.target);
+    workers.push(worker);
+    await until(() => receiver.received.length >= 1, 20_000, 'the first delivery');
+    await worker.stop('SIGTERM');
+    const attempts = await server.db.all<{ response_status: number | null }>('SELECT response_status FROM webhook_attempts');
+    expect(attempts.length).to.equal(receiver.received.length);
+    expect(attempts.every((attempt) => attempt.response_status === 200)).to.equal(true);
+    expect(await server.db.all('SELECT id FROM webhook_deliveries WHERE lease_owner IS NOT NULL')).to.deep.equal([]);
+  });
 });
