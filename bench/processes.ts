@@ -26,6 +26,36 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * Starts `node <args>` in `cwd` with `env` and keeps its last output; does not wait for anything
+ * (for a process without an HTTP server, e.g. a `ROLE=worker` process). `url` is `baseUrl`.
+ */
+export function startProcess(
+  name: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd = process.cwd(),
+  baseUrl = '',
+): ServerProcess {
+  const child = spawn(process.execPath, args, {
+    cwd,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
+  };
+  child.stdout!.on('data', keep);
+  child.stderr!.on('data', keep);
+  return { name, child, url: baseUrl, output: () => output };
+}
+
+/** Whether the process has exited (or was killed). */
+export function hasExited(server: ServerProcess): boolean {
+  return server.child.exitCode !== null || server.child.signalCode !== null;
+}
+
+/**
  * Starts `node <args>` in `cwd` on a free port (passed as `PORT`) and resolves once `GET readyPath`
  * answers 200. Rejects, with the process's output, if it exits first or is not ready in time.
  */
@@ -38,27 +68,17 @@ export async function startServer(
   timeoutMs = 30_000,
 ): Promise<ServerProcess> {
   const port = await freePort();
-  const child = spawn(process.execPath, args, {
-    cwd,
-    env: { ...process.env, ...env, PORT: String(port) },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const keep = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-OUTPUT_KEPT);
-  };
-  child.stdout!.on('data', keep);
-  child.stderr!.on('data', keep);
-  const server: ServerProcess = {
+  const server = startProcess(
     name,
-    child,
-    url: `http://127.0.0.1:${port}`,
-    output: () => output,
-  };
+    args,
+    { ...env, PORT: String(port) },
+    cwd,
+    `http://127.0.0.1:${port}`,
+  );
 
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) break;
+    if (hasExited(server)) break;
     const status = await fetch(server.url + readyPath).then(
       (res) => res.status,
       () => 0,
@@ -68,7 +88,7 @@ export async function startServer(
   }
   await stopServer(server);
   throw new Error(
-    `${name} did not become ready on ${server.url}${readyPath}. Its output:\n${output}`,
+    `${name} did not become ready on ${server.url}${readyPath}. Its output:\n${server.output()}`,
   );
 }
 

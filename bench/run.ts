@@ -3,9 +3,14 @@
  * 127.0.0.1, loaded in turn by autocannon (baseline, target, baseline, target, ...), so that a
  * noisy machine slows both. Prints a table and writes bench/last-results.json.
  *
+ * Then the webhook part (bench/webhooks.ts): delivery throughput of a fresh worker process and
+ * commit-to-receipt latency at idle, against a local receiver, in its own table.
+ *
  * Environment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (10),
  * BENCH_DEEP_ROWS (1000000), BENCH_DATABASE_URL (a Postgres URL: adds a pass on Postgres, in a
- * database created and dropped for it).
+ * database created and dropped for it), BENCH_WEBHOOK_EVENTS (2500),
+ * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_ONLY (`http` or `webhooks`: run only that part; the
+ * other part's results already in bench/last-results.json are kept).
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -15,6 +20,7 @@ import { measure, type LoadSettings, type Measurement, type Scenario } from './l
 import { startServer, stopServer, type ServerProcess } from './processes.js';
 import { formatPass, type Pass, type Row } from './report.js';
 import { createPostgresDatabase, insertCharges, type Store } from './store.js';
+import { formatWebhookPasses, runWebhookPass, type WebhookPass } from './webhooks.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = path.join(ROOT, 'bench', 'last-results.json');
@@ -34,6 +40,9 @@ const settings: LoadSettings = {
   seconds: numberFromEnv('BENCH_SECONDS', 5),
   warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 1),
 };
+const only = process.env.BENCH_ONLY || undefined;
+if (only !== undefined && only !== 'http' && only !== 'webhooks')
+  throw new Error('BENCH_ONLY must be http or webhooks');
 const deepRows = Math.floor(numberFromEnv('BENCH_DEEP_ROWS', 1_000_000));
 const deepDepth = Math.floor(deepRows * 0.999);
 
@@ -84,11 +93,9 @@ async function newestChargeId(server: ServerProcess): Promise<string> {
   return (json.data as Array<{ id: string }>)[0].id;
 }
 
-/** Runs every scenario against one database: the server is started on it, and stopped after. */
-async function runPass(baseline: ServerProcess, database: Pass['database']): Promise<Pass> {
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
-  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
-  const env: Record<string, string> = {
+/** The server's environment on a data directory (SQLite there; a pass may set DATABASE_URL). */
+function serverEnv(dataDir: string): Record<string, string> {
+  return {
     DATA_DIR: dataDir,
     BOOTSTRAP_API_KEY: API_KEY,
     LOG_LEVEL: 'warn',
@@ -97,6 +104,13 @@ async function runPass(baseline: ServerProcess, database: Pass['database']): Pro
     ADMIN_PASSWORD: 'bench-admin-password',
     DATABASE_URL: '',
   };
+}
+
+/** Runs every scenario against one database: the server is started on it, and stopped after. */
+async function runPass(baseline: ServerProcess, database: Pass['database']): Promise<Pass> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const env = serverEnv(dataDir);
   let store: Store = { kind: 'sqlite', filename: path.join(dataDir, 'payments.sqlite') };
   if (database === 'postgres') {
     const created = await createPostgresDatabase(process.env.BENCH_DATABASE_URL!);
@@ -243,24 +257,53 @@ function target(row: Row, text: string, value: number, minimum: number): void {
 
 async function main(): Promise<void> {
   const started = new Date();
-  const baseline = await startNode(
-    'baseline',
-    ['--import', 'tsx', 'bench/baseline-server.ts'],
-    {},
-    baselineScenario.path,
-  );
-  const passes = [await runPass(baseline, 'sqlite')];
-  if (process.env.BENCH_DATABASE_URL) passes.push(await runPass(baseline, 'postgres'));
-
-  console.log(passes.map(formatPass).join('\n\n'));
-  const failed = passes.flatMap((pass) => pass.rows).filter((row) => row.failures > 0);
-  if (failed.length)
-    console.log(`\nWARNING: failed requests in: ${failed.map((row) => row.name).join('; ')}`);
+  const databases: Array<Pass['database']> = ['sqlite'];
+  if (process.env.BENCH_DATABASE_URL) databases.push('postgres');
   const machine = { node: process.version, cpus: os.cpus().length, cpu: os.cpus()[0]?.model };
-  fs.writeFileSync(
-    RESULTS_FILE,
-    JSON.stringify({ started, machine, settings, deepRows, passes }, null, 2) + '\n',
-  );
+  const previous = fs.existsSync(RESULTS_FILE)
+    ? (JSON.parse(fs.readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>)
+    : {};
+  let results: Record<string, unknown> = { ...previous };
+
+  if (only !== 'webhooks') {
+    const baseline = await startNode(
+      'baseline',
+      ['--import', 'tsx', 'bench/baseline-server.ts'],
+      {},
+      baselineScenario.path,
+    );
+    const passes: Pass[] = [];
+    for (const database of databases) passes.push(await runPass(baseline, database));
+    await stopServer(baseline);
+
+    console.log(passes.map(formatPass).join('\n\n'));
+    const failed = passes.flatMap((pass) => pass.rows).filter((row) => row.failures > 0);
+    if (failed.length)
+      console.log(`\nWARNING: failed requests in: ${failed.map((row) => row.name).join('; ')}`);
+    results = { ...results, started, machine, settings, deepRows, passes };
+  }
+
+  if (only !== 'http') {
+    const webhookPasses: WebhookPass[] = [];
+    for (const database of databases) {
+      webhookPasses.push(
+        await runWebhookPass(
+          {
+            root: ROOT,
+            apiKey: API_KEY,
+            serverEnv,
+            onCleanup: (undo) => void cleanups.push(undo),
+          },
+          database,
+        ),
+      );
+    }
+    if (only !== 'webhooks') console.log('');
+    console.log(formatWebhookPasses(webhookPasses));
+    results = { ...results, webhooks: { started, machine, passes: webhookPasses } };
+  }
+
+  fs.writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2) + '\n');
   console.log(`\nWritten to ${path.relative(ROOT, RESULTS_FILE)}`);
 }
 

@@ -26,7 +26,7 @@ export interface WebhookWorker {
 }
 
 export function startWebhookWorker(deps: DispatchDeps, options: WorkerOptions = {}): WebhookWorker {
-  const concurrency = options.concurrency ?? 32;
+  const concurrency = options.concurrency ?? 64;
   const pollIntervalMs = options.pollIntervalMs ?? 50;
   const leaseMs = options.leaseMs ?? 60_000;
   const owner = `wrk_${randomBase62(16)}`;
@@ -46,7 +46,8 @@ export function startWebhookWorker(deps: DispatchDeps, options: WorkerOptions = 
   async function loop(): Promise<void> {
     while (running) {
       const capacity = concurrency - inFlight.size;
-      if (capacity === 0) {
+      // Claim in batches: one claim statement per half-pool of free slots, not one per slot.
+      if (capacity < concurrency / 2) {
         await Promise.race(inFlight.values());
         continue;
       }

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
 import { routeOperations } from '../../src/http/routes.js';
+import { loadSpec } from '../../src/spec.js';
 import { browserAvailable, launchBrowser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -34,7 +35,11 @@ describe('/docs in a real browser', function () {
     expect(await page.locator('.info .title').first().innerText()).to.contain('payments-api');
     // Each block's id is `operations-<tag>-<operationId>`; an operation with two tags shows twice.
     const ids = await page.locator('.opblock').evaluateAll((blocks) => blocks.map((b) => b.id.split('-').pop()));
-    expect(new Set(ids)).to.deep.equal(new Set(routeOperations().map((route) => route.operationId)));
+    // Every operation, and one block per event type of the spec's `webhooks` section.
+    const operationIds = routeOperations().map((route) => route.operationId);
+    expect(ids).to.include.members(operationIds);
+    const webhooks = Object.keys((loadSpec() as { webhooks?: object }).webhooks ?? {});
+    expect(new Set(ids).size).to.equal(operationIds.length + webhooks.length);
     expect(problems).to.deep.equal([]);
     await page.screenshot({ path: process.env.DOCS_SCREENSHOT ?? '/tmp/payments-docs.png' });
   });
