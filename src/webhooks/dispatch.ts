@@ -60,7 +60,10 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
       manual,
     });
     if (succeeded) {
-      await tx.run('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ? AND failing_since IS NOT NULL', [endpoint.id]);
+      // Ends a run of failures (read with the endpoint, so the usual case costs no statement).
+      if (endpoint.failing_since != null) {
+        await tx.run('UPDATE webhook_endpoints SET failing_since = NULL WHERE id = ?', [endpoint.id]);
+      }
       await complete({ db: tx, clock }, delivery, owner, { status: 'succeeded', last_response_status: result.status!, last_error: null });
       return false;
     }
