@@ -5,20 +5,8 @@ import express from 'express';
 import { createWebhookHandler } from '../../sdk/src/index.js';
 import { aCharge } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-
-async function eventually(check: () => unknown, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      await check();
-      return;
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
 
 forEachDatabase('SDK webhook handler as a consumer', (engine) => {
   let server: TestServer;

@@ -2,19 +2,8 @@ import { expect } from 'chai';
 import { expectError } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
-
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
-}
 
 forEachDatabase('webhook deliveries API', (engine) => {
   let server: TestServer;

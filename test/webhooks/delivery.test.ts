@@ -4,6 +4,7 @@ import { verifyWebhook, WebhookSignatureError } from '../../sdk/src/index.js';
 import { aCharge } from '../helpers/builders.js';
 import { startCaptureReceiver, type CapturedRequest } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const FAST = [0.05, 0.05, 0.05];
@@ -12,19 +13,6 @@ async function anEndpoint(server: TestServer, url: string, events: string[] = ['
   const res = await server.api.post('/v1/webhook_endpoints', { url, enabled_events: events });
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return res.body;
-}
-
-/** Polls until `check` passes (deliveries complete asynchronously). */
-async function eventually(check: () => Promise<void>, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-  }
 }
 
 function standardWebhooksSignature(request: CapturedRequest, secret: string): string {

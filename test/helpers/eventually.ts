@@ -1,0 +1,13 @@
+/** Retries `check` until it stops throwing (deliveries complete asynchronously), or rethrows after `timeoutMs`. */
+export async function eventually(check: () => unknown, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      await check();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+}
