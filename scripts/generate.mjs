@@ -8,4 +8,5 @@ const run = (cmd, args) => execFileSync(bin(cmd), args, { stdio: ['ignore', 'ign
 
 run('openapi-typescript', ['openapi/openapi.yaml', '-o', 'generated/openapi.ts']);
 run('orval', ['--config', 'orval.config.ts']);
+run('graphql-codegen', ['--config', 'codegen.ts', '--silent']);
 run('prettier', ['--log-level', 'warn', '--write', 'generated', 'sdk/src/generated']);
