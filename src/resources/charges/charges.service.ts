@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
-import { initialMetadata, mergeMetadata } from '../shared/metadata.js';
+import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { findCharge, insertCharge, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
@@ -74,7 +74,7 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
   const current = await requireCharge(ctx, id);
   const updated = await updateChargeDetails(ctx.db, ctx.accountId, id, {
     description: params.description === undefined ? current.description : params.description,
-    metadata: JSON.stringify(mergeMetadata(JSON.parse(current.metadata), params.metadata)),
+    metadata: updatedMetadata(current.metadata, params.metadata),
   });
   if (!updated) throw notFound('charge', id);
   const after = toChargeResource(updated);

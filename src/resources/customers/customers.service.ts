@@ -3,7 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { recordEvent } from '../events/events.service.js';
-import { initialMetadata, mergeMetadata } from '../shared/metadata.js';
+import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import {
@@ -57,7 +57,7 @@ export function updateCustomer(ctx: RequestContext, id: string, params: Customer
     name: params.name === undefined ? current.name : params.name,
     description: params.description === undefined ? current.description : params.description,
     phone: params.phone === undefined ? current.phone : params.phone,
-    metadata: JSON.stringify(mergeMetadata(JSON.parse(current.metadata), params.metadata)),
+    metadata: updatedMetadata(current.metadata, params.metadata),
   }));
 }
 

@@ -3,7 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { recordEvent } from '../events/events.service.js';
-import { initialMetadata, mergeMetadata } from '../shared/metadata.js';
+import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { requireUser } from '../users/users.service.js';
@@ -54,7 +54,7 @@ export async function updateOrder(ctx: RequestContext, userId: string, id: strin
     currency: params.currency?.toLowerCase() ?? current.currency,
     description: params.description === undefined ? current.description : params.description,
     status: params.status ?? current.status,
-    metadata: JSON.stringify(mergeMetadata(JSON.parse(current.metadata), params.metadata)),
+    metadata: updatedMetadata(current.metadata, params.metadata),
   });
   if (!updated) throw notFound('order', id, 'order_id');
   const after = toOrderResource(updated);

@@ -21,3 +21,8 @@ export function mergeMetadata(current: Metadata, patch: Metadata | undefined): M
   }
   return next;
 }
+
+/** The stored metadata after an update: `current` is the column's JSON text. */
+export function updatedMetadata(current: string, patch: Metadata | undefined): string {
+  return JSON.stringify(mergeMetadata(parseMetadata(current), patch));
+}

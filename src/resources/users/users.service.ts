@@ -3,7 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { recordEvent } from '../events/events.service.js';
-import { initialMetadata, mergeMetadata } from '../shared/metadata.js';
+import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { deleteUserRow, findUser, insertUser, listUserRows, updateUserRow, type UserFields, type UserRow } from './users.repo.js';
@@ -40,7 +40,7 @@ export function updateUser(ctx: RequestContext, id: string, params: UserUpdatePa
   return writeUpdate(ctx, id, (current) => ({
     email: params.email ?? current.email,
     name: params.name === undefined ? current.name : params.name,
-    metadata: JSON.stringify(mergeMetadata(JSON.parse(current.metadata), params.metadata)),
+    metadata: updatedMetadata(current.metadata, params.metadata),
   }));
 }
 

@@ -3,7 +3,7 @@ import { ApiError, notFound } from '../../domain/errors.js';
 import { newId, randomBase62 } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { webhookUrlProblem } from '../../webhooks/ssrf.js';
-import { initialMetadata, mergeMetadata } from '../shared/metadata.js';
+import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import {
   deleteWebhookEndpointRow,
@@ -70,7 +70,7 @@ export async function updateWebhookEndpoint(
     description: params.description === undefined ? current.description : params.description,
     enabled_events: params.enabled_events ? serializeEvents(params.enabled_events) : current.enabled_events,
     status: params.disabled === undefined ? current.status : params.disabled ? 'disabled' : 'enabled',
-    metadata: JSON.stringify(mergeMetadata(JSON.parse(current.metadata), params.metadata)),
+    metadata: updatedMetadata(current.metadata, params.metadata),
   });
   if (!updated) throw notFound('webhook endpoint', id);
   return toWebhookEndpointResource(updated);
