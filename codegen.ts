@@ -14,6 +14,16 @@ const config: CodegenConfig = {
         emitLegacyCommonJSImports: false,
         enumsAsTypes: true,
         scalars: { Metadata: 'Record<string, string>', JSON: 'unknown' },
+        // Resolvers receive the REST resources the services return; field resolvers rename them.
+        contextType: '../src/graphql/context.js#GraphQLContext',
+        mapperTypeSuffix: 'Resource',
+        mappers: {
+          Customer: '../src/resources/customers/customers.mapper.js#Customer',
+          Charge: '../src/resources/charges/charges.mapper.js#Charge',
+          Refund: '../src/resources/refunds/refunds.mapper.js#Refund',
+          Event: '../src/resources/events/events.mapper.js#Event',
+          WebhookEndpoint: '../src/resources/webhook-endpoints/webhook-endpoints.mapper.js#WebhookEndpoint',
+        },
       },
     },
   },

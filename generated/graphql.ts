@@ -1,6 +1,13 @@
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
+import type { Customer as CustomerResource } from '../src/resources/customers/customers.mapper.js';
+import type { Charge as ChargeResource } from '../src/resources/charges/charges.mapper.js';
+import type { Refund as RefundResource } from '../src/resources/refunds/refunds.mapper.js';
+import type { Event as EventResource } from '../src/resources/events/events.mapper.js';
+import type { WebhookEndpoint as WebhookEndpointResource } from '../src/resources/webhook-endpoints/webhook-endpoints.mapper.js';
+import type { GraphQLContext } from '../src/graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
+export type Omit<T, K extends keyof T> = Pick<T, Exclude<keyof T, K>>;
 export type RequireFields<T, K extends keyof T> = Omit<T, K> & { [P in K]-?: NonNullable<T[P]> };
 /** All built-in and custom scalars, mapped to their actual values */
 export type Scalars = {
@@ -111,58 +118,118 @@ export type Event = Node & {
   type: Scalars['String']['output'];
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type Mutation = {
   __typename?: 'Mutation';
-  /** A declined card is an error with code card_declined; the failed charge is recorded. */
-  createCharge: Charge;
-  createCustomer: Customer;
-  createRefund: Refund;
-  createWebhookEndpoint: WebhookEndpointWithSecret;
-  deleteCustomer: DeletedObject;
-  deleteWebhookEndpoint: DeletedObject;
-  updateCharge: Charge;
-  updateCustomer: Customer;
-  updateWebhookEndpoint: WebhookEndpoint;
+  /** A declined card is an error with code card_declined and the failed charge's id in `extensions.charge`; the failed charge is recorded. */
+  createCharge?: Maybe<Charge>;
+  createCustomer?: Maybe<Customer>;
+  createRefund?: Maybe<Refund>;
+  createWebhookEndpoint?: Maybe<WebhookEndpointWithSecret>;
+  deleteCustomer?: Maybe<DeletedObject>;
+  deleteWebhookEndpoint?: Maybe<DeletedObject>;
+  updateCharge?: Maybe<Charge>;
+  updateCustomer?: Maybe<Customer>;
+  updateWebhookEndpoint?: Maybe<WebhookEndpoint>;
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationCreateChargeArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   input: CreateChargeInput;
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationCreateCustomerArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   input: CustomerInput;
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationCreateRefundArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   input: CreateRefundInput;
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationCreateWebhookEndpointArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   input: WebhookEndpointInput;
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationDeleteCustomerArgs = {
   id: Scalars['ID']['input'];
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationDeleteWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationUpdateChargeArgs = {
   id: Scalars['ID']['input'];
   input: UpdateChargeInput;
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationUpdateCustomerArgs = {
   id: Scalars['ID']['input'];
   input: CustomerInput;
 };
 
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationUpdateWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
   input: WebhookEndpointUpdateInput;
@@ -371,23 +438,26 @@ export type DirectiveResolverFn<
 
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
-  Node: Charge | Customer | Event | Refund | WebhookEndpoint;
+  Node:
+    ChargeResource | CustomerResource | EventResource | RefundResource | WebhookEndpointResource;
 };
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   Card: ResolverTypeWrapper<Card>;
-  Charge: ResolverTypeWrapper<Charge>;
-  ChargeConnection: ResolverTypeWrapper<ChargeConnection>;
-  ChargeEdge: ResolverTypeWrapper<ChargeEdge>;
+  Charge: ResolverTypeWrapper<ChargeResource>;
+  ChargeConnection: ResolverTypeWrapper<
+    Omit<ChargeConnection, 'edges'> & { edges: Array<ResolversTypes['ChargeEdge']> }
+  >;
+  ChargeEdge: ResolverTypeWrapper<Omit<ChargeEdge, 'node'> & { node: ResolversTypes['Charge'] }>;
   ChargeState: ChargeState;
   CreateChargeInput: CreateChargeInput;
   CreateRefundInput: CreateRefundInput;
-  Customer: ResolverTypeWrapper<Customer>;
+  Customer: ResolverTypeWrapper<CustomerResource>;
   CustomerInput: CustomerInput;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
-  Event: ResolverTypeWrapper<Event>;
+  Event: ResolverTypeWrapper<EventResource>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
@@ -396,29 +466,33 @@ export type ResolversTypes = {
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
-  Refund: ResolverTypeWrapper<Refund>;
+  Refund: ResolverTypeWrapper<RefundResource>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateChargeInput: UpdateChargeInput;
-  WebhookEndpoint: ResolverTypeWrapper<WebhookEndpoint>;
+  WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointResource>;
   WebhookEndpointInput: WebhookEndpointInput;
   WebhookEndpointUpdateInput: WebhookEndpointUpdateInput;
-  WebhookEndpointWithSecret: ResolverTypeWrapper<WebhookEndpointWithSecret>;
+  WebhookEndpointWithSecret: ResolverTypeWrapper<
+    Omit<WebhookEndpointWithSecret, 'endpoint'> & { endpoint: ResolversTypes['WebhookEndpoint'] }
+  >;
 };
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
   Boolean: Scalars['Boolean']['output'];
   Card: Card;
-  Charge: Charge;
-  ChargeConnection: ChargeConnection;
-  ChargeEdge: ChargeEdge;
+  Charge: ChargeResource;
+  ChargeConnection: Omit<ChargeConnection, 'edges'> & {
+    edges: Array<ResolversParentTypes['ChargeEdge']>;
+  };
+  ChargeEdge: Omit<ChargeEdge, 'node'> & { node: ResolversParentTypes['Charge'] };
   CreateChargeInput: CreateChargeInput;
   CreateRefundInput: CreateRefundInput;
-  Customer: Customer;
+  Customer: CustomerResource;
   CustomerInput: CustomerInput;
   DeletedObject: DeletedObject;
-  Event: Event;
+  Event: EventResource;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
@@ -427,18 +501,20 @@ export type ResolversParentTypes = {
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   PageInfo: PageInfo;
   Query: Record<PropertyKey, never>;
-  Refund: Refund;
+  Refund: RefundResource;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateChargeInput: UpdateChargeInput;
-  WebhookEndpoint: WebhookEndpoint;
+  WebhookEndpoint: WebhookEndpointResource;
   WebhookEndpointInput: WebhookEndpointInput;
   WebhookEndpointUpdateInput: WebhookEndpointUpdateInput;
-  WebhookEndpointWithSecret: WebhookEndpointWithSecret;
+  WebhookEndpointWithSecret: Omit<WebhookEndpointWithSecret, 'endpoint'> & {
+    endpoint: ResolversParentTypes['WebhookEndpoint'];
+  };
 };
 
 export type CardResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Card'] = ResolversParentTypes['Card'],
 > = {
   brand?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -446,7 +522,7 @@ export type CardResolvers<
 };
 
 export type ChargeResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Charge'] = ResolversParentTypes['Charge'],
 > = {
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -468,7 +544,7 @@ export type ChargeResolvers<
 };
 
 export type ChargeConnectionResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['ChargeConnection'] =
     ResolversParentTypes['ChargeConnection'],
 > = {
@@ -477,7 +553,7 @@ export type ChargeConnectionResolvers<
 };
 
 export type ChargeEdgeResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['ChargeEdge'] = ResolversParentTypes['ChargeEdge'],
 > = {
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -485,7 +561,7 @@ export type ChargeEdgeResolvers<
 };
 
 export type CustomerResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer'],
 > = {
   charges?: Resolver<
@@ -505,7 +581,7 @@ export type CustomerResolvers<
 };
 
 export type DeletedObjectResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['DeletedObject'] = ResolversParentTypes['DeletedObject'],
 > = {
   deleted?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -513,7 +589,7 @@ export type DeletedObjectResolvers<
 };
 
 export type EventResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Event'] = ResolversParentTypes['Event'],
 > = {
   apiVersion?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -537,59 +613,59 @@ export interface MetadataScalarConfig extends GraphQLScalarTypeConfig<
 }
 
 export type MutationResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation'],
 > = {
   createCharge?: Resolver<
-    ResolversTypes['Charge'],
+    Maybe<ResolversTypes['Charge']>,
     ParentType,
     ContextType,
     RequireFields<MutationCreateChargeArgs, 'input'>
   >;
   createCustomer?: Resolver<
-    ResolversTypes['Customer'],
+    Maybe<ResolversTypes['Customer']>,
     ParentType,
     ContextType,
     RequireFields<MutationCreateCustomerArgs, 'input'>
   >;
   createRefund?: Resolver<
-    ResolversTypes['Refund'],
+    Maybe<ResolversTypes['Refund']>,
     ParentType,
     ContextType,
     RequireFields<MutationCreateRefundArgs, 'input'>
   >;
   createWebhookEndpoint?: Resolver<
-    ResolversTypes['WebhookEndpointWithSecret'],
+    Maybe<ResolversTypes['WebhookEndpointWithSecret']>,
     ParentType,
     ContextType,
     RequireFields<MutationCreateWebhookEndpointArgs, 'input'>
   >;
   deleteCustomer?: Resolver<
-    ResolversTypes['DeletedObject'],
+    Maybe<ResolversTypes['DeletedObject']>,
     ParentType,
     ContextType,
     RequireFields<MutationDeleteCustomerArgs, 'id'>
   >;
   deleteWebhookEndpoint?: Resolver<
-    ResolversTypes['DeletedObject'],
+    Maybe<ResolversTypes['DeletedObject']>,
     ParentType,
     ContextType,
     RequireFields<MutationDeleteWebhookEndpointArgs, 'id'>
   >;
   updateCharge?: Resolver<
-    ResolversTypes['Charge'],
+    Maybe<ResolversTypes['Charge']>,
     ParentType,
     ContextType,
     RequireFields<MutationUpdateChargeArgs, 'id' | 'input'>
   >;
   updateCustomer?: Resolver<
-    ResolversTypes['Customer'],
+    Maybe<ResolversTypes['Customer']>,
     ParentType,
     ContextType,
     RequireFields<MutationUpdateCustomerArgs, 'id' | 'input'>
   >;
   updateWebhookEndpoint?: Resolver<
-    ResolversTypes['WebhookEndpoint'],
+    Maybe<ResolversTypes['WebhookEndpoint']>,
     ParentType,
     ContextType,
     RequireFields<MutationUpdateWebhookEndpointArgs, 'id' | 'input'>
@@ -597,7 +673,7 @@ export type MutationResolvers<
 };
 
 export type NodeResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node'],
 > = {
   __resolveType: TypeResolveFn<
@@ -608,7 +684,7 @@ export type NodeResolvers<
 };
 
 export type PageInfoResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['PageInfo'] = ResolversParentTypes['PageInfo'],
 > = {
   endCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -618,7 +694,7 @@ export type PageInfoResolvers<
 };
 
 export type QueryResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Query'] = ResolversParentTypes['Query'],
 > = {
   charge?: Resolver<
@@ -654,7 +730,7 @@ export type QueryResolvers<
 };
 
 export type RefundResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Refund'] = ResolversParentTypes['Refund'],
 > = {
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -668,7 +744,7 @@ export type RefundResolvers<
 };
 
 export type SubscriptionResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription'],
 > = {
   events?: SubscriptionResolver<
@@ -681,7 +757,7 @@ export type SubscriptionResolvers<
 };
 
 export type WebhookEndpointResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['WebhookEndpoint'] =
     ResolversParentTypes['WebhookEndpoint'],
 > = {
@@ -696,7 +772,7 @@ export type WebhookEndpointResolvers<
 };
 
 export type WebhookEndpointWithSecretResolvers<
-  ContextType = any,
+  ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['WebhookEndpointWithSecret'] =
     ResolversParentTypes['WebhookEndpointWithSecret'],
 > = {
@@ -704,7 +780,7 @@ export type WebhookEndpointWithSecretResolvers<
   secret?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
-export type Resolvers<ContextType = any> = {
+export type Resolvers<ContextType = GraphQLContext> = {
   Card?: CardResolvers<ContextType>;
   Charge?: ChargeResolvers<ContextType>;
   ChargeConnection?: ChargeConnectionResolvers<ContextType>;

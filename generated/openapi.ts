@@ -1159,6 +1159,12 @@ export interface components {
     /** @description An object's id, a prefix and random base62 characters. */
     ObjectId: string;
     /**
+     * @description Fields of the response to expand: each field holding an id is replaced by the object it
+     *     names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+     *     cannot be expanded answers 400 `parameter_invalid` naming it.
+     */
+    ExpandPaths: string[];
+    /**
      * Format: int64
      * @description Unix time in seconds.
      */
@@ -1248,8 +1254,15 @@ export interface components {
        */
       amount_refunded: number;
       currency: components['schemas']['Currency'];
-      /** @description The id of the customer charged, if any (kept after the customer is deleted). */
-      customer: components['schemas']['ObjectId'] | null;
+      /**
+       * @description The customer charged, if any: its id, or the customer itself with `expand[]=customer`.
+       *     The id is kept after the customer is deleted, and then expands to the deleted customer.
+       */
+      customer:
+        | components['schemas']['ObjectId']
+        | components['schemas']['Customer']
+        | components['schemas']['DeletedCustomer']
+        | null;
       description: string | null;
       metadata: components['schemas']['Metadata'];
       /** @description Whether the charge succeeded. */
@@ -1276,10 +1289,12 @@ export interface components {
       customer?: components['schemas']['ObjectId'];
       description?: string;
       metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
     };
     ChargeUpdateParams: {
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
     };
     ChargeList: components['schemas']['ListFields'] & {
       data: components['schemas']['Charge'][];
@@ -1293,7 +1308,8 @@ export interface components {
       created: components['schemas']['Timestamp'];
       livemode: components['schemas']['Livemode'];
       amount: components['schemas']['Amount'];
-      charge: components['schemas']['ObjectId'];
+      /** @description The refunded charge's id, or the charge itself with `expand[]=charge`. */
+      charge: components['schemas']['ObjectId'] | components['schemas']['Charge'];
       currency: components['schemas']['Currency'];
       reason: components['schemas']['RefundReason'] | null;
       /** @enum {string} */
@@ -1305,6 +1321,7 @@ export interface components {
       amount?: components['schemas']['Amount'];
       reason?: components['schemas']['RefundReason'];
       metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
     };
     RefundList: components['schemas']['ListFields'] & {
       data: components['schemas']['Refund'][];
@@ -1901,6 +1918,16 @@ export interface components {
     /** @description A cursor: the id of the first object of the next page; returns newer objects. */
     EndingBefore: components['schemas']['ObjectId'];
     /**
+     * @description Fields to expand into the objects they name, one per `expand[]`
+     *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+     */
+    Expand: components['schemas']['ExpandPaths'];
+    /**
+     * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+     *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+     */
+    ExpandList: components['schemas']['ExpandPaths'];
+    /**
      * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
      *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
      *     while the first request still runs, 409 `idempotency_key_in_use`.
@@ -2194,6 +2221,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
       };
       header?: never;
       path: {
@@ -2233,6 +2265,11 @@ export interface operations {
         ending_before?: components['parameters']['EndingBefore'];
         /** @description Only charges of this customer. */
         customer?: components['schemas']['ObjectId'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
       };
       header?: never;
       path?: never;
@@ -2301,7 +2338,13 @@ export interface operations {
   };
   retrieveCharge: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
       header?: never;
       path: {
         /** @description The charge's id (`ch_…`). */
@@ -2419,6 +2462,11 @@ export interface operations {
         ending_before?: components['parameters']['EndingBefore'];
         /** @description Only refunds of this charge. */
         charge?: components['schemas']['ObjectId'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
       };
       header?: never;
       path?: never;
@@ -2486,7 +2534,13 @@ export interface operations {
   };
   retrieveRefund: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
       header?: never;
       path: {
         /** @description The refund's id (`re_…`). */

@@ -1,9 +1,14 @@
 import express, { type Express, type Request } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import helmet from 'helmet';
+import type { Registry } from 'prom-client';
 import type { ServiceSettings } from './config.js';
 import type { Database } from './db/database.js';
+import { createDashboardRouter } from './dashboard/dashboard.router.js';
 import { createDocsRouter } from './docs/docs.router.js';
+import { createGraphiQLRouter } from './graphql/graphiql.router.js';
+import type { EventStream } from './events/event-stream.js';
+import { createGraphQLRouter } from './graphql/http-handler.js';
 import type { Clock } from './domain/clock.js';
 import type { Authenticator, AuthResult } from './http/auth.js';
 import { bindOperation, dispatchOperations } from './http/binder.js';
@@ -14,8 +19,12 @@ import type { Handler, OperationId } from './http/operations.js';
 import { assignRequestId } from './http/request-id.js';
 import { routeOperations } from './http/routes.js';
 import { cacheValidatorRoutePatterns } from './http/validator-route-cache.js';
+import { limitRequestsPerCredential, type RateLimiter } from './http/rate-limit.js';
 import { negotiateVersion } from './http/versioning.js';
 import { logRequests, type Logger } from './logger.js';
+import { measureRequests } from './metrics/measure-requests.js';
+import { serveMetrics } from './metrics/metrics-endpoint.js';
+import { RequestMetrics } from './metrics/request-metrics.js';
 import { loadSpec } from './spec.js';
 
 export interface AppDeps {
@@ -26,6 +35,17 @@ export interface AppDeps {
   idempotencyTtlSeconds: number;
   validateResponses: boolean;
   settings: ServiceSettings;
+  /** Counts API requests per credential; undefined: no rate limits (`RATE_LIMIT_PER_SECOND=0`, most tests). */
+  rateLimiter?: RateLimiter;
+  /** The live feed of committed events (GraphQL subscriptions read it; the HTTP door only passes it on). */
+  eventStream: EventStream;
+  /** Accept only trusted persisted GraphQL documents (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
+  graphqlTrustedDocumentsOnly?: boolean;
+  /**
+   * The process's metrics registry: `GET /metrics` serves it (admin HTTP Basic unless `public`) and
+   * every API request is counted and timed in it. Undefined: neither (most tests).
+   */
+  metrics?: { registry: Registry; public: boolean };
 }
 
 /**
@@ -58,10 +78,22 @@ export function createApp(deps: AppDeps): Express {
   if (deps.logger.isLevelEnabled('info')) app.use(logRequests(deps.logger));
   // Pages first, with helmet's full set of headers for HTML; everything after answers JSON.
   app.use(createDocsRouter());
+  app.use(createGraphiQLRouter());
+  app.use(createDashboardRouter());
   app.use(jsonSecurityHeaders);
   app.use(healthChecks(deps.db));
-  app.use(negotiateVersion);
   const routes = routeOperations();
+  if (deps.metrics) {
+    const { registry } = deps.metrics;
+    app.use(serveMetrics({ registry, authorize: deps.metrics.public ? undefined : deps.auth.adminBasic }));
+    // After pages, probes and scrapes, which are not API traffic; before everything else, so that the
+    // duration covers the whole pipeline and 404s, 429s and GraphQL are counted too.
+    app.use(measureRequests(new RequestMetrics(registry, routes)));
+  }
+  app.use(negotiateVersion);
+  // Before bodies and validation, so a refused request costs one counter update and nothing more.
+  if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));
+  app.use(createGraphQLRouter({ ...deps, trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false }));
   app.use(createBodyReader(routes));
   cacheValidatorRoutePatterns();
   app.use(

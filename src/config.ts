@@ -1,4 +1,5 @@
 import path from 'node:path';
+import type { RateLimitWindow } from './db/rate-limit-store.js';
 import { parseRetrySchedule } from './webhooks/retry-policy.js';
 
 /** Which parts run in this process: the HTTP API, the webhook worker, or both. */
@@ -19,6 +20,11 @@ export interface Config {
   nodeEnv: string;
   /** How long an idempotency key and its stored response are kept. */
   idempotencyTtlSeconds: number;
+  /**
+   * Requests per API key and window (`RATE_LIMIT_PER_SECOND` × `RATE_LIMIT_WINDOW_SECONDS`),
+   * counted across every API process; undefined when `RATE_LIMIT_PER_SECOND=0` turns limits off.
+   */
+  rateLimit: RateLimitWindow | undefined;
   /** Validate every response against the spec (on in tests; a 500 on mismatch). */
   validateResponses: boolean;
   /** How long a worker holds a claimed delivery before another may take it (its worker died). */
@@ -30,6 +36,22 @@ export interface Config {
   /** Where failure notices are sent (`smtp://…`); unset: they are logged. */
   smtpUrl: string | undefined;
   mailFrom: string;
+  /**
+   * `GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true`: `/graphql` runs only documents an operator registered
+   * (`npm run graphql:persist`), by hash or `documentId`; query text and client registrations
+   * (automatic persisted queries) are refused. Default false.
+   */
+  graphqlTrustedDocumentsOnly: boolean;
+  /**
+   * `METRICS_PUBLIC=true`: `/metrics` answers without the admin credentials (a scraper on a private
+   * network that cannot send HTTP Basic). Default false: the admin credentials are required.
+   */
+  metricsPublic: boolean;
+  /**
+   * `METRICS_PORT`: where a `ROLE=worker` process, which has no API port, serves `GET /metrics` (on
+   * `HOST`). Unset: such a worker serves none. The API roles serve `/metrics` on `PORT`.
+   */
+  metricsPort: number | undefined;
   /** Settings the services read (see `ServiceSettings`). */
   settings: ServiceSettings;
 }
@@ -45,6 +67,17 @@ function integer(name: string, value: string | undefined, fallback: number): num
   const parsed = Number(value);
   if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a whole number, got "${value}"`);
   return parsed;
+}
+
+/**
+ * A window longer than a second is the burst allowance: 100/s over 5 s lets a key send 500 at once,
+ * then nothing until the window ends.
+ */
+function rateLimit(env: NodeJS.ProcessEnv): RateLimitWindow | undefined {
+  const perSecond = integer('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 100);
+  const windowSeconds = integer('RATE_LIMIT_WINDOW_SECONDS', env.RATE_LIMIT_WINDOW_SECONDS, 1);
+  if (windowSeconds < 1) throw new Error('RATE_LIMIT_WINDOW_SECONDS must be at least 1');
+  return perSecond === 0 ? undefined : { points: perSecond * windowSeconds, durationSeconds: windowSeconds };
 }
 
 function role(value: string | undefined): Role {
@@ -77,12 +110,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: env.LOG_LEVEL || 'info',
     nodeEnv,
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
+    rateLimit: rateLimit(env),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
     webhookLeaseSeconds: integer('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 60),
     webhookRetryScheduleSeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookDisableAfterSeconds: integer('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400),
     smtpUrl: env.SMTP_URL || undefined,
     mailFrom: env.MAIL_FROM || 'payments-api <no-reply@localhost>',
+    graphqlTrustedDocumentsOnly: env.GRAPHQL_TRUSTED_DOCUMENTS_ONLY === 'true',
+    metricsPublic: env.METRICS_PUBLIC === 'true',
+    metricsPort: env.METRICS_PORT ? integer('METRICS_PORT', env.METRICS_PORT, 0) : undefined,
     settings: { webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' },
   };
 }

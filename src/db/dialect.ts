@@ -28,3 +28,25 @@ export function forUpdate(dialect: Dialect): string {
 export function forUpdateSkipLocked(dialect: Dialect): string {
   return dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
 }
+
+/** The Postgres channel on which committed events are announced (see src/events/event-notification.ts). */
+export const EVENTS_CHANNEL = 'payments_events';
+
+/**
+ * The statement that announces a recorded event to the other processes, taking the payload as its
+ * one parameter; `null` where there is nothing to announce (SQLite: readers poll the `events` table).
+ * On Postgres, `pg_notify` inside the transaction is delivered when, and only if, it commits.
+ */
+export function eventAnnouncement(dialect: Dialect): string | null {
+  return dialect === 'postgres' ? `SELECT pg_notify('${EVENTS_CHANNEL}', ?)` : null;
+}
+
+/**
+ * `<column> IN (…)` against one parameter holding a JSON array of strings, so that a list of any
+ * length is one prepared statement rather than one statement per length.
+ */
+export function inJsonArray(dialect: Dialect, column: string): string {
+  return dialect === 'postgres'
+    ? `${column} IN (SELECT json_array_elements_text(?::json))`
+    : `${column} IN (SELECT value FROM json_each(?))`;
+}

@@ -42,6 +42,8 @@ export function startCheckpointer(filename: string): { stop(): Promise<void> } {
   return {
     async stop() {
       const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+      // Held while stopping, so that a process with nothing else left (a CLI) waits for the thread.
+      worker.ref();
       worker.postMessage('stop');
       await exited;
     },

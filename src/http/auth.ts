@@ -25,20 +25,24 @@ export interface AuthFailure {
 export function createAuthenticator(db: Queryable, adminDigest: Buffer) {
   const keys = new LRUCache<string, string>({ max: 10_000, ttl: 60_000 });
 
+  /** The value of an `Authorization` header (HTTP, or a WebSocket's `connection_init` payload). */
+  const bearer = async (authorization: string | undefined): Promise<AuthResult> => {
+    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+    if (!match) return unusableCredentials('apiKey', authorization);
+    const apiKey = match[1];
+    let accountId = keys.get(apiKey);
+    if (!accountId) {
+      accountId = (await findApiKeyByHash(db, hashApiKey(apiKey)))?.account_id;
+      if (!accountId) return fail('api_key_invalid', `Invalid API key provided: ${redact(apiKey)}`);
+      keys.set(apiKey, accountId);
+    }
+    return { ok: true, principal: { kind: 'account', accountId } };
+  };
+
   return {
-    /** `Authorization: Bearer sk_test_…`. */
-    async apiKey(req: Request): Promise<AuthResult> {
-      const match = /^Bearer\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-      if (!match) return unusableCredentials('apiKey', req.headers.authorization);
-      const apiKey = match[1];
-      let accountId = keys.get(apiKey);
-      if (!accountId) {
-        accountId = (await findApiKeyByHash(db, hashApiKey(apiKey)))?.account_id;
-        if (!accountId) return fail('api_key_invalid', `Invalid API key provided: ${redact(apiKey)}`);
-        keys.set(apiKey, accountId);
-      }
-      return { ok: true, principal: { kind: 'account', accountId } };
-    },
+    /** `Authorization: Bearer sk_test_…` on an HTTP request. */
+    apiKey: (req: Request): Promise<AuthResult> => bearer(req.headers.authorization),
+    bearer,
 
     /** `Authorization: Basic …` with the operator's credentials, compared in constant time. */
     async adminBasic(req: Request): Promise<AuthResult> {

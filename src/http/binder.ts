@@ -4,7 +4,7 @@ import type { ServiceSettings } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../domain/errors.js';
 import './request-state.js';
-import { runIdempotent } from './idempotency.js';
+import { runIdempotent, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, RequestContext } from './operations.js';
 import { requestIdOf } from './request-id.js';
 import type { RouteOperation } from './routes.js';
@@ -36,29 +36,49 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};
     const input = { path, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
-    if (route.method === 'get') return send(res, await handler(input));
-
-    const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
-    if (route.method === 'post' && idempotencyKey) {
-      const { response, replayed } = await runIdempotent(
-        deps.db,
-        {
-          accountId: ctx.accountId,
-          key: idempotencyKey,
-          requestId: ctx.requestId,
-          method: req.method,
-          path: req.path,
-          body: input.body,
-          nowMs: deps.clock.nowMs(),
-          ttlSeconds: deps.idempotencyTtlSeconds,
-        },
-        execute,
-      );
-      if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-      return send(res, response);
-    }
-    send(res, await deps.db.transaction(execute));
+    const { response, replayed } = await runOperation(deps, handler, input, { method: route.method, path: req.path });
+    if (replayed) res.setHeader('Idempotent-Replayed', 'true');
+    send(res, response);
   };
+}
+
+/** Where an operation is being called: its method, and the path a stored idempotent response is bound to. */
+export interface OperationCall {
+  method: RouteOperation['method'];
+  path: string;
+}
+
+/**
+ * Runs one operation as both doors (REST and GraphQL) must: a read on the database; a change in
+ * one transaction, its events included; a POST with an `Idempotency-Key` through the idempotency
+ * layer, which may answer with the stored response instead (`replayed`).
+ */
+export async function runOperation(
+  deps: BinderDeps,
+  handler: Handler<OperationId>,
+  input: OperationInput<OperationId>,
+  call: OperationCall,
+): Promise<{ response: StoredResponse; replayed: boolean }> {
+  const { ctx } = input;
+  if (call.method === 'get') return { response: await handler(input), replayed: false };
+  const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
+  if (call.method === 'post' && ctx.idempotencyKey) {
+    return runIdempotent(
+      deps.db,
+      {
+        accountId: ctx.accountId,
+        key: ctx.idempotencyKey,
+        requestId: ctx.requestId,
+        method: 'POST',
+        path: call.path,
+        body: input.body,
+        nowMs: deps.clock.nowMs(),
+        ttlSeconds: deps.idempotencyTtlSeconds,
+      },
+      execute,
+    );
+  }
+  return { response: await deps.db.transaction(execute), replayed: false };
 }
 
 function send(res: Response, result: { status: number; body: unknown }): void {

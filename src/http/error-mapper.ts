@@ -105,9 +105,18 @@ function validationError(items: ValidationItem[]): ApiError {
 }
 
 /** `metadata/order` → `metadata[order]`, the notation of form bodies and payment SDKs. */
-function toFormNotation(segments: string[]): string {
-  const [first, ...rest] = segments.map((s) => decodeURIComponent(s.replace(/~1/g, '/').replace(/~0/g, '~')));
+export function toFormNotation(segments: string[]): string {
+  const [first, ...rest] = segments.map((s) => decodeSegment(s.replace(/~1/g, '/').replace(/~0/g, '~')));
   return first + rest.map((s) => `[${s}]`).join('');
+}
+
+/** A path segment as the client wrote it; a key like `50%` is not URI-encoded, and stays as it is. */
+function decodeSegment(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return segment;
+  }
 }
 
 function headerName(lower: string): string {

@@ -1,5 +1,8 @@
 import type { Queryable } from '../db/database.js';
-import { forUpdateSkipLocked } from '../db/dialect.js';
+import { forUpdateSkipLocked, inJsonArray } from '../db/dialect.js';
+import { eventsByIds } from '../events/live-events.repo.js';
+import type { EventRow } from '../resources/events/events.repo.js';
+import type { WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
 import { fetchPage, type PageParams } from '../resources/shared/pagination.js';
 
 export interface DeliveryRow {
@@ -139,4 +142,31 @@ export function deliveriesToReplay(
      WHERE account_id = ? AND endpoint_id = ? AND status = ? AND created >= ? AND created <= ? ORDER BY seq`,
     [accountId, endpointId, status, created.gte ?? 0, created.lte ?? Number.MAX_SAFE_INTEGER],
   );
+}
+
+/** The events and endpoints of a batch of claimed deliveries, by id. */
+export interface DeliveryTargets {
+  events: ReadonlyMap<string, EventRow>;
+  endpoints: ReadonlyMap<string, WebhookEndpointRow>;
+}
+
+/**
+ * Reads what a batch of claimed deliveries needs in two statements for the whole batch, instead
+ * of two per delivery: on Postgres each statement is a round trip, and they were a third of a
+ * delivery's. (Ids are random and unique, so no account filter is needed to find the right rows.)
+ */
+export async function loadDeliveryTargets(db: Queryable, deliveries: readonly DeliveryRow[]): Promise<DeliveryTargets> {
+  if (deliveries.length === 0) return { events: new Map(), endpoints: new Map() };
+  const eventIds = [...new Set(deliveries.map((d) => d.event_id))];
+  const endpointIds = [...new Set(deliveries.map((d) => d.endpoint_id))];
+  const [events, endpoints] = await Promise.all([
+    eventsByIds(db, eventIds),
+    db.all<WebhookEndpointRow>(`SELECT * FROM webhook_endpoints WHERE ${inJsonArray(db.dialect, 'id')}`, [
+      JSON.stringify(endpointIds),
+    ]),
+  ]);
+  return {
+    events: new Map(events.map((row) => [row.id, row])),
+    endpoints: new Map(endpoints.map((row) => [row.id, row])),
+  };
 }

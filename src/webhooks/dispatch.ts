@@ -2,13 +2,13 @@ import type { Database, Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import { toBoolean } from '../db/dialect.js';
 import type { Logger } from '../logger.js';
-import { findEvent } from '../resources/events/events.repo.js';
 import { toEventResource } from '../resources/events/events.mapper.js';
-import { findWebhookEndpoint, type WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
-import { finishAttempt, insertAttempt, type DeliveryRow } from './deliveries.repo.js';
+import type { WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
+import { finishAttempt, insertAttempt, type DeliveryRow, type DeliveryTargets } from './deliveries.repo.js';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.js';
 import type { FailureNotifier } from './failure-notices.js';
 import type { Sender } from './sender.js';
+import type { TransactionBatcher } from './transaction-batcher.js';
 import { signatureHeaders } from './signing.js';
 
 export interface DispatchDeps {
@@ -20,21 +20,35 @@ export interface DispatchDeps {
   /** Disable an endpoint whose attempts have all failed for this long (default 5 days). */
   disableAfterMs?: number;
   notifyFailure?: FailureNotifier;
+  /** Records outcomes several to a transaction (the worker's); without it, one transaction each. */
+  outcomes?: TransactionBatcher;
+  /** Told of every HTTP attempt as soon as it ends, before it is recorded (metrics); must not throw. */
+  observeAttempt?: AttemptObserver;
 }
+
+/** What an HTTP attempt came to: a 2xx, another status, or no response at all (refused, timed out, unreachable). */
+export type AttemptOutcome = 'succeeded' | 'failed' | 'no_response';
+
+export type AttemptObserver = (outcome: AttemptOutcome, durationMs: number) => void;
 
 type Outcome = Parameters<typeof finishAttempt>[2];
 
 /**
- * Makes one attempt of a leased delivery: signs the event afresh, POSTs it, records the attempt
+ * Makes one attempt of a leased delivery, given its event and endpoint as read for its batch
+ * (`loadDeliveryTargets`): signs the event afresh, POSTs it, records the attempt
  * and decides what comes next (done, retry later, or failed for good).
  */
-export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow, owner: string): Promise<void> {
+export async function dispatchDelivery(
+  deps: DispatchDeps,
+  delivery: DeliveryRow,
+  owner: string,
+  targets: DeliveryTargets,
+): Promise<void> {
   const { db, clock } = deps;
   const manual = toBoolean(delivery.manual_retry);
-  const [event, endpoint] = await Promise.all([
-    findEvent(db, delivery.account_id, delivery.event_id),
-    findWebhookEndpoint(db, delivery.account_id, delivery.endpoint_id),
-  ]);
+  // Both belong to the delivery's account: deliveries are written with their event's and endpoint's.
+  const event = targets.events.get(delivery.event_id);
+  const endpoint = targets.endpoints.get(delivery.endpoint_id);
   if (!event || !endpoint || endpoint.status === 'disabled') {
     const reason = !event ? 'event no longer exists' : !endpoint ? 'endpoint was deleted' : 'endpoint is disabled';
     await complete(deps, delivery, owner, { status: 'failed', last_response_status: null, last_error: reason });
@@ -46,9 +60,12 @@ export async function dispatchDelivery(deps: DispatchDeps, delivery: DeliveryRow
   const result = await deps.send(endpoint.url, body, headers);
   const succeeded = result.status !== undefined && result.status >= 200 && result.status < 300;
   const error = result.error ?? (succeeded ? null : `HTTP ${result.status}`);
+  deps.observeAttempt?.(succeeded ? 'succeeded' : result.status === undefined ? 'no_response' : 'failed', result.durationMs);
 
   let disabled = false;
-  const failedForGood = await db.transaction(async (tx) => {
+  // Recorded together with other attempts' outcomes when the worker batches them.
+  const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) => (deps.outcomes ? deps.outcomes.run(work) : db.transaction(work));
+  const failedForGood = await inTransaction(async (tx) => {
     await insertAttempt(tx, {
       delivery_id: delivery.id,
       account_id: delivery.account_id,

@@ -9,8 +9,9 @@
  *   timeout), so no lease is left behind.
  */
 import { randomBase62 } from '../domain/ids.js';
-import { claimDueDeliveries } from './deliveries.repo.js';
+import { claimDueDeliveries, loadDeliveryTargets, type DeliveryTargets } from './deliveries.repo.js';
 import { dispatchDelivery, type DispatchDeps } from './dispatch.js';
+import { batchTransactions } from './transaction-batcher.js';
 
 export interface WorkerOptions {
   /** Attempts in flight at once. */
@@ -25,7 +26,9 @@ export interface WebhookWorker {
   stop(): Promise<void>;
 }
 
-export function startWebhookWorker(deps: DispatchDeps, options: WorkerOptions = {}): WebhookWorker {
+export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOptions = {}): WebhookWorker {
+  // Attempts that end together record their outcomes in one transaction.
+  const deps: DispatchDeps = { ...workerDeps, outcomes: workerDeps.outcomes ?? batchTransactions(workerDeps.db) };
   const concurrency = options.concurrency ?? 64;
   const pollIntervalMs = options.pollIntervalMs ?? 50;
   const leaseMs = options.leaseMs ?? 60_000;
@@ -52,16 +55,19 @@ export function startWebhookWorker(deps: DispatchDeps, options: WorkerOptions = 
         continue;
       }
       let claimed: Awaited<ReturnType<typeof claimDueDeliveries>> = [];
+      let targets: DeliveryTargets;
       try {
         const nowMs = deps.clock.nowMs();
         claimed = await claimDueDeliveries(deps.db, { owner, nowMs, leaseUntil: nowMs + leaseMs, limit: capacity });
+        targets = await loadDeliveryTargets(deps.db, claimed);
       } catch (error) {
+        // Leased but not sent: the leases run out and the deliveries are claimed again.
         deps.logger.error({ err: error }, 'claiming webhook deliveries failed');
         await pause(1000);
         continue;
       }
       for (const delivery of claimed) {
-        const attempt = dispatchDelivery(deps, delivery, owner)
+        const attempt = dispatchDelivery(deps, delivery, owner, targets)
           .catch((error) => deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt failed to complete'))
           .finally(() => inFlight.delete(delivery.id));
         inFlight.set(delivery.id, attempt);

@@ -38,6 +38,11 @@ forEachDatabase('customers', (engine) => {
       expectError(res, 400, 'parameter_unknown', 'nickname');
     });
 
+    it('names a metadata key that holds a percent sign when its value is too long', async () => {
+      const res = await server.api.post('/v1/customers', { metadata: { 'discount 50%': 'x'.repeat(501) } });
+      expectError(res, 400, 'parameter_invalid', 'metadata[discount 50%]');
+    });
+
     it('rejects an invalid email naming it', async () => {
       expectError(await server.api.post('/v1/customers', { email: 'not-an-email' }), 400, 'parameter_invalid', 'email');
     });

@@ -1,5 +1,5 @@
 import fs from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium; `.ci/run` installs it. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -28,4 +28,31 @@ export function launchBrowser(): Promise<Browser> {
       '--disable-sync',
     ],
   });
+}
+
+/**
+ * Everything a page did wrong, as it happens: uncaught errors, console errors and warnings, CSP
+ * violations, failed requests, requests to anywhere but `origin`, and 4xx/5xx responses. Call it
+ * before the page navigates; a test asserts that the list is empty.
+ */
+export async function collectPageProblems(page: Page, origin: string): Promise<string[]> {
+  const problems: string[] = [];
+  // Chrome reports a CSP violation on the console too; the event names the directive for sure.
+  await page.addInitScript(() => {
+    (globalThis as any).addEventListener('securitypolicyviolation', (event: any) =>
+      console.error(`CSP violation: ${event.violatedDirective} blocked ${event.blockedURI}`),
+    );
+  });
+  page.on('pageerror', (error) => problems.push(error.message));
+  page.on('console', (message) => {
+    if (message.type() === 'error' || message.type() === 'warning') problems.push(message.text());
+  });
+  page.on('requestfailed', (request) => problems.push(`failed ${request.url()}`));
+  page.on('request', (request) => {
+    if (!request.url().startsWith(`${origin}/`)) problems.push(`loaded from elsewhere: ${request.url()}`);
+  });
+  page.on('response', (response) => {
+    if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
+  });
+  return problems;
 }

@@ -8,11 +8,16 @@ import type { Clock } from '../../src/domain/clock.js';
 import { adminCredentialsDigest, createAuthenticator } from '../../src/http/auth.js';
 import { createAccount } from '../../src/resources/accounts/accounts.service.js';
 import type { DatabaseTarget } from '../../src/db/knex.js';
+import { createRateLimitStore, type RateLimitWindow } from '../../src/db/rate-limit-store.js';
 import { createDatabase, type Engine, type TestDatabase } from './databases.js';
 import { ApiClient } from './api-client.js';
+import { countingDatabase } from './statement-counter.js';
 import { createFailureNotifier } from '../../src/webhooks/failure-notices.js';
 import { createSender } from '../../src/webhooks/sender.js';
 import { startWebhookWorker } from '../../src/webhooks/worker.js';
+import { createEventStream } from '../../src/events/create-event-stream.js';
+import type { LocalEventStream } from '../../src/events/event-stream.js';
+import { attachGraphQLSubscriptions } from '../../src/graphql/subscriptions.js';
 
 export const ADMIN = { user: 'admin', password: 'test-admin-password' };
 
@@ -46,6 +51,14 @@ export interface TestServer {
   otherApi: ApiClient;
   /** A client with no credentials. */
   anonymous: ApiClient;
+  /** The GraphQL WebSocket endpoint (`ws://…/graphql`, graphql-ws protocol). */
+  wsUrl: string;
+  /** The API keys of the first and second accounts (for clients other than `api`, e.g. WebSocket). */
+  apiKeys: { first: string; second: string };
+  /** The live event feed the server's subscriptions read. */
+  eventStream: LocalEventStream;
+  /** How many SQL statements the app has run so far (to prove that batching works). */
+  statementCount(): number;
   close(): Promise<void>;
 }
 
@@ -58,29 +71,48 @@ export async function startTestServer(
   options: {
     idempotencyTtlSeconds?: number;
     webhookAllowPrivateNetworks?: boolean;
+    /** Limit requests per API key with the production store of the engine; default: no limits. */
+    rateLimit?: RateLimitWindow;
+    /** Run /graphql in trusted-documents-only mode (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
+    graphqlTrustedDocumentsOnly?: boolean;
     /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
     webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string; disableAfterMs?: number };
   } = {},
 ): Promise<TestServer> {
   const database: TestDatabase = await createDatabase(engine);
   const db = await openDatabase(database.target);
+  const eventStream = createEventStream(db, database.target, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
+  await eventStream.ready();
   const clock = options.webhookWorker ? new FakeClock(Date.now(), true) : new FakeClock();
   const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
   const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
+  const appDb = countingDatabase(db);
   const app = createApp({
-    db,
+    db: appDb,
     clock,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     auth: createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`)),
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     validateResponses: true,
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
+    rateLimiter: options.rateLimit && createRateLimitStore(db, options.rateLimit),
+    graphqlTrustedDocumentsOnly: options.graphqlTrustedDocumentsOnly,
+    eventStream,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const subscriptions = attachGraphQLSubscriptions(server, {
+    db,
+    clock,
+    logger,
+    eventStream,
+    auth: createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`)),
+    idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
+    settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
+  });
   const sender = createSender({ allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000 });
   const worker = options.webhookWorker
     ? startWebhookWorker(
@@ -104,11 +136,17 @@ export async function startTestServer(
     api: new ApiClient(url, first.api_key),
     otherApi: new ApiClient(url, second.api_key),
     anonymous: new ApiClient(url),
+    wsUrl: `${url.replace(/^http/, 'ws')}/graphql`,
+    apiKeys: { first: first.api_key, second: second.api_key },
+    eventStream,
+    statementCount: () => appDb.statementCount,
     async close() {
       await worker?.stop();
       sender.close();
+      await subscriptions.close();
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+      await eventStream.close();
       await db.close();
       await database.drop();
     },

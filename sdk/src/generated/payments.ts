@@ -22,6 +22,15 @@ import { transport } from '../transport.js';
 export type ObjectId = string;
 
 /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+export type ExpandPaths = string[];
+
+/**
  * Unix time in seconds.
  * @minimum 0
  * @maximum 253402300799
@@ -181,9 +190,11 @@ export const ChargeStatus = {
 } as const;
 
 /**
- * The id of the customer charged, if any (kept after the customer is deleted).
+ * The customer charged, if any: its id, or the customer itself with `expand[]=customer`.
+The id is kept after the customer is deleted, and then expands to the deleted customer.
+
  */
-export type ChargeCustomer = ObjectId | null;
+export type ChargeCustomer = ObjectId | Customer | DeletedCustomer | null;
 
 /**
  * @maxLength 500
@@ -213,7 +224,9 @@ export interface Charge {
    */
   amount_refunded: number;
   currency: Currency;
-  /** The id of the customer charged, if any (kept after the customer is deleted). */
+  /** The customer charged, if any: its id, or the customer itself with `expand[]=customer`.
+The id is kept after the customer is deleted, and then expands to the deleted customer.
+ */
   customer: ChargeCustomer;
   /** @maxLength 500 */
   description: ChargeDescription;
@@ -245,6 +258,7 @@ export interface ChargeCreateParams {
   /** @maxLength 500 */
   description?: string;
   metadata?: Metadata;
+  expand?: ExpandPaths;
 }
 
 /**
@@ -256,6 +270,7 @@ export interface ChargeUpdateParams {
   /** @maxLength 500 */
   description?: ChargeUpdateParamsDescription;
   metadata?: Metadata;
+  expand?: ExpandPaths;
 }
 
 export type ChargeListAllOf = {
@@ -274,6 +289,11 @@ export const RefundReason = {
   requested_by_customer: 'requested_by_customer',
 } as const;
 
+/**
+ * The refunded charge's id, or the charge itself with `expand[]=charge`.
+ */
+export type RefundCharge = ObjectId | Charge;
+
 export type RefundReasonProperty = RefundReason | null;
 
 export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
@@ -289,7 +309,8 @@ export interface Refund {
   created: Timestamp;
   livemode: Livemode;
   amount: Amount;
-  charge: ObjectId;
+  /** The refunded charge's id, or the charge itself with `expand[]=charge`. */
+  charge: RefundCharge;
   currency: Currency;
   reason: RefundReasonProperty;
   status: RefundStatus;
@@ -301,6 +322,7 @@ export interface RefundCreateParams {
   amount?: Amount;
   reason?: RefundReason;
   metadata?: Metadata;
+  expand?: ExpandPaths;
 }
 
 export type RefundListAllOf = {
@@ -1241,6 +1263,20 @@ export type StartingAfterParameter = string;
 export type EndingBeforeParameter = string;
 
 /**
+ * Fields to expand into the objects they name, one per `expand[]`
+(`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+
+ */
+export type ExpandParameter = string[];
+
+/**
+ * Fields of every listed object to expand into the objects they name, prefixed with `data.`
+(`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+
+ */
+export type ExpandListParameter = string[];
+
+/**
  * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
 stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
 while the first request still runs, 409 `idempotency_key_in_use`.
@@ -1327,6 +1363,14 @@ export type ListCustomerChargesParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
 };
 
 export type ListChargesParams = {
@@ -1354,6 +1398,14 @@ export type ListChargesParams = {
    * Only charges of this customer.
    */
   customer?: ObjectId;
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
 };
 
 export type CreateChargeHeaders = {
@@ -1367,6 +1419,17 @@ while the first request still runs, 409 `idempotency_key_in_use`.
  * @pattern ^[\x21-\x7E]+$
  */
   'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RetrieveChargeParams = {
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandParameter;
 };
 
 export type UpdateChargeByPostHeaders = {
@@ -1407,6 +1470,14 @@ export type ListRefundsParams = {
    * Only refunds of this charge.
    */
   charge?: ObjectId;
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
 };
 
 export type CreateRefundHeaders = {
@@ -1420,6 +1491,17 @@ while the first request still runs, 409 `idempotency_key_in_use`.
  * @pattern ^[\x21-\x7E]+$
  */
   'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RetrieveRefundParams = {
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandParameter;
 };
 
 export type ListUsersParams = {
@@ -2296,6 +2378,15 @@ export const getListCustomerChargesUrl = (id: string, params?: ListCustomerCharg
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
     if (value !== undefined) {
       normalizedParams.append(key, value === null ? 'null' : value.toString());
     }
@@ -2371,6 +2462,15 @@ export const getListChargesUrl = (params?: ListChargesParams) => {
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
     if (value !== undefined) {
       normalizedParams.append(key, value === null ? 'null' : value.toString());
     }
@@ -2532,15 +2632,33 @@ export type retrieveChargeResponseError = (
 
 export type retrieveChargeResponse = retrieveChargeResponseSuccess | retrieveChargeResponseError;
 
-export const getRetrieveChargeUrl = (id: string) => {
-  return `/v1/charges/${id}`;
+export const getRetrieveChargeUrl = (id: string, params?: RetrieveChargeParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/charges/${id}?${stringifiedParams}`
+    : `/v1/charges/${id}`;
 };
 
 export const retrieveCharge = async (
   id: string,
+  params?: RetrieveChargeParams,
   options?: RequestInit,
 ): Promise<retrieveChargeResponse> => {
-  return transport<retrieveChargeResponse>(getRetrieveChargeUrl(id), {
+  return transport<retrieveChargeResponse>(getRetrieveChargeUrl(id, params), {
     ...options,
     method: 'GET',
   });
@@ -2750,6 +2868,15 @@ export const getListRefundsUrl = (params?: ListRefundsParams) => {
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
     if (value !== undefined) {
       normalizedParams.append(key, value === null ? 'null' : value.toString());
     }
@@ -2904,15 +3031,33 @@ export type retrieveRefundResponseError = (
 
 export type retrieveRefundResponse = retrieveRefundResponseSuccess | retrieveRefundResponseError;
 
-export const getRetrieveRefundUrl = (id: string) => {
-  return `/v1/refunds/${id}`;
+export const getRetrieveRefundUrl = (id: string, params?: RetrieveRefundParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/refunds/${id}?${stringifiedParams}`
+    : `/v1/refunds/${id}`;
 };
 
 export const retrieveRefund = async (
   id: string,
+  params?: RetrieveRefundParams,
   options?: RequestInit,
 ): Promise<retrieveRefundResponse> => {
-  return transport<retrieveRefundResponse>(getRetrieveRefundUrl(id), {
+  return transport<retrieveRefundResponse>(getRetrieveRefundUrl(id, params), {
     ...options,
     method: 'GET',
   });

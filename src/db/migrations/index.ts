@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import * as initial from './0001_initial.js';
 import * as webhookEndpoints from './0002_webhook_endpoints.js';
 import * as webhookDeliveries from './0003_webhook_deliveries.js';
+import * as graphqlDocuments from './0004_graphql_documents.js';
+import * as rateLimits from './0005_rate_limits.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -11,6 +13,8 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0001_initial', initial],
   ['0002_webhook_endpoints', webhookEndpoints],
   ['0003_webhook_deliveries', webhookDeliveries],
+  ['0004_graphql_documents', graphqlDocuments],
+  ['0005_rate_limits', rateLimits],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -1,17 +1,35 @@
 import { ApiError } from '../../domain/errors.js';
 import { ok, type Handlers } from '../../http/operations.js';
+import { listExpansion, objectExpansion } from '../shared/expansion.js';
+import { chargeExpandableFields } from './charges.expansion.js';
 import * as charges from './charges.service.js';
 
+// `expand` is checked before the service runs, so a path that cannot be expanded changes nothing.
+const expandCharge = (paths?: string[]) => objectExpansion(chargeExpandableFields, paths);
+
 export const chargeHandlers = {
-  listCharges: async ({ query, ctx }) => ok(await charges.listCharges(ctx, query)),
+  listCharges: async ({ query, ctx }) => {
+    const expand = listExpansion(chargeExpandableFields, query.expand);
+    return ok(await expand(ctx, await charges.listCharges(ctx, query)));
+  },
   createCharge: async ({ body, ctx }) => {
+    const expand = expandCharge(body.expand);
     const { charge, decline } = await charges.createCharge(ctx, body);
-    if (!decline) return ok(charge);
+    if (!decline) return ok(await expand(ctx, charge));
     // A decline is a committed outcome, answered (and replayed) as 402 with the failed charge's id.
     const error = new ApiError('card_declined', decline.message, { declineCode: decline.code, charge: charge.id });
     return { status: 402, body: { error: error.toBody(ctx.requestId) } };
   },
-  retrieveCharge: async ({ path, ctx }) => ok(await charges.retrieveCharge(ctx, path.id)),
-  updateCharge: async ({ path, body, ctx }) => ok(await charges.updateCharge(ctx, path.id, body)),
-  updateChargeByPost: async ({ path, body, ctx }) => ok(await charges.updateCharge(ctx, path.id, body)),
+  retrieveCharge: async ({ path, query, ctx }) => {
+    const expand = expandCharge(query.expand);
+    return ok(await expand(ctx, await charges.retrieveCharge(ctx, path.id)));
+  },
+  updateCharge: async ({ path, body, ctx }) => {
+    const expand = expandCharge(body.expand);
+    return ok(await expand(ctx, await charges.updateCharge(ctx, path.id, body)));
+  },
+  updateChargeByPost: async ({ path, body, ctx }) => {
+    const expand = expandCharge(body.expand);
+    return ok(await expand(ctx, await charges.updateCharge(ctx, path.id, body)));
+  },
 } satisfies Pick<Handlers, 'listCharges' | 'createCharge' | 'retrieveCharge' | 'updateCharge' | 'updateChargeByPost'>;

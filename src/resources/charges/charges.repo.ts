@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { forUpdate } from '../../db/dialect.js';
+import { forUpdate, inJsonArray } from '../../db/dialect.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface ChargeRow {
@@ -37,6 +37,14 @@ export function findCharge(db: Queryable, accountId: string, id: string): Promis
   return db.one<ChargeRow>('SELECT * FROM charges WHERE account_id = ? AND id = ?', [accountId, id]);
 }
 
+/** The account's charges among these ids, in one statement. */
+export function findChargesByIds(db: Queryable, accountId: string, ids: readonly string[]): Promise<ChargeRow[]> {
+  return db.all<ChargeRow>(`SELECT * FROM charges WHERE account_id = ? AND ${inJsonArray(db.dialect, 'id')}`, [
+    accountId,
+    JSON.stringify(ids),
+  ]);
+}
+
 /** The charge, locked against concurrent refunds until the transaction ends. */
 export function findChargeForUpdate(db: Queryable, accountId: string, id: string): Promise<ChargeRow | undefined> {
   return db.one<ChargeRow>(`SELECT * FROM charges WHERE account_id = ? AND id = ?${forUpdate(db.dialect)}`, [accountId, id]);
@@ -62,10 +70,24 @@ export function addRefundedAmount(db: Queryable, accountId: string, id: string, 
   );
 }
 
-export function listChargeRows(db: Queryable, accountId: string, customerId: string | undefined, page: PageParams) {
+/** A page of the account's charges, optionally of one customer and of some statuses only. */
+export function listChargeRows(
+  db: Queryable,
+  accountId: string,
+  customerId: string | undefined,
+  page: PageParams,
+  statuses?: readonly ChargeRow['status'][],
+) {
   return fetchPage<ChargeRow>(
     db,
-    { table: 'charges', accountId, filters: customerId ? [['customer_id', customerId]] : [] },
+    {
+      table: 'charges',
+      accountId,
+      filters: customerId ? [['customer_id', customerId]] : [],
+      conditions: statuses?.length
+        ? [{ sql: `status IN (${statuses.map(() => '?').join(', ')})`, params: [...statuses] }]
+        : [],
+    },
     page,
   );
 }

@@ -83,8 +83,11 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
   return after;
 }
 
-export async function listCharges(ctx: RequestContext, query: PageParams & { customer?: string }) {
-  const page = await listChargeRows(ctx.db, ctx.accountId, query.customer, query);
+export async function listCharges(
+  ctx: RequestContext,
+  query: PageParams & { customer?: string; statuses?: readonly ChargeRow['status'][] },
+) {
+  const page = await listChargeRows(ctx.db, ctx.accountId, query.customer, query, query.statuses);
   return listOf('/v1/charges', page, toChargeResource);
 }
 

@@ -1,5 +1,7 @@
 import { ok, type Handlers } from '../../http/operations.js';
+import { chargeExpandableFields } from '../charges/charges.expansion.js';
 import { listChargesOfCustomer } from '../charges/charges.service.js';
+import { listExpansion } from '../shared/expansion.js';
 import * as customers from './customers.service.js';
 
 export const customerHandlers = {
@@ -10,7 +12,10 @@ export const customerHandlers = {
   updateCustomer: async ({ path, body, ctx }) => ok(await customers.updateCustomer(ctx, path.id, body)),
   updateCustomerByPost: async ({ path, body, ctx }) => ok(await customers.updateCustomer(ctx, path.id, body)),
   deleteCustomer: async ({ path, ctx }) => ok(await customers.deleteCustomer(ctx, path.id)),
-  listCustomerCharges: async ({ path, query, ctx }) => ok(await listChargesOfCustomer(ctx, path.id, query)),
+  listCustomerCharges: async ({ path, query, ctx }) => {
+    const expand = listExpansion(chargeExpandableFields, query.expand);
+    return ok(await expand(ctx, await listChargesOfCustomer(ctx, path.id, query)));
+  },
 } satisfies Pick<
   Handlers,
   | 'listCustomers'

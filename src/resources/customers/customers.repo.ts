@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import { inJsonArray } from '../../db/dialect.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface CustomerRow {
@@ -27,6 +28,14 @@ export async function insertCustomer(db: Queryable, row: Omit<CustomerRow, 'seq'
 
 export function findCustomer(db: Queryable, accountId: string, id: string): Promise<CustomerRow | undefined> {
   return db.one<CustomerRow>('SELECT * FROM customers WHERE account_id = ? AND id = ?', [accountId, id]);
+}
+
+/** The account's customers among these ids, in one statement; ids of others' or deleted customers are absent. */
+export function findCustomersByIds(db: Queryable, accountId: string, ids: readonly string[]): Promise<CustomerRow[]> {
+  return db.all<CustomerRow>(`SELECT * FROM customers WHERE account_id = ? AND ${inJsonArray(db.dialect, 'id')}`, [
+    accountId,
+    JSON.stringify(ids),
+  ]);
 }
 
 export async function updateCustomerRow(

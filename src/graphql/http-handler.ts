@@ -1,0 +1,113 @@
+import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
+import { GraphQLError } from 'graphql';
+import { createHandler } from 'graphql-http/lib/use/express';
+import type { Authenticator } from '../http/auth.js';
+import '../http/request-state.js';
+import { requestIdOf } from '../http/request-id.js';
+import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
+import { safeExecutionResult } from './errors.js';
+import { createDocumentChecker } from './document-checker.js';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './limits.js';
+import { createRequestParamsParser, graphQLErrorResponse } from './request-params.js';
+import { graphQLSchema } from './schema.js';
+
+export interface GraphQLHttpDeps extends GraphQLDeps {
+  auth: Authenticator;
+  /** Accept only documents registered as trusted (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
+  trustedDocumentsOnly: boolean;
+  limits?: GraphQLLimits;
+}
+
+const ONE_MEGABYTE = 1024 * 1024;
+
+/**
+ * `POST /graphql` and `GET /graphql` (queries only), served by graphql-http with the same API keys
+ * as REST. Before execution: the persisted document is looked up if the request names one, the
+ * document is parsed within the token limit, validated, and held to the depth, cost and alias
+ * limits (a 400 that says which). Execution errors keep the REST error codes; unexpected ones are
+ * masked and logged with the request id.
+ */
+export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
+  const schema = graphQLSchema();
+  const check = createDocumentChecker(deps.limits ?? DEFAULT_GRAPHQL_LIMITS);
+
+  const graphql = createHandler<GraphQLContext>({
+    schema,
+    parseRequestParams: createRequestParamsParser({ db: deps.db, trustedDocumentsOnly: deps.trustedDocumentsOnly }),
+    onSubscribe: (req, params) => {
+      const verdict = check(params.query);
+      if ('errors' in verdict) {
+        if (!verdict.overLimit) return verdict.errors; // graphql-http picks the status by media type
+        // A refusal by our limits is a 400 whatever the media type.
+        return [
+          JSON.stringify({ errors: verdict.errors.map((error) => error.toJSON()) }),
+          { status: 400, statusText: 'Bad Request', headers: { 'content-type': 'application/json; charset=utf-8' } },
+        ];
+      }
+      const { raw, context } = req;
+      const principal = raw.principal!;
+      return {
+        schema,
+        document: verdict.document,
+        operationName: params.operationName,
+        variableValues: params.variables,
+        contextValue: createGraphQLContext(deps, {
+          accountId: principal.kind === 'account' ? principal.accountId : 'admin',
+          requestId: requestIdOf(context.res),
+          idempotencyKey: raw.get('idempotency-key') ?? null,
+        }),
+      };
+    },
+    onOperation: (req, _args, result) => safeExecutionResult(result, requestIdOf(req.context.res), deps.logger),
+    // Errors of the request itself (not of the document): their messages are ours and safe.
+    formatError: (error) =>
+      error instanceof GraphQLError ? error : new GraphQLError(error.message, { extensions: { code: 'BAD_REQUEST' } }),
+  });
+
+  const router = Router();
+  router.all(
+    '/graphql',
+    varyOnAccept,
+    authenticate(deps.auth),
+    express.text({ type: () => true, limit: ONE_MEGABYTE }),
+    graphql,
+  );
+  router.use('/graphql', bodyErrors);
+  // Only /graphql enters the router, so REST requests do not pay for matching its routes.
+  return (req, res, next) => (req.path === '/graphql' ? router(req, res, next) : next());
+}
+
+/** The same URL serves GraphiQL to browsers, so caches must key JSON answers on `Accept` too. */
+const varyOnAccept: RequestHandler = (_req, res, next) => {
+  res.vary('Accept');
+  next();
+};
+
+/** The same API keys as REST; a refusal is a 401 in GraphQL's shape, with the REST reason. */
+function authenticate(auth: Authenticator): RequestHandler {
+  return async (req, res, next) => {
+    const result = await auth.apiKey(req);
+    if (result.ok) {
+      req.principal = result.principal;
+      return next();
+    }
+    res
+      .status(401)
+      .set('WWW-Authenticate', 'Bearer')
+      .type('application/json')
+      .send(JSON.stringify({ errors: [{ message: result.message, extensions: { code: 'UNAUTHENTICATED', reason: result.code } }] }));
+  };
+}
+
+/** A body over 1 MB, or one that cannot be read, answered in GraphQL's shape. */
+const bodyErrors: ErrorRequestHandler = (error: { type?: string; status?: number }, _req, res, next) => {
+  if (res.headersSent) return next(error);
+  const [body, init] =
+    error.type === 'entity.too.large'
+      ? graphQLErrorResponse(413, 'The request body is larger than 1 MB.', 'request_too_large')
+      : error.status && error.status < 500
+        ? graphQLErrorResponse(400, 'The request body could not be read.', 'BAD_REQUEST')
+        : [null, null];
+  if (!init) return next(error);
+  res.status(init.status).set(init.headers as Record<string, string>).send(body);
+};

@@ -1,0 +1,113 @@
+import type { Resolvers } from '../../generated/graphql.js';
+import type { Event } from '../resources/events/events.mapper.js';
+import { listCharges, listChargesOfCustomer, retrieveCharge } from '../resources/charges/charges.service.js';
+import { retrieveCustomer } from '../resources/customers/customers.service.js';
+import { retrieveEvent } from '../resources/events/events.service.js';
+import { retrieveRefund } from '../resources/refunds/refunds.service.js';
+import { expandableId } from '../resources/shared/expansion.js';
+import { toConnection, toPageParams } from './connections.js';
+import { metadataScalar, jsonScalar } from './scalars.js';
+import { callRestOperation } from './rest-operations.js';
+
+/** GraphQL input objects as REST bodies: explicit nulls are kept (they unset), absent fields are left out. */
+function restBody(input: object, renames: Record<string, string> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(input)) {
+    if (value !== undefined) body[renames[name] ?? name] = value;
+  }
+  return body;
+}
+
+const WEBHOOK_FIELDS = { enabledEvents: 'enabled_events' };
+
+/**
+ * The resolvers, typed by codegen against graphql/schema.graphql. Reads call the services the
+ * REST handlers call; mutations run the REST operations themselves (see `callRestOperation`);
+ * objects are the REST resources, renamed field by field where GraphQL spells them differently.
+ */
+export const resolvers: Resolvers = {
+  Metadata: metadataScalar,
+  JSON: jsonScalar,
+
+  Query: {
+    customer: (_, { id }, ctx) => retrieveCustomer(ctx.request, id),
+    charge: (_, { id }, ctx) => retrieveCharge(ctx.request, id),
+    refund: (_, { id }, ctx) => retrieveRefund(ctx.request, id),
+    event: (_, { id }, ctx) => retrieveEvent(ctx.request, id),
+    charges: async (_, args, ctx) => {
+      const params = toPageParams(args);
+      const statuses = args.states?.map((state) => (state === 'SUCCEEDED' ? 'succeeded' : 'failed'));
+      const page = await listCharges(ctx.request, { ...params, customer: args.customer ?? undefined, statuses });
+      return toConnection(page, params);
+    },
+  },
+
+  Mutation: {
+    createCustomer: (_, { input, idempotencyKey }, ctx, info) =>
+      callRestOperation(ctx, info, 'createCustomer', { body: restBody(input), idempotencyKey }),
+    updateCustomer: (_, { id, input }, ctx, info) =>
+      callRestOperation(ctx, info, 'updateCustomer', { id, body: restBody(input) }),
+    deleteCustomer: (_, { id }, ctx, info) => callRestOperation(ctx, info, 'deleteCustomer', { id }),
+    createCharge: (_, { input, idempotencyKey }, ctx, info) =>
+      callRestOperation(ctx, info, 'createCharge', { body: restBody(input), idempotencyKey }),
+    updateCharge: (_, { id, input }, ctx, info) =>
+      callRestOperation(ctx, info, 'updateCharge', { id, body: restBody(input) }),
+    createRefund: (_, { input, idempotencyKey }, ctx, info) =>
+      callRestOperation(ctx, info, 'createRefund', { body: restBody(input), idempotencyKey }),
+    createWebhookEndpoint: async (_, { input, idempotencyKey }, ctx, info) => {
+      const endpoint = await callRestOperation(ctx, info, 'createWebhookEndpoint', {
+        body: restBody(input, WEBHOOK_FIELDS),
+        idempotencyKey,
+      });
+      return { endpoint, secret: endpoint.secret! };
+    },
+    updateWebhookEndpoint: (_, { id, input }, ctx, info) =>
+      callRestOperation(ctx, info, 'updateWebhookEndpoint', { id, body: restBody(input, WEBHOOK_FIELDS) }),
+    deleteWebhookEndpoint: (_, { id }, ctx, info) => callRestOperation(ctx, info, 'deleteWebhookEndpoint', { id }),
+  },
+
+  Subscription: {
+    events: {
+      subscribe: (_, { types }, ctx) => ctx.deps.eventStream.subscribe(ctx.request.accountId, types ?? null),
+      // Each value the stream yields is the event itself.
+      resolve: (event: Event) => event,
+    },
+  },
+
+  Customer: {
+    charges: async (customer, args, ctx) => {
+      const params = toPageParams(args);
+      if (params.starting_after === undefined) {
+        const page = await ctx.loaders.firstChargesOfCustomer.load({ customerId: customer.id, limit: params.limit! });
+        return toConnection({ data: page.charges, has_more: page.hasMore }, params);
+      }
+      return toConnection(await listChargesOfCustomer(ctx.request, customer.id, params), params);
+    },
+  },
+
+  Charge: {
+    amountRefunded: (charge) => charge.amount_refunded,
+    // The services answer unexpanded resources; the guard keeps the types honest about REST's `expand`.
+    customer: (charge, _, ctx) => (charge.customer ? ctx.loaders.customer.load(expandableId(charge.customer)) : null),
+    state: (charge) => (charge.status === 'succeeded' ? 'SUCCEEDED' : 'FAILED'),
+    failureCode: (charge) => charge.failure_code,
+    failureMessage: (charge) => charge.failure_message,
+    card: (charge) => charge.payment_method_details.card,
+    refunds: (charge, _, ctx) => ctx.loaders.refundsOfCharge.load(charge.id),
+  },
+
+  Refund: {
+    charge: async (refund, _, ctx) => (await ctx.loaders.charge.load(expandableId(refund.charge)))!,
+  },
+
+  Event: {
+    apiVersion: (event) => event.api_version,
+    pendingWebhooks: (event) => event.pending_webhooks,
+    object: (event) => event.data.object,
+  },
+
+  WebhookEndpoint: {
+    enabledEvents: (endpoint) => endpoint.enabled_events,
+    disabled: (endpoint) => endpoint.status === 'disabled',
+  },
+};

@@ -1,0 +1,75 @@
+import type { GraphQLResolveInfo } from 'graphql';
+import { ApiError, type ErrorBody } from '../domain/errors.js';
+import { runOperation } from '../http/binder.js';
+import { handlers } from '../http/handlers.js';
+import { assertValidBody } from '../http/operation-bodies.js';
+import type { Handler, OperationId, OperationInput } from '../http/operations.js';
+import { routeOperations, type RouteOperation } from '../http/routes.js';
+import type { GraphQLContext } from './context.js';
+import { errorFromEnvelope } from './errors.js';
+
+let routesById: Map<string, RouteOperation> | undefined;
+
+function routeOf(operationId: OperationId): RouteOperation {
+  routesById ??= new Map(routeOperations().map((route) => [route.operationId, route]));
+  return routesById.get(operationId)!;
+}
+
+/** The body of an operation's success response. */
+type SuccessBody<K extends OperationId> = Extract<Awaited<ReturnType<(typeof handlers)[K]>>, { status: 200 }>['body'];
+
+/**
+ * Runs a REST operation for a GraphQL mutation, exactly as the REST door would: the body is
+ * checked against the same schema of the spec, the same handler runs in one transaction, and a
+ * key makes it idempotent in the same store, bound to the same method, path and body; so a key
+ * used through one door replays through the other. A failure (a decline included) becomes a
+ * GraphQL error carrying the REST error code.
+ *
+ * The key is the mutation's `idempotencyKey` argument or, for a document with a single mutation,
+ * the request's `Idempotency-Key` header.
+ */
+export async function callRestOperation<K extends OperationId>(
+  ctx: GraphQLContext,
+  info: GraphQLResolveInfo,
+  operationId: K,
+  parts: { id?: string; body?: Record<string, unknown>; idempotencyKey?: string | null },
+): Promise<SuccessBody<K>> {
+  const route = routeOf(operationId);
+  const body = parts.body ?? {};
+  if (route.method !== 'get' && route.method !== 'delete') assertValidBody(operationId, body);
+  const idempotencyKey = route.method === 'post' ? keyFor(ctx, info, parts.idempotencyKey) : null;
+  const path = parts.id === undefined ? {} : { id: parts.id };
+  const input = {
+    path,
+    query: {},
+    body,
+    ctx: { ...ctx.request, idempotencyKey },
+  } as unknown as OperationInput<OperationId>;
+  const concretePath = route.specPath.replace('{id}', encodeURIComponent(parts.id ?? ''));
+  const { response } = await runOperation(ctx.deps, handlers[operationId] as Handler<OperationId>, input, {
+    method: route.method,
+    path: concretePath,
+  });
+  if (response.status !== 200) throw errorFromEnvelope(response.body as { error: ErrorBody });
+  return response.body as SuccessBody<K>;
+}
+
+/** The spec's rule for `Idempotency-Key`: 1 to 255 printable ASCII characters. */
+const VALID_KEY = /^[\x21-\x7E]{1,255}$/;
+
+function keyFor(ctx: GraphQLContext, info: GraphQLResolveInfo, argument: string | null | undefined): string | null {
+  const header = ctx.request.idempotencyKey;
+  if (argument == null && header !== null && info.operation.selectionSet.selections.length !== 1) {
+    throw new ApiError(
+      'parameter_invalid',
+      'The Idempotency-Key header applies to a document with a single mutation; pass idempotencyKey to each mutation instead.',
+      { param: 'Idempotency-Key' },
+    );
+  }
+  const key = argument ?? header;
+  if (key !== null && !VALID_KEY.test(key)) {
+    const param = argument != null ? 'idempotencyKey' : 'Idempotency-Key';
+    throw new ApiError('parameter_invalid', `Invalid ${param}: must be 1 to 255 printable ASCII characters.`, { param });
+  }
+  return key;
+}

@@ -1,0 +1,210 @@
+/**
+ * GraphQL subscriptions over WebSocket (the graphql-ws protocol, subprotocol
+ * `graphql-transport-ws`), on the HTTP server's own port and path: Express keeps serving
+ * `POST`/`GET /graphql`; only an `Upgrade` request to `/graphql` reaches the WebSocket server.
+ *
+ * Guarantees: a connection is acknowledged only with a valid API key in its `connection_init`
+ * payload (`{"Authorization": "Bearer sk_test_…"}`); otherwise it is closed with 4403 and the reason.
+ * Only subscription operations run over the socket, held to the same depth, cost and alias limits
+ * as HTTP; queries and mutations are refused with an error message that points to HTTP. Errors a
+ * client receives never carry a stack or an unexpected error's message: those are logged.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import type { Duplex } from 'node:stream';
+import {
+  getOperationAST,
+  GraphQLError,
+  type ExecutionArgs,
+  type ExecutionResult,
+  type GraphQLFormattedError,
+} from 'graphql';
+import { CloseCode, type SubscribePayload } from 'graphql-ws';
+import { useServer, type Extra } from 'graphql-ws/use/ws';
+import { WebSocketServer } from 'ws';
+import { isApiError } from '../domain/errors.js';
+import { newId } from '../domain/ids.js';
+import { SubscriptionEndedError } from '../events/event-subscription.js';
+import type { Authenticator } from '../http/auth.js';
+import type { Logger } from '../logger.js';
+import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
+import { safeExecutionResult } from './errors.js';
+import { createDocumentChecker } from './document-checker.js';
+import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './limits.js';
+import { graphQLSchema } from './schema.js';
+
+/** The path of the GraphQL endpoint, for HTTP and WebSocket alike. */
+const GRAPHQL_PATH = '/graphql';
+/** The largest message a client may send (the HTTP endpoint's body limit). */
+const MAX_MESSAGE_BYTES = 1024 * 1024;
+/** Operations one connection may run at once; each holds a subscriber buffer. */
+const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+/** How long clients get to answer the server's close frame at shutdown before their sockets are cut. */
+const CLOSE_GRACE_MS = 1000;
+
+/** What a connection remembers once its `connection_init` is accepted. */
+interface Caller {
+  accountId: string;
+}
+
+export interface GraphQLSubscriptionDeps extends GraphQLDeps {
+  auth: Authenticator;
+  limits?: GraphQLLimits;
+}
+
+/** Starts serving subscriptions on `server`'s `/graphql`; `close()` says goodbye to every client (1001) and stops. */
+export function attachGraphQLSubscriptions(server: Server, deps: GraphQLSubscriptionDeps): { close(): Promise<void> } {
+  const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
+  const graphqlWs = useServer<ConnectionParams, Partial<Caller>>(serverOptions(deps), wss);
+  const detach = routeUpgrades(server, wss);
+  return {
+    async close() {
+      detach();
+      const cut = setTimeout(() => wss.clients.forEach((client) => client.terminate()), CLOSE_GRACE_MS);
+      try {
+        await graphqlWs.dispose();
+      } finally {
+        clearTimeout(cut);
+      }
+    },
+  };
+}
+
+type ConnectionParams = Record<string, unknown>;
+type Options = Parameters<typeof useServer<ConnectionParams, Partial<Caller>>>[0];
+
+/** The graphql-ws hooks: authentication, the operation check, the context, and safe errors. */
+function serverOptions(deps: GraphQLSubscriptionDeps): Options {
+  const { logger } = deps;
+  const check = subscriptionChecker(deps.limits ?? DEFAULT_GRAPHQL_LIMITS);
+  return {
+    // Close reasons never carry an error's message, whatever NODE_ENV says.
+    isProd: true,
+    async onConnect(ctx) {
+      try {
+        const refused = await authenticate(deps.auth, ctx.connectionParams, ctx.extra);
+        if (refused === null) return true;
+        // Closed here to say why; graphql-ws's own 4403 "Forbidden" that follows is then a no-op.
+        ctx.extra.socket.close(CloseCode.Forbidden, closeReason(refused));
+      } catch (error) {
+        logger.error({ err: error }, 'GraphQL WebSocket authentication failed');
+        ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
+      }
+      return false;
+    },
+    onSubscribe(ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] {
+      if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
+        return [refusal(`At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions may run on one connection.`, 'TOO_MANY_SUBSCRIPTIONS')];
+      }
+      let checked: Checked;
+      try {
+        checked = check(payload);
+      } catch (error) {
+        logger.error({ err: error }, 'GraphQL subscription could not be checked');
+        return [refusal('Internal server error', 'INTERNAL_SERVER_ERROR')];
+      }
+      if ('errors' in checked) return checked.errors;
+      // graphql-ws runs this only on an acknowledged connection, so onConnect has set the account.
+      const caller = { accountId: ctx.extra.accountId!, requestId: newId('request'), idempotencyKey: null };
+      return { ...checked.args, variableValues: payload.variables, contextValue: createGraphQLContext(deps, caller) };
+    },
+    onOperation(ctx, id, _payload, args) {
+      logger.debug({ req_id: requestIdOf(args), account: ctx.extra.accountId, subscription: id }, 'GraphQL subscription started');
+    },
+    onNext: (_ctx, _id, _payload, args, result) => formatted(safeExecutionResult(result, requestIdOf(args), logger)),
+    onError: (_ctx, _id, _payload, errors) => safeStreamErrors(errors, logger),
+  };
+}
+
+type Checked = { args: Pick<ExecutionArgs, 'schema' | 'document' | 'operationName'> } | { errors: readonly GraphQLError[] };
+
+/** An operation sent over the socket: checked as over HTTP, and a subscription only. */
+function subscriptionChecker(limits: GraphQLLimits): (payload: SubscribePayload) => Checked {
+  const schema = graphQLSchema();
+  const checkDocument = createDocumentChecker(limits);
+  return (payload) => {
+    const verdict = checkDocument(payload.query);
+    if ('errors' in verdict) return { errors: verdict.errors };
+    const operation = getOperationAST(verdict.document, payload.operationName);
+    if (operation && operation.operation !== 'subscription') {
+      const message = `Only subscriptions are served over WebSocket: send this ${operation.operation} with HTTP POST ${GRAPHQL_PATH}.`;
+      return { errors: [refusal(message, 'OPERATION_NOT_SUPPORTED')] };
+    }
+    return { args: { schema, document: verdict.document, operationName: payload.operationName } };
+  };
+}
+
+/**
+ * Hands `Upgrade` requests for `/graphql` to the WebSocket server (plain HTTP requests never reach
+ * this: they are Express's). Returns the function that stops it.
+ */
+function routeUpgrades(server: Server, wss: WebSocketServer): () => void {
+  const onUpgrade = (request: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (new URL(request.url ?? '/', 'http://localhost').pathname !== GRAPHQL_PATH) {
+      // Another listener may serve other paths; when there is none, the client learns at once.
+      if (server.listenerCount('upgrade') === 1) socket.end('HTTP/1.1 404 Not Found\r\nConnection: close\r\nContent-Length: 0\r\n\r\n');
+      return;
+    }
+    wss.handleUpgrade(request, socket, head, (ws) => wss.emit('connection', ws, request));
+  };
+  server.on('upgrade', onUpgrade);
+  return () => server.off('upgrade', onUpgrade);
+}
+
+/**
+ * Checks the `connection_init` payload's API key (`Authorization`, or `authorization`) and
+ * remembers the account on the connection. Returns `null` when accepted, else why not.
+ */
+async function authenticate(
+  auth: Authenticator,
+  params: Readonly<Record<string, unknown>> | undefined,
+  extra: Extra & Partial<Caller>,
+): Promise<string | null> {
+  const header = params?.Authorization ?? params?.authorization;
+  if (typeof header !== 'string' || header === '') {
+    return 'Send your API key in the connection_init payload: {"Authorization": "Bearer sk_test_…"}.';
+  }
+  const result = await auth.bearer(header);
+  if (!result.ok) return result.message;
+  if (result.principal.kind !== 'account') return 'Subscriptions need an API key.';
+  extra.accountId = result.principal.accountId;
+  return null;
+}
+
+/**
+ * The errors that end an operation (graphql-ws `error` messages), made safe to send: refusals
+ * and validation errors are ours; a stream that ended a subscription says why, with a code; a
+ * service's `ApiError` keeps its REST code; anything else is logged and masked.
+ */
+function safeStreamErrors(errors: readonly GraphQLError[], logger: Logger): GraphQLFormattedError[] {
+  return errors.map((error) => {
+    const original = error.originalError;
+    if (!original || original instanceof GraphQLError) return error.toJSON();
+    if (original instanceof SubscriptionEndedError) return { message: original.message, extensions: { code: original.code } };
+    if (isApiError(original)) return { message: original.message, extensions: { code: original.code } };
+    logger.error({ err: original }, 'GraphQL subscription failed');
+    return { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR' } };
+  });
+}
+
+/** A refusal of the client's operation, with a code a client can branch on. */
+function refusal(message: string, code: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code } });
+}
+
+/** A WebSocket close reason is limited to 123 bytes of UTF-8. */
+function closeReason(text: string): string {
+  if (Buffer.byteLength(text) <= 123) return text;
+  let reason = text;
+  while (Buffer.byteLength(reason) > 120) reason = reason.slice(0, -1);
+  return `${reason}…`;
+}
+
+function requestIdOf(args: ExecutionArgs): string {
+  return (args.contextValue as GraphQLContext).request.requestId;
+}
+
+/** The result as graphql-ws sends it, its errors in their JSON form. */
+function formatted(result: ExecutionResult) {
+  const { errors, ...rest } = result;
+  return errors ? { ...rest, errors: errors.map((error) => error.toJSON()) } : rest;
+}

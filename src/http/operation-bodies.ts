@@ -1,0 +1,52 @@
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { ApiError } from '../domain/errors.js';
+import { loadSpec, type SpecOperation } from '../spec.js';
+import { toFormNotation } from './error-mapper.js';
+import type { OperationId } from './operations.js';
+import { routeOperations } from './routes.js';
+
+let validators: Map<string, ValidateFunction> | undefined;
+
+/** One validator per operation with a JSON body, compiled from the spec once per process. */
+function bodyValidators(): Map<string, ValidateFunction> {
+  if (validators) return validators;
+  const spec = loadSpec();
+  const ajv = new Ajv2020({ strict: false, allErrors: false });
+  addFormats.default(ajv);
+  ajv.addSchema({ $id: 'spec', components: spec.components });
+  validators = new Map();
+  for (const route of routeOperations()) {
+    const operation = spec.paths[route.specPath][route.method] as SpecOperation;
+    const schema = operation.requestBody?.content?.['application/json']?.schema as { $ref?: string } | undefined;
+    if (schema?.$ref) validators.set(route.operationId, ajv.compile({ $ref: `spec${schema.$ref}` }));
+  }
+  return validators;
+}
+
+/**
+ * Checks a body against the operation's request schema in the spec: the rules a REST request
+ * meets in express-openapi-validator, for callers that do not come through it (the GraphQL
+ * door). Throws the error a REST client would get, naming the parameter in form notation.
+ */
+export function assertValidBody(operationId: OperationId, body: unknown): void {
+  const validate = bodyValidators().get(operationId);
+  if (!validate || validate(body)) return;
+  throw toApiError(validate.errors?.[0]);
+}
+
+function toApiError(error: ErrorObject | undefined): ApiError {
+  if (!error) return new ApiError('body_invalid', 'Invalid request.');
+  const segments = error.instancePath.split('/').filter(Boolean);
+  if (error.keyword === 'required') {
+    const param = toFormNotation([...segments, String(error.params.missingProperty)]);
+    return new ApiError('parameter_missing', `Missing required param: ${param}.`, { param });
+  }
+  if (error.keyword === 'additionalProperties') {
+    const param = toFormNotation([...segments, String(error.params.additionalProperty)]);
+    return new ApiError('parameter_unknown', `Received unknown parameter: ${param}.`, { param });
+  }
+  if (segments.length === 0) return new ApiError('body_invalid', `Invalid request: ${error.message ?? 'is invalid'}.`);
+  const param = toFormNotation(segments);
+  return new ApiError('parameter_invalid', `Invalid ${param}: ${error.message ?? 'is invalid'}.`, { param });
+}

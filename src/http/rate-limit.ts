@@ -1,0 +1,83 @@
+/**
+ * Rate limits per credential (DESIGN §3), in front of body parsing, validation and idempotency.
+ *
+ * - The counter is keyed by the SHA-256 of the raw `Authorization` value: a raw key never reaches
+ *   the store, and every distinct credential (a valid key, a wrong one) has its own allowance.
+ * - Requests without `Authorization` are not counted: they are refused with 401 before any
+ *   database work, and limiting them per IP would throttle every client behind one proxy.
+ * - Only the API is limited: `/v1/…` (including unprefixed paths that versioning already
+ *   rewrote to `/v1/…`) and `/graphql`. Health checks, docs and `/admin` never are.
+ * - Every counted response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`
+ *   and `RateLimit-Policy`; a refused one is a 429 with `Retry-After`, in the REST error envelope
+ *   or, on `/graphql`, in GraphQL's `{"errors": […]}` shape.
+ * - A refusal happens before the idempotency layer, so a 429 is never stored as a key's response:
+ *   the client's retry with the same `Idempotency-Key` runs the request.
+ */
+import { createHash } from 'node:crypto';
+import type { Request, RequestHandler, Response } from 'express';
+import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import { ApiError } from '../domain/errors.js';
+import { apiErrorExtensions } from '../graphql/errors.js';
+import { requestIdOf } from './request-id.js';
+
+/** Counts requests per key over a window (see `createRateLimitStore`). */
+export type RateLimiter = Pick<RateLimiterAbstract, 'consume' | 'points' | 'duration'>;
+
+const LIMITED_PATHS = /^\/(v\d+|graphql)(\/|$)/;
+
+/** Counts each API request against its credential's allowance and refuses it with 429 once spent. */
+export function limitRequestsPerCredential(limiter: RateLimiter): RequestHandler {
+  return async (req, res, next) => {
+    const authorization = req.headers.authorization;
+    if (!authorization || !LIMITED_PATHS.test(req.path)) return next();
+    let outcome: RateLimiterRes;
+    try {
+      outcome = await limiter.consume(credentialKey(authorization));
+    } catch (rejection) {
+      // The limiter rejects with a RateLimiterRes when the allowance is spent, with an Error when it failed.
+      if (!(rejection instanceof RateLimiterRes)) return next(rejection);
+      setRateLimitHeaders(res, limiter, rejection);
+      return refuse(req, res, next, tooManyRequests(limiter, rejection));
+    }
+    setRateLimitHeaders(res, limiter, outcome);
+    next();
+  };
+}
+
+/** The store's key for a credential: a digest, short and fixed-length, that cannot be turned back into the key. */
+function credentialKey(authorization: string): string {
+  return createHash('sha256').update(authorization).digest('base64url');
+}
+
+/** Seconds until the window ends, rounded up: a client that waits this long finds a new allowance. */
+function secondsUntilReset(outcome: RateLimiterRes): number {
+  return Math.max(0, Math.ceil(outcome.msBeforeNext / 1000));
+}
+
+/** The RateLimit header fields of draft-ietf-httpapi-ratelimit-headers (delta-seconds reset). */
+function setRateLimitHeaders(res: Response, limiter: RateLimiter, outcome: RateLimiterRes): void {
+  res.setHeader('RateLimit-Limit', String(limiter.points));
+  res.setHeader('RateLimit-Remaining', String(outcome.remainingPoints));
+  res.setHeader('RateLimit-Reset', String(secondsUntilReset(outcome)));
+  res.setHeader('RateLimit-Policy', `${limiter.points};w=${limiter.duration}`);
+}
+
+function tooManyRequests(limiter: RateLimiter, outcome: RateLimiterRes): ApiError {
+  const retryAfter = Math.max(1, secondsUntilReset(outcome));
+  const per = limiter.duration === 1 ? 'second' : `${limiter.duration} seconds`;
+  return new ApiError(
+    'rate_limited',
+    `Too many requests with this API key: the limit is ${limiter.points} per ${per}. Retry after ${retryAfter} s.`,
+    { headers: { 'Retry-After': String(retryAfter) } },
+  );
+}
+
+/** REST refusals go through the one error mapper; GraphQL clients get GraphQL's error shape. */
+function refuse(req: Request, res: Response, next: (error: unknown) => void, error: ApiError): void {
+  if (!req.path.startsWith('/graphql')) return next(error);
+  for (const [name, value] of Object.entries(error.details.headers ?? {})) res.setHeader(name, value);
+  const extensions = apiErrorExtensions(error.toBody(requestIdOf(res)));
+  // Plain JSON, like the GraphQL handler's other refusals before execution (401, 413).
+  const body = { errors: [{ message: error.message, extensions }] };
+  res.status(error.status).type('application/json').send(JSON.stringify(body));
+}

@@ -1,0 +1,166 @@
+import { expect } from 'chai';
+import { pino } from 'pino';
+import type { Database } from '../../src/db/database.js';
+import { openDatabase } from '../../src/db/open-database.js';
+import { createEventStream } from '../../src/events/create-event-stream.js';
+import type { LocalEventStream } from '../../src/events/event-stream.js';
+import { SubscriberTooSlowError } from '../../src/events/event-subscription.js';
+import type { Event } from '../../src/resources/events/events.mapper.js';
+import { recordEvent } from '../../src/resources/events/events.service.js';
+import { aCharge, aCustomer } from '../helpers/builders.js';
+import { forEachDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { accountOf, nextValue, rejectionOf } from './live-events.js';
+
+const silent = pino({ level: 'silent' });
+
+forEachDatabase('live event stream', (engine) => {
+  let server: TestServer;
+  let accountId: string;
+  /** Streams and connections a test opens besides the server's, closed after it. */
+  let extras: Array<{ close(): Promise<void> }>;
+
+  beforeEach(async () => {
+    server = await startTestServer(engine);
+    accountId = await accountOf(server.db, server.apiKeys.first);
+    extras = [];
+  });
+  afterEach(async () => {
+    for (const extra of extras.reverse()) await extra.close();
+    await server.close();
+  });
+
+  /** Another process's view of the same database: its own connection(s) and its own stream. */
+  async function secondProcess(options: { bufferLimit?: number } = {}): Promise<{ db: Database; stream: LocalEventStream }> {
+    const db = await openDatabase(server.target);
+    extras.push(db);
+    const stream = createEventStream(db, server.target, silent, options);
+    extras.push(stream);
+    await stream.ready();
+    return { db, stream };
+  }
+
+  it("yields a committed charge's events to its account's subscriber, in the order they were recorded", async () => {
+    const events = server.eventStream.subscribe(accountId, null);
+    const charge = await aCharge(server.api, { amount: 1000 });
+    const first = await nextValue(events);
+    const second = await nextValue(events);
+    expect([first.type, second.type]).to.deep.equal(['charge.succeeded', 'payment_intent.succeeded']);
+    expect(first.data.object).to.deep.equal(charge);
+    // The very events the REST API lists (newest first there).
+    const listed = (await server.api.get('/v1/events?limit=2')).body.data;
+    expect([second, first]).to.deep.equal(listed);
+    await events.return?.();
+  });
+
+  it('yields only the types asked for', async () => {
+    const events = server.eventStream.subscribe(accountId, ['charge.failed']);
+    await aCharge(server.api);
+    const declined = await server.api.post('/v1/charges', { amount: 500, currency: 'usd', source: 'tok_chargeDeclined' });
+    expect(declined.status).to.equal(402);
+    const event = await nextValue(events);
+    expect(event.type).to.equal('charge.failed');
+    expect((event.data.object as { id: string }).id).to.equal(declined.body.error.charge);
+    await events.return?.();
+  });
+
+  it("never yields another account's events", async () => {
+    const events = server.eventStream.subscribe(accountId, null);
+    await aCustomer(server.otherApi, { email: 'other@example.com' });
+    const mine = await aCustomer(server.api);
+    // The other account's event was committed first: had it leaked, it would be the first to arrive.
+    const event = await nextValue(events);
+    expect(event.type).to.equal('customer.created');
+    expect((event.data.object as { id: string }).id).to.equal(mine.id);
+    await events.return?.();
+  });
+
+  it('yields nothing for a change that was rolled back', async () => {
+    const events = server.eventStream.subscribe(accountId, null);
+    const rolledBack = server.db.transaction(async (tx) => {
+      const ctx = {
+        accountId,
+        requestId: 'req_rolled_back',
+        idempotencyKey: null,
+        db: tx,
+        clock: server.clock,
+        settings: { webhookAllowPrivateNetworks: false },
+      };
+      await recordEvent(ctx, 'customer.created', { id: 'cus_rolled_back', object: 'customer' });
+      throw new Error('the change fails after its event was recorded');
+    });
+    expect((await rejectionOf(rolledBack)).message).to.equal('the change fails after its event was recorded');
+    const committed = await aCustomer(server.api);
+    const event = await nextValue(events);
+    expect((event.data.object as { id: string }).id).to.equal(committed.id);
+    await events.return?.();
+  });
+
+  it('yields events committed through another connection, as another process on the same database would', async () => {
+    const other = await secondProcess();
+    const events = other.stream.subscribe(accountId, ['customer.created']);
+    const customer = await aCustomer(server.api);
+    const event = await nextValue(events);
+    expect((event.data.object as { id: string }).id).to.equal(customer.id);
+    await events.return?.();
+  });
+
+  it('releases a subscription on return(), and ends the open ones on close()', async () => {
+    const other = await secondProcess();
+    const released = other.stream.subscribe(accountId, null);
+    const open = other.stream.subscribe(accountId, null);
+    expect(other.stream.subscriberCount).to.equal(2);
+    expect(await released.return!()).to.deep.equal({ value: undefined, done: true });
+    expect(other.stream.subscriberCount).to.equal(1);
+    const pending = open.next();
+    await other.stream.close();
+    expect(await pending).to.deep.equal({ value: undefined, done: true });
+    expect(other.stream.subscriberCount).to.equal(0);
+  });
+
+  it('drops a subscriber that falls behind its buffer, with an error, and keeps serving the others', async () => {
+    const other = await secondProcess({ bufferLimit: 2 });
+    const slow = other.stream.subscribe(accountId, null);
+    const reader = other.stream.subscribe(accountId, null);
+    // The reader takes each charge's two events before the next charge, so it never holds more
+    // than its limit however the notifications are batched; the slow one holds the first two.
+    const received: Event[] = [];
+    for (let charge = 0; charge < 2; charge++) {
+      await aCharge(server.api);
+      received.push(await nextValue(reader), await nextValue(reader));
+    }
+    expect(received.map((event) => event.type)).to.deep.equal([
+      'charge.succeeded',
+      'payment_intent.succeeded',
+      'charge.succeeded',
+      'payment_intent.succeeded',
+    ]);
+    // The slow one was handed the same four events without reading any: dropped at the third.
+    expect(await rejectionOf(slow.next())).to.be.instanceOf(SubscriberTooSlowError);
+    expect(await slow.next()).to.deep.equal({ value: undefined, done: true });
+    expect(other.stream.subscriberCount).to.equal(1);
+    await reader.return?.();
+  });
+
+  if (engine === 'postgres') {
+    it('reconnects its LISTEN connection when it drops, and its subscriptions carry on', async () => {
+      const events = server.eventStream.subscribe(accountId, null);
+      const listeners = () =>
+        server.db.all<{ pid: number }>(
+          `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
+        );
+      const [before] = await listeners();
+      expect(before, 'the stream LISTENs on its own connection').to.not.equal(undefined);
+      await server.db.one('SELECT pg_terminate_backend(?)', [before.pid]);
+      await eventually(async () => {
+        const now = await listeners();
+        expect(now.map((row) => row.pid)).to.have.length(1).and.not.include(before.pid);
+      }, 10_000);
+      const customer = await aCustomer(server.api);
+      const event = await nextValue(events);
+      expect((event.data.object as { id: string }).id).to.equal(customer.id);
+      await events.return?.();
+    });
+  }
+});

@@ -1,0 +1,292 @@
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { verifyWebhook } from '../../sdk/src/index.js';
+import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { aCharge, aCustomer } from '../helpers/builders.js';
+import { startCaptureReceiver } from '../helpers/capture-receiver.js';
+import { forEachDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
+import { startTestServer, type TestServer } from '../helpers/test-server.js';
+
+/** How long the page may take to show an outcome the worker produces (deliveries, retries). */
+const OUTCOME_TIMEOUT_MS = 20_000;
+
+/** A browser tab on the dashboard with everything that went wrong on it and every request it made. */
+interface DashboardTab {
+  page: Page;
+  problems: string[];
+  requests: { method: string; url: string; authorization?: string }[];
+  pageHeaders: Record<string, string>;
+}
+
+// On both engines: the views read deliveries, attempts and events that each engine stores its own way.
+forEachDatabase('/dashboard in a real browser', function (engine) {
+  let server: TestServer;
+  let browser: Browser;
+  let context: BrowserContext;
+  let receiver: Awaited<ReturnType<typeof startCaptureReceiver>>;
+  /** What the receiver answers: 500 makes deliveries fail, 200 lets them succeed. */
+  let answer = 500;
+  let endpoint: { id: string; secret: string; url: string };
+
+  before(async function () {
+    if (!browserAvailable()) this.skip();
+    this.timeout(90_000);
+    receiver = await startCaptureReceiver(() => ({ status: answer }));
+    // One scheduled retry, soon: a delivery fails for good a moment after its event.
+    server = await startTestServer(engine, {
+      webhookAllowPrivateNetworks: true,
+      webhookWorker: { retryScheduleSeconds: [0.1] },
+    });
+    const created = await server.api.post('/v1/webhook_endpoints', {
+      url: receiver.url,
+      enabled_events: ['customer.created'],
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(200);
+    endpoint = created.body;
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await server?.close();
+    await receiver?.close();
+  });
+  // A context per test: its own sessionStorage, so no test starts with another's key.
+  beforeEach(async function () {
+    this.currentTest?.timeout(60_000);
+    answer = 500;
+    context = await browser.newContext();
+  });
+  afterEach(async () => {
+    await context?.close();
+  });
+
+  async function openDashboard(fragment = ''): Promise<DashboardTab> {
+    const page = await context.newPage();
+    const requests: DashboardTab['requests'] = [];
+    const problems = await collectPageProblems(page, server.url);
+    page.on('request', (request) => {
+      requests.push({ method: request.method(), url: request.url(), authorization: request.headers().authorization });
+    });
+    const response = await page.goto(`${server.url}/dashboard${fragment}`);
+    // Enabled only once the page's script has taken the form over.
+    await page.waitForSelector('#key-input:enabled', { timeout: 20_000 });
+    return { page, problems, requests, pageHeaders: response!.headers() };
+  }
+
+  async function enterKey(tab: DashboardTab, key = server.api.apiKey!): Promise<void> {
+    await tab.page.fill('#key-input', key);
+    await tab.page.press('#key-input', 'Enter');
+  }
+
+  /** Creates a customer and waits until the delivery of its `customer.created` event has failed for good. */
+  async function aFailedDelivery(email: string, name = 'Jenny Rosen'): Promise<any> {
+    const customer = await aCustomer(server.api, { email, name });
+    let delivery: any;
+    await eventually(async () => {
+      const events = (await server.api.get('/v1/events?type=customer.created&limit=100')).body.data;
+      const event = events.find((candidate: any) => candidate.data.object.id === customer.id);
+      expect(event, 'the customer.created event').to.not.equal(undefined);
+      delivery = (await server.api.get(`/v1/webhook_deliveries?event=${event.id}`)).body.data[0];
+      expect(delivery?.status).to.equal('failed');
+    }, OUTCOME_TIMEOUT_MS);
+    return delivery;
+  }
+
+  function deliveryRow(tab: DashboardTab, id: string): Locator {
+    return tab.page.locator(`tr.delivery[data-id="${id}"]`);
+  }
+
+  it('serves the page and its assets from this server under a strict CSP, and sends nothing before a key is entered', async () => {
+    const tab = await openDashboard();
+    const csp = tab.pageHeaders['content-security-policy'];
+    expect(csp).to.match(/(^|;)script-src 'self'(;|$)/);
+    expect(csp).to.contain("script-src-attr 'none'");
+    expect(tab.pageHeaders['cache-control']).to.equal('no-cache');
+    expect(tab.pageHeaders['x-content-type-options']).to.equal('nosniff');
+    expect(await tab.page.locator('script:not([src])').count(), 'inline scripts').to.equal(0);
+    expect(await tab.page.locator('#key-form').isVisible()).to.equal(true);
+    expect(await tab.page.locator('#tabs').isVisible()).to.equal(false);
+
+    // Every script module (main.js imports the others) and the stylesheet, with long cache lifetimes.
+    const assets = tab.requests.filter((request) => request.url.includes('/dashboard/assets/'));
+    expect(assets.map((request) => request.url.split('/').pop())).to.include.members([
+      'main.js',
+      'api.js',
+      'failed-view.js',
+      'events-view.js',
+      'dashboard.css',
+    ]);
+    for (const { url } of assets) {
+      const asset = await fetch(url);
+      expect(asset.status, url).to.equal(200);
+      expect(asset.headers.get('cache-control'), url).to.equal('public, max-age=31536000, immutable');
+      expect(asset.headers.get('content-type'), url).to.match(url.endsWith('.css') ? /^text\/css/ : /javascript/);
+    }
+    // Without a key the page asks for one and calls no API.
+    expect(tab.requests.filter((request) => request.url.includes('/v1/'))).to.deep.equal([]);
+    expect(tab.problems).to.deep.equal([]);
+  });
+
+  it("asks again for a refused key, showing the API's error message", async () => {
+    const tab = await openDashboard();
+    await enterKey(tab, 'sk_test_notarealkey');
+    await tab.page.locator('#message').filter({ hasText: 'Invalid API key provided' }).waitFor();
+    expect(await tab.page.locator('#message').innerText()).to.contain('The API key was refused').and.to.contain('api_key_invalid');
+    expect(await tab.page.locator('#key-form').isVisible()).to.equal(true);
+    expect(await tab.page.evaluate(() => Object.keys((globalThis as any).sessionStorage))).to.deep.equal([]);
+    // The only problems are the refused requests themselves (the browser logs each 401).
+    expect(tab.problems.filter((problem) => !problem.includes('401'))).to.deep.equal([]);
+  });
+
+  it('shows a failed delivery, and Retry sends it again until it succeeds with a signed request', async () => {
+    const delivery = await aFailedDelivery('retry@example.com');
+    const tab = await openDashboard();
+    await enterKey(tab);
+    const row = deliveryRow(tab, delivery.id);
+    await row.waitFor();
+    await eventually(async () => {
+      expect(await row.locator('td.endpoint').innerText()).to.equal(receiver.url);
+      expect(await row.locator('td.event').innerText()).to.equal('customer.created');
+    }, 10_000);
+    expect(await row.getAttribute('data-status')).to.equal('failed');
+    expect(await row.locator('td.attempts').innerText()).to.equal('2');
+    expect(await row.locator('td.last-response').innerText()).to.equal('500');
+
+    answer = 200;
+    const sentBefore = receiver.received.length;
+    await row.locator('button.retry').click();
+    await tab.page.locator(`tr.delivery[data-id="${delivery.id}"][data-status="succeeded"]`).waitFor({
+      timeout: OUTCOME_TIMEOUT_MS,
+    });
+    expect(await row.locator('td.attempts').innerText()).to.equal('3');
+    expect(await row.locator('td.last-response').innerText()).to.equal('200');
+
+    const [resent] = receiver.received.slice(sentBefore);
+    const event = verifyWebhook<any>(resent.body, resent.headers['service-signature'] as string, endpoint.secret);
+    expect(event.id).to.equal(delivery.event);
+    const detail = (await server.api.get(`/v1/webhook_deliveries/${delivery.id}`)).body;
+    expect(detail.status).to.equal('succeeded');
+    expect(detail.attempts.at(-1)).to.include({ response_status: 200, manual: true });
+
+    // The key went only to this server's API, in the Authorization header, and never into a URL.
+    const key = server.api.apiKey!;
+    const withKey = tab.requests.filter((request) => request.authorization !== undefined);
+    expect(withKey.length).to.be.greaterThan(0);
+    for (const request of withKey) {
+      expect(request.url.startsWith(`${server.url}/v1/`), request.url).to.equal(true);
+      expect(request.authorization).to.equal(`Bearer ${key}`);
+    }
+    expect(tab.requests.filter((request) => request.url.includes(key))).to.deep.equal([]);
+    expect(tab.page.url()).to.not.contain(key);
+    expect(tab.problems).to.deep.equal([]);
+  });
+
+  it("replays an endpoint's failed deliveries in bulk, after a dry run that counts them and sends nothing", async () => {
+    const deliveries = [await aFailedDelivery('bulk-1@example.com'), await aFailedDelivery('bulk-2@example.com')];
+    const failed = async () =>
+      (await server.api.get(`/v1/webhook_deliveries?status=failed&endpoint=${endpoint.id}&limit=100`)).body.data;
+    const expected = (await failed()).length;
+    expect(expected).to.be.at.least(2);
+
+    const tab = await openDashboard();
+    await enterKey(tab);
+    for (const delivery of deliveries) await deliveryRow(tab, delivery.id).waitFor();
+    const endpointItem = tab.page.locator(`.endpoint[data-id="${endpoint.id}"]`);
+    expect(await endpointItem.locator('.url').innerText()).to.equal(receiver.url);
+    const sentBefore = receiver.received.length;
+    await endpointItem.locator('button.replay').click();
+    const outcome = endpointItem.locator('.replay-outcome');
+    await outcome.filter({ hasText: `${expected} failed deliveries would be sent again.` }).waitFor();
+    expect((await failed()).length, 'still failed after the dry run').to.equal(expected);
+    expect(receiver.received.length, 'nothing sent by the dry run').to.equal(sentBefore);
+
+    answer = 200;
+    await endpointItem.locator('button.confirm-replay').click();
+    await outcome.filter({ hasText: `${expected} failed deliveries queued to be sent again.` }).waitFor();
+    await eventually(async () => {
+      for (const delivery of deliveries) {
+        expect((await server.api.get(`/v1/webhook_deliveries/${delivery.id}`)).body.status).to.equal('succeeded');
+      }
+    }, OUTCOME_TIMEOUT_MS);
+    // The failed list was read again: the replayed deliveries are no longer in it.
+    for (const delivery of deliveries) expect(await deliveryRow(tab, delivery.id).count()).to.equal(0);
+    expect(tab.problems).to.deep.equal([]);
+  });
+
+  it('lists events newest first with their delivery state, and opens one to show its payload and attempts', async () => {
+    // Markup in the data is shown as text: it must neither render nor run.
+    const markup = '<img src="/nowhere.png" onerror="globalThis.injected = true">';
+    const delivery = await aFailedDelivery('events@example.com', markup);
+    await aCharge(server.api); // no endpoint is subscribed to charges: its events have no webhooks
+    const tab = await openDashboard('#events');
+    await enterKey(tab);
+    const rows = tab.page.locator('tr.event');
+    await rows.first().waitFor();
+    const newest = (await server.api.get('/v1/events?limit=20')).body.data;
+    expect(await rows.evaluateAll((trs) => trs.map((tr) => (tr as any).dataset.id))).to.deep.equal(
+      newest.map((event: any) => event.id),
+    );
+    expect(await rows.first().locator('td.type').innerText()).to.match(/^(charge|payment_intent)\./);
+    await eventually(async () => expect(await rows.first().locator('td.webhooks').innerText()).to.equal('none'), 10_000);
+    const failedEventRow = tab.page.locator(`tr.event[data-id="${delivery.event}"]`);
+    await eventually(
+      async () => expect(await failedEventRow.locator('td.webhooks').innerText()).to.equal('1 failed'),
+      10_000,
+    );
+
+    await failedEventRow.locator('button.open-event').click();
+    const detail = tab.page.locator(`.event-detail[data-id="${delivery.event}"]`);
+    const payload = JSON.parse(await detail.locator('pre.payload').innerText());
+    expect(payload).to.deep.equal((await server.api.get(`/v1/events/${delivery.event}`)).body);
+    expect(payload.data.object).to.include({ email: 'events@example.com', name: markup });
+    expect(await detail.locator('img').count()).to.equal(0);
+    const attempts = detail.locator(`.delivery-detail[data-id="${delivery.id}"] tr.attempt`);
+    await attempts.first().waitFor();
+    expect(
+      await attempts.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td as any).innerText))),
+    ).to.satisfy((cells: string[][]) => cells.length === 2 && cells.every((c) => c[2] === '500' && c[3] === 'ok'));
+    await tab.page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT ?? '/tmp/payments-dashboard.png', fullPage: true });
+
+    // The failed-webhooks view of events: only events with a delivery that failed for good.
+    await tab.page.selectOption('select.delivery-filter', 'false');
+    await eventually(async () => {
+      const shown = await rows.evaluateAll((trs) => trs.map((tr) => (tr as any).dataset.id));
+      const expected = (await server.api.get('/v1/events?delivery_success=false&limit=20')).body.data;
+      expect(shown).to.deep.equal(expected.map((event: any) => event.id));
+      expect(shown).to.include(delivery.event);
+    }, 10_000);
+    expect(await tab.page.evaluate(() => (globalThis as any).injected)).to.equal(undefined);
+    expect(tab.problems).to.deep.equal([]);
+  });
+
+  it('pages through deliveries filtered by status with Older and Newer', async () => {
+    answer = 200;
+    for (let i = 0; i < 21; i++) await aCustomer(server.api, { email: `page-${i}@example.com` });
+    const succeededPage = async (query = '') =>
+      (await server.api.get(`/v1/webhook_deliveries?status=succeeded&limit=20${query}`)).body;
+    await eventually(async () => {
+      expect((await server.api.get('/v1/webhook_deliveries?status=pending')).body.data).to.deep.equal([]);
+      expect((await succeededPage()).has_more).to.equal(true);
+    }, OUTCOME_TIMEOUT_MS);
+    const first = await succeededPage();
+    const second = await succeededPage(`&starting_after=${first.data.at(-1).id}`);
+    const ids = (page: any) => page.data.map((delivery: any) => delivery.id);
+
+    const tab = await openDashboard('#deliveries');
+    await enterKey(tab);
+    await tab.page.locator('tr.delivery').first().waitFor();
+    const shownIds = () => tab.page.locator('tr.delivery').evaluateAll((trs) => trs.map((tr) => (tr as any).dataset.id));
+    await tab.page.selectOption('select.status-filter', 'succeeded');
+    await eventually(async () => expect(await shownIds()).to.deep.equal(ids(first)), 10_000);
+    expect(await tab.page.locator('button.newer').isDisabled()).to.equal(true);
+
+    await tab.page.locator('button.older').click();
+    await eventually(async () => expect(await shownIds()).to.deep.equal(ids(second)), 10_000);
+    expect(await tab.page.locator('button.older').isDisabled()).to.equal(!second.has_more);
+    await tab.page.locator('button.newer').click();
+    await eventually(async () => expect(await shownIds()).to.deep.equal(ids(first)), 10_000);
+    expect(await tab.page.locator('button.newer').isDisabled()).to.equal(true);
+    expect(tab.problems).to.deep.equal([]);
+  });
+});
