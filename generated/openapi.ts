@@ -1883,6 +1883,10 @@ export interface components {
         'Request-Id': components['headers']['Request-Id'];
         /** @description Seconds to wait before retrying. */
         'Retry-After'?: number;
+        'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+        'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+        'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
         [name: string]: unknown;
       };
       content: {
@@ -1958,6 +1962,14 @@ export interface components {
     'Request-Id': string;
     /** @description `true` when the body is the stored response of an earlier request with the same key. */
     'Idempotent-Replayed': 'true';
+    /** @description Requests allowed per window for this API key (draft-ietf-httpapi-ratelimit-headers). Sent on every counted response when rate limits are on (`RATE_LIMIT_PER_SECOND`). */
+    'RateLimit-Limit': number;
+    /** @description Requests left in the current window for this API key. */
+    'RateLimit-Remaining': number;
+    /** @description Seconds until the current window ends and the allowance is renewed. */
+    'RateLimit-Reset': number;
+    /** @description The policy in force: `<limit>;w=<window seconds>`, e.g. `100;w=1`. */
+    'RateLimit-Policy': string;
   };
   pathItems: never;
 }

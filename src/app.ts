@@ -15,6 +15,7 @@ import { bindOperation, dispatchOperations } from './http/binder.js';
 import { createErrorMapper, lastResortErrorHandler } from './http/error-mapper.js';
 import { createBodyReader } from './http/bodies.js';
 import { handlers } from './http/handlers.js';
+import { replayIdempotentRequests } from './http/idempotent-replay.js';
 import type { Handler, OperationId } from './http/operations.js';
 import { assignRequestId } from './http/request-id.js';
 import { routeOperations } from './http/routes.js';
@@ -95,6 +96,7 @@ export function createApp(deps: AppDeps): Express {
   if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));
   app.use(createGraphQLRouter({ ...deps, trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false }));
   app.use(createBodyReader(routes));
+  app.use(replayIdempotentRequests(deps));
   cacheValidatorRoutePatterns();
   app.use(
     OpenApiValidator.middleware({

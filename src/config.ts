@@ -76,7 +76,8 @@ function integer(name: string, value: string | undefined, fallback: number): num
 function rateLimit(env: NodeJS.ProcessEnv): RateLimitWindow | undefined {
   const perSecond = integer('RATE_LIMIT_PER_SECOND', env.RATE_LIMIT_PER_SECOND, 100);
   const windowSeconds = integer('RATE_LIMIT_WINDOW_SECONDS', env.RATE_LIMIT_WINDOW_SECONDS, 1);
-  if (windowSeconds < 1) throw new Error('RATE_LIMIT_WINDOW_SECONDS must be at least 1');
+  // A day at most: RateLimit-Reset and Retry-After are bounded by it in the spec.
+  if (windowSeconds < 1 || windowSeconds > 86_400) throw new Error('RATE_LIMIT_WINDOW_SECONDS must be between 1 and 86400');
   return perSecond === 0 ? undefined : { points: perSecond * windowSeconds, durationSeconds: windowSeconds };
 }
 

@@ -50,17 +50,18 @@ if (config.role !== 'worker') {
     idempotencyTtlSeconds: config.idempotencyTtlSeconds,
     settings: config.settings,
   };
+  const rateLimiter = config.rateLimit && createRateLimitStore(db, config.rateLimit);
   const app = createApp({
     ...shared,
     validateResponses: config.validateResponses,
-    rateLimiter: config.rateLimit && createRateLimitStore(db, config.rateLimit),
+    rateLimiter,
     graphqlTrustedDocumentsOnly: config.graphqlTrustedDocumentsOnly,
     metrics: { registry: metrics, public: config.metricsPublic },
   });
   server = app.listen(config.port, config.host, () => {
     logger.info({ url: `http://${config.host}:${config.port}`, role: config.role }, 'payments-api listening');
   });
-  subscriptions = attachGraphQLSubscriptions(server, shared);
+  subscriptions = attachGraphQLSubscriptions(server, { ...shared, rateLimiter });
 }
 
 // A worker alone has no API port to serve /metrics on: it gets its own listener when METRICS_PORT asks for one.

@@ -5,6 +5,9 @@
  *
  * Guarantees: a connection is acknowledged only with a valid API key in its `connection_init`
  * payload (`{"Authorization": "Bearer sk_test_…"}`); otherwise it is closed with 4403 and the reason.
+ * With rate limits on, each `connection_init` and each subscription is one request of that key: a
+ * connection over the limit is closed with 4429 and the reason, a subscription over it gets an
+ * error with code `rate_limited`.
  * Only subscription operations run over the socket, held to the same depth, cost and alias limits
  * as HTTP; queries and mutations are refused with an error message that points to HTTP. Errors a
  * client receives never carry a stack or an unexpected error's message: those are logged.
@@ -25,6 +28,7 @@ import { isApiError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { SubscriptionEndedError } from '../events/event-subscription.js';
 import type { Authenticator } from '../http/auth.js';
+import { countRequest, type RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
 import { safeExecutionResult } from './errors.js';
@@ -38,17 +42,23 @@ const GRAPHQL_PATH = '/graphql';
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** Operations one connection may run at once; each holds a subscriber buffer. */
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
+/** The close code for a connection refused by the rate limit (graphql-ws's "too many" code). */
+const RATE_LIMITED_CLOSE_CODE = CloseCode.TooManyInitialisationRequests;
 /** How long clients get to answer the server's close frame at shutdown before their sockets are cut. */
 const CLOSE_GRACE_MS = 1000;
 
 /** What a connection remembers once its `connection_init` is accepted. */
 interface Caller {
   accountId: string;
+  /** The credential it was accepted with, which its subscriptions are counted against. */
+  authorization: string;
 }
 
 export interface GraphQLSubscriptionDeps extends GraphQLDeps {
   auth: Authenticator;
   limits?: GraphQLLimits;
+  /** The HTTP API's limiter: connections and subscriptions count against the same allowance. */
+  rateLimiter?: RateLimiter;
 }
 
 /** Starts serving subscriptions on `server`'s `/graphql`; `close()` says goodbye to every client (1001) and stops. */
@@ -82,21 +92,28 @@ function serverOptions(deps: GraphQLSubscriptionDeps): Options {
     async onConnect(ctx) {
       try {
         const refused = await authenticate(deps.auth, ctx.connectionParams, ctx.extra);
-        if (refused === null) return true;
-        // Closed here to say why; graphql-ws's own 4403 "Forbidden" that follows is then a no-op.
-        ctx.extra.socket.close(CloseCode.Forbidden, closeReason(refused));
+        if (refused !== null) {
+          // Closed here to say why; graphql-ws's own 4403 "Forbidden" that follows is then a no-op.
+          ctx.extra.socket.close(CloseCode.Forbidden, closeReason(refused));
+          return false;
+        }
+        const limited = deps.rateLimiter && (await countRequest(deps.rateLimiter, ctx.extra.authorization!));
+        if (!limited) return true;
+        ctx.extra.socket.close(RATE_LIMITED_CLOSE_CODE, closeReason(limited.message));
       } catch (error) {
         logger.error({ err: error }, 'GraphQL WebSocket authentication failed');
         ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
       }
       return false;
     },
-    onSubscribe(ctx, _id, payload): ExecutionArgs | readonly GraphQLError[] {
+    async onSubscribe(ctx, _id, payload): Promise<ExecutionArgs | readonly GraphQLError[]> {
       if (Object.keys(ctx.subscriptions).length > MAX_SUBSCRIPTIONS_PER_CONNECTION) {
         return [refusal(`At most ${MAX_SUBSCRIPTIONS_PER_CONNECTION} subscriptions may run on one connection.`, 'TOO_MANY_SUBSCRIPTIONS')];
       }
       let checked: Checked;
       try {
+        const limited = deps.rateLimiter && (await countRequest(deps.rateLimiter, ctx.extra.authorization!));
+        if (limited) return [refusal(limited.message, limited.code)];
         checked = check(payload);
       } catch (error) {
         logger.error({ err: error }, 'GraphQL subscription could not be checked');
@@ -167,6 +184,7 @@ async function authenticate(
   if (!result.ok) return result.message;
   if (result.principal.kind !== 'account') return 'Subscriptions need an API key.';
   extra.accountId = result.principal.accountId;
+  extra.authorization = header;
   return null;
 }
 

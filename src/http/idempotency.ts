@@ -77,17 +77,35 @@ export async function runIdempotent(
 }
 
 /**
+ * The stored response for a completed request with this key, method, path and body, if there is
+ * one and it has not expired; undefined in every other case (no row, still running, another body
+ * or path, expired), which {@link runIdempotent} then handles in full. Lets a replay be answered
+ * before the request is validated: its identical twin was validated when it first ran.
+ */
+export async function findReplay(db: Queryable, request: IdempotentRequest): Promise<StoredResponse | undefined> {
+  const row = await readKey(db, request);
+  if (!row || row.state !== 'done' || row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) return undefined;
+  if (row.request_method !== request.method || row.request_path !== request.path) return undefined;
+  if (row.request_hash !== requestHash(request)) return undefined;
+  return storedResponse(row, request.requestId);
+}
+
+function readKey(db: Queryable, request: IdempotentRequest): Promise<KeyRow | undefined> {
+  return db.one<KeyRow>(
+    `SELECT request_method, request_path, request_hash, state, response_status, response_body, created, locked_at
+     FROM idempotency_keys WHERE account_id = ? AND key = ?`,
+    [request.accountId, request.key],
+  );
+}
+
+/**
  * Inserts the key as running (true), or answers from the existing row. The row is read first and
  * inserted with `ON CONFLICT DO NOTHING`, so a replay raises no error: on Postgres a failed
  * statement would cost the pooled connection.
  */
 async function claimKey(db: Queryable, request: IdempotentRequest, hash: string): Promise<true | StoredResponse> {
   for (let attempt = 0; attempt < 3; attempt++) {
-    const row = await db.one<KeyRow>(
-      `SELECT request_method, request_path, request_hash, state, response_status, response_body, created, locked_at
-       FROM idempotency_keys WHERE account_id = ? AND key = ?`,
-      [request.accountId, request.key],
-    );
+    const row = await readKey(db, request);
     if (!row) {
       const inserted = await db.run(
         `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state, created, locked_at)

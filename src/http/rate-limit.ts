@@ -6,7 +6,9 @@
  * - Requests without `Authorization` are not counted: they are refused with 401 before any
  *   database work, and limiting them per IP would throttle every client behind one proxy.
  * - Only the API is limited: `/v1/…` (including unprefixed paths that versioning already
- *   rewrote to `/v1/…`) and `/graphql`. Health checks, docs and `/admin` never are.
+ *   rewrote to `/v1/…`) and `/graphql`. Health checks, docs and `/admin` never are. Over
+ *   WebSocket, each `connection_init` and each subscription counts as one request of its key
+ *   (see `countRequest` and graphql/subscriptions.ts).
  * - Every counted response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`
  *   and `RateLimit-Policy`; a refused one is a 429 with `Retry-After`, in the REST error envelope
  *   or, on `/graphql`, in GraphQL's `{"errors": […]}` shape.
@@ -42,6 +44,21 @@ export function limitRequestsPerCredential(limiter: RateLimiter): RequestHandler
     setRateLimitHeaders(res, limiter, outcome);
     next();
   };
+}
+
+/**
+ * Counts one request of a credential that is not an HTTP request (a WebSocket connection or
+ * subscription): null when allowed, else the 429 `rate_limited` error to refuse it with. A
+ * failure of the store is thrown.
+ */
+export async function countRequest(limiter: RateLimiter, authorization: string): Promise<ApiError | null> {
+  try {
+    await limiter.consume(credentialKey(authorization));
+    return null;
+  } catch (rejection) {
+    if (!(rejection instanceof RateLimiterRes)) throw rejection;
+    return tooManyRequests(limiter, rejection);
+  }
 }
 
 /** The store's key for a credential: a digest, short and fixed-length, that cannot be turned back into the key. */

@@ -1,4 +1,7 @@
 import { expect } from 'chai';
+import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
+import { bearer, refusalOf, rejectionOf, subscriptionClient } from '../graphql/live-events.js';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
@@ -185,6 +188,57 @@ forEachDatabase('rate limits', (engine) => {
       expectRateLimitHeaders(refused, 0);
       expect((await graphql(server.otherApi)).status).to.equal(200);
     });
+  });
+
+  describe('GraphQL over WebSocket', () => {
+    // A long window, so that the allowance cannot renew between spending it and the refusal.
+    const LONG_WINDOW = { points: 3, durationSeconds: 60 };
+    let limited: TestServer;
+    const clients: Client[] = [];
+    beforeEach(async () => {
+      limited = await startTestServer(engine, { rateLimit: LONG_WINDOW });
+    });
+    afterEach(async () => {
+      await Promise.all(clients.splice(0).map((client) => client.dispose()));
+      await limited.close();
+    });
+
+    it('counts connections and subscriptions against the key allowance, and refuses them once spent', async () => {
+      const first = await connected(limited.apiKeys.first);
+      // The connection took one of the three: two REST requests pass, the third is refused.
+      const responses = await untilRefused(() => limited.api.get('/v1/charges?limit=1'));
+      expect(responses).to.have.length(3);
+
+      const subscription = first.iterate({ query: 'subscription { events { id } }' });
+      const errors = (await rejectionOf(subscription.next())) as unknown as Array<{ message: string; extensions: { code: string } }>;
+      expect(errors).to.have.length(1);
+      expect(errors[0].extensions.code).to.equal('rate_limited');
+      expect(errors[0].message).to.match(/^Too many requests with this API key/);
+
+      const another = subscriptionClient(limited.wsUrl, bearer(limited.apiKeys.first));
+      clients.push(another);
+      const refusal = await refusalOf(another);
+      expect(refusal.code).to.equal(4429);
+      expect(refusal.reason).to.match(/^Too many requests with this API key/);
+
+      // Another key has its own allowance.
+      await connected(limited.apiKeys.second);
+    });
+
+    /** A client whose connection the server acknowledged (fails the test if it is closed instead). */
+    async function connected(apiKey: string): Promise<Client> {
+      return new Promise((resolve, reject) => {
+        const client: Client = createClient({
+          url: limited.wsUrl,
+          webSocketImpl: WebSocket,
+          connectionParams: bearer(apiKey),
+          retryAttempts: 0,
+          lazy: false,
+          on: { connected: () => resolve(client), closed: (event) => reject(new Error(`closed: ${JSON.stringify(event)}`)) },
+        });
+        clients.push(client);
+      });
+    }
   });
 
   // SQLite serves one API process; over Postgres any number share one allowance per key.

@@ -87,6 +87,7 @@ export async function startTestServer(
   const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
   const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
   const appDb = countingDatabase(db);
+  const rateLimiter = options.rateLimit && createRateLimitStore(db, options.rateLimit);
   const app = createApp({
     db: appDb,
     clock,
@@ -95,7 +96,7 @@ export async function startTestServer(
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     validateResponses: true,
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
-    rateLimiter: options.rateLimit && createRateLimitStore(db, options.rateLimit),
+    rateLimiter,
     graphqlTrustedDocumentsOnly: options.graphqlTrustedDocumentsOnly,
     eventStream,
   });
@@ -112,6 +113,7 @@ export async function startTestServer(
     auth: createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`)),
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
+    rateLimiter,
   });
   const sender = createSender({ allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000 });
   const worker = options.webhookWorker

@@ -1,0 +1,44 @@
+import type { RequestHandler } from 'express';
+import type { Queryable } from '../db/database.js';
+import type { Clock } from '../domain/clock.js';
+import type { Authenticator } from './auth.js';
+import { findReplay } from './idempotency.js';
+import { requestIdOf } from './request-id.js';
+
+export interface ReplayDeps {
+  db: Queryable;
+  clock: Clock;
+  auth: Authenticator;
+  idempotencyTtlSeconds: number;
+}
+
+/**
+ * Answers a repeated idempotent POST from its stored response before request validation, so that a
+ * client retrying (the common case after a timeout) costs no more than a read. Only an exact
+ * repeat qualifies: same account, key, path and body as a request that completed. Anything else
+ * (a first request, one still running, another body, bad credentials) goes on down the pipeline,
+ * where validation and the idempotency layer decide it in full.
+ *
+ * Mounted after the body reader: the body it compares is the one the handler would get.
+ */
+export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
+  return async (req, res, next) => {
+    const key = req.method === 'POST' ? req.headers['idempotency-key'] : undefined;
+    if (typeof key !== 'string' || !req.headers.authorization) return next();
+    const auth = await deps.auth.apiKey(req);
+    if (!auth.ok || auth.principal.kind !== 'account') return next();
+    const stored = await findReplay(deps.db, {
+      accountId: auth.principal.accountId,
+      key,
+      requestId: requestIdOf(res),
+      method: 'POST',
+      path: req.path,
+      body: req.body ?? {},
+      nowMs: deps.clock.nowMs(),
+      ttlSeconds: deps.idempotencyTtlSeconds,
+    });
+    if (!stored) return next();
+    res.setHeader('Idempotent-Replayed', 'true');
+    res.status(stored.status).json(stored.body);
+  };
+}
