@@ -82,12 +82,21 @@ export async function runIdempotent(
  * or path, expired), which {@link runIdempotent} then handles in full. Lets a replay be answered
  * before the request is validated: its identical twin was validated when it first ran.
  */
-export async function findReplay(db: Queryable, request: IdempotentRequest): Promise<StoredResponse | undefined> {
+export async function findReplay(db: Queryable, request: IdempotentRequest): Promise<StoredJsonResponse | undefined> {
   const row = await readKey(db, request);
   if (!row || row.state !== 'done' || row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) return undefined;
   if (row.request_method !== request.method || row.request_path !== request.path) return undefined;
   if (row.request_hash !== requestHash(request)) return undefined;
-  return storedResponse(row, request.requestId);
+  // A success is sent as stored, without a parse and a re-serialisation; an error names this request.
+  const status = row.response_status!;
+  if (status < 400) return { status, json: row.response_body! };
+  return { status, json: JSON.stringify(storedResponse(row, request.requestId).body) };
+}
+
+/** A stored response with its body as JSON text, ready to send. */
+export interface StoredJsonResponse {
+  status: number;
+  json: string;
 }
 
 function readKey(db: Queryable, request: IdempotentRequest): Promise<KeyRow | undefined> {

@@ -39,6 +39,6 @@ export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
     });
     if (!stored) return next();
     res.setHeader('Idempotent-Replayed', 'true');
-    res.status(stored.status).json(stored.body);
+    res.status(stored.status).type('application/json').send(stored.json);
   };
 }

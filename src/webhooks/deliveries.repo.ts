@@ -1,4 +1,4 @@
-import type { Queryable } from '../db/database.js';
+import type { Queryable, SqlValue } from '../db/database.js';
 import { forUpdateSkipLocked, inJsonArray } from '../db/dialect.js';
 import { eventsByIds } from '../events/live-events.repo.js';
 import type { EventRow } from '../resources/events/events.repo.js';
@@ -65,14 +65,55 @@ export function claimDueDeliveries(
   );
 }
 
+const INSERT_ATTEMPTS =
+  'INSERT INTO webhook_attempts (delivery_id, account_id, started_at, duration_ms, response_status, response_body, error, manual) VALUES ';
+
 export async function insertAttempt(db: Queryable, attempt: AttemptRow): Promise<void> {
-  await db.run(
-    `INSERT INTO webhook_attempts (delivery_id, account_id, started_at, duration_ms, response_status, response_body, error, manual)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      attempt.delivery_id, attempt.account_id, attempt.started_at, attempt.duration_ms, attempt.response_status,
-      attempt.response_body, attempt.error, attempt.manual,
-    ],
+  await db.run(`${INSERT_ATTEMPTS}(?, ?, ?, ?, ?, ?, ?, ?)`, attemptValues(attempt));
+}
+
+function attemptValues(attempt: AttemptRow): SqlValue[] {
+  return [
+    attempt.delivery_id, attempt.account_id, attempt.started_at, attempt.duration_ms, attempt.response_status,
+    attempt.response_body, attempt.error, attempt.manual,
+  ];
+}
+
+/** A successful attempt of a leased delivery, as the worker records it. */
+export interface SucceededAttempt {
+  attempt: AttemptRow;
+  delivery: { id: string; owner: string; eventId: string };
+  responseStatus: number;
+  completedAt: number;
+}
+
+/**
+ * Records successful attempts in three statements however many there are: their attempt rows,
+ * their deliveries marked succeeded (only those still leased to the one recording them, as
+ * {@link finishAttempt} does), and their events' `pending_webhooks` counted down by the deliveries
+ * that did end. `VALUES` columns are `column1…` on both engines; the casts type Postgres's parameters.
+ */
+export async function recordSucceededAttempts(tx: Queryable, rows: readonly SucceededAttempt[]): Promise<void> {
+  if (rows.length === 0) return;
+  await tx.run(INSERT_ATTEMPTS + rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', '), rows.flatMap((row) => attemptValues(row.attempt)));
+  const finished = await tx.all<{ event_id: string }>(
+    `UPDATE webhook_deliveries
+     SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = v.column3, last_response_status = v.column4,
+         last_error = NULL, completed_at = v.column3, lease_owner = NULL, lease_until = NULL, manual_retry = ?
+     FROM (VALUES ${rows.map(() => '(?, ?, CAST(? AS BIGINT), CAST(? AS INTEGER))').join(', ')}) AS v
+     WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_owner = v.column2
+     RETURNING webhook_deliveries.event_id`,
+    [false, ...rows.flatMap((row) => [row.delivery.id, row.delivery.owner, row.completedAt, row.responseStatus])],
+  );
+  const endedPerEvent = new Map<string, number>();
+  for (const { event_id } of finished) endedPerEvent.set(event_id, (endedPerEvent.get(event_id) ?? 0) + 1);
+  if (endedPerEvent.size === 0) return;
+  await tx.run(
+    `UPDATE events
+     SET pending_webhooks = CASE WHEN pending_webhooks > v.column2 THEN pending_webhooks - v.column2 ELSE 0 END
+     FROM (VALUES ${[...endedPerEvent].map(() => '(?, CAST(? AS INTEGER))').join(', ')}) AS v
+     WHERE events.id = v.column1`,
+    [...endedPerEvent].flat(),
   );
 }
 

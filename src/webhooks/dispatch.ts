@@ -4,7 +4,7 @@ import { toBoolean } from '../db/dialect.js';
 import type { Logger } from '../logger.js';
 import { toEventResource } from '../resources/events/events.mapper.js';
 import type { WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
-import { finishAttempt, insertAttempt, type DeliveryRow, type DeliveryTargets } from './deliveries.repo.js';
+import { finishAttempt, insertAttempt, recordSucceededAttempts, type DeliveryRow, type DeliveryTargets } from './deliveries.repo.js';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.js';
 import type { FailureNotifier } from './failure-notices.js';
 import type { Sender } from './sender.js';
@@ -62,20 +62,32 @@ export async function dispatchDelivery(
   const error = result.error ?? (succeeded ? null : `HTTP ${result.status}`);
   deps.observeAttempt?.(succeeded ? 'succeeded' : result.status === undefined ? 'no_response' : 'failed', result.durationMs);
 
+  const attempt = {
+    delivery_id: delivery.id,
+    account_id: delivery.account_id,
+    started_at: nowMs,
+    duration_ms: result.durationMs,
+    response_status: result.status ?? null,
+    response_body: result.body || null,
+    error: result.error ?? null,
+    manual,
+  };
+  // The usual case, written in bulk with the other successes of the worker's batch.
+  if (succeeded && deps.outcomes && endpoint.failing_since == null) {
+    const completedAt = clock.nowMs();
+    return deps.outcomes.write(recordSucceededAttempts, {
+      attempt,
+      delivery: { id: delivery.id, owner, eventId: delivery.event_id },
+      responseStatus: result.status!,
+      completedAt,
+    });
+  }
+
   let disabled = false;
   // Recorded together with other attempts' outcomes when the worker batches them.
   const inTransaction = <T>(work: (tx: Queryable) => Promise<T>) => (deps.outcomes ? deps.outcomes.run(work) : db.transaction(work));
   const failedForGood = await inTransaction(async (tx) => {
-    await insertAttempt(tx, {
-      delivery_id: delivery.id,
-      account_id: delivery.account_id,
-      started_at: nowMs,
-      duration_ms: result.durationMs,
-      response_status: result.status ?? null,
-      response_body: result.body || null,
-      error: result.error ?? null,
-      manual,
-    });
+    await insertAttempt(tx, attempt);
     if (succeeded) {
       // Ends a run of failures (read with the endpoint, so the usual case costs no statement).
       if (endpoint.failing_since != null) {

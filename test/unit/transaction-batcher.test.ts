@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import type { Queryable } from '../../src/db/database.js';
 import { SqliteDatabase } from '../../src/db/sqlite.js';
 import { batchTransactions } from '../../src/webhooks/transaction-batcher.js';
 
@@ -46,5 +47,22 @@ describe('batchTransactions', () => {
     );
     expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
     expect(await names()).to.deep.equal(['taken', 'x', 'y']);
+  });
+
+  it('hands the rows queued for a writer to one call of it, and writes them one by one when the batch fails', async () => {
+    const calls: string[][] = [];
+    const writer = async (tx: Queryable, rows: readonly string[]) => {
+      calls.push([...rows]);
+      await tx.run(`INSERT INTO outcomes (id) VALUES ${rows.map(() => '(?)').join(', ')}`, rows);
+    };
+    const batcher = batchTransactions(db);
+    await Promise.all(['a', 'b', 'c'].map((id) => batcher.write(writer, id)));
+    expect(calls).to.deep.equal([['a', 'b', 'c']]);
+
+    calls.length = 0;
+    const outcomes = await Promise.allSettled(['d', 'a', 'e'].map((id) => batcher.write(writer, id)));
+    expect(outcomes.map((o) => o.status)).to.deep.equal(['fulfilled', 'rejected', 'fulfilled']);
+    expect(calls).to.deep.equal([['d', 'a', 'e'], ['d'], ['a'], ['e']]);
+    expect(await names()).to.deep.equal(['a', 'b', 'c', 'd', 'e']);
   });
 });
