@@ -8,7 +8,7 @@
  *
  * Environment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (10),
  * BENCH_DEEP_ROWS (1000000), BENCH_DATABASE_URL (a Postgres URL: adds a pass on Postgres, in a
- * database created and dropped for it), BENCH_WEBHOOK_EVENTS (2500),
+ * database created and dropped for it), BENCH_WEBHOOK_EVENTS (10000),
  * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_ONLY (`http` or `webhooks`: run only that part; the
  * other part's results already in bench/last-results.json are kept).
  */

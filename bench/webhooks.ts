@@ -9,7 +9,7 @@
  *    webhook of that customer's `customer.created` event.
  * Everything stays on 127.0.0.1; the receiver answers 200 at once.
  *
- * Environment: BENCH_WEBHOOK_EVENTS (2500), BENCH_WEBHOOK_LATENCY_SAMPLES (200).
+ * Environment: BENCH_WEBHOOK_EVENTS (10000), BENCH_WEBHOOK_LATENCY_SAMPLES (200).
  */
 import fs from 'node:fs';
 import http from 'node:http';
@@ -70,7 +70,7 @@ function numberFromEnv(name: string, fallback: number): number {
   return Math.floor(value);
 }
 
-const EVENTS = numberFromEnv('BENCH_WEBHOOK_EVENTS', 2500);
+const EVENTS = numberFromEnv('BENCH_WEBHOOK_EVENTS', 10_000);
 const LATENCY_SAMPLES = numberFromEnv('BENCH_WEBHOOK_LATENCY_SAMPLES', 200);
 const CREATE_LOOPS = 8;
 const DELIVERY_TIMEOUT_MS = 30_000;

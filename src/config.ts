@@ -29,6 +29,8 @@ export interface Config {
   validateResponses: boolean;
   /** How long a worker holds a claimed delivery before another may take it (its worker died). */
   webhookLeaseSeconds: number;
+  /** HTTP attempts a worker process makes at once, and its connections per receiving host. */
+  webhookConcurrency: number;
   /** An endpoint whose attempts have all failed for this long is disabled (5 days). */
   webhookDisableAfterSeconds: number;
   /** Delays between webhook attempts, in seconds (`WEBHOOK_RETRY_SCHEDULE`). */
@@ -60,6 +62,11 @@ export interface Config {
 export interface ServiceSettings {
   /** Allow webhook URLs on loopback and private networks (local development and tests only). */
   webhookAllowPrivateNetworks: boolean;
+}
+
+function atLeastOne(name: string, value: number): number {
+  if (value < 1) throw new Error(`${name} must be at least 1`);
+  return value;
 }
 
 function integer(name: string, value: string | undefined, fallback: number): number {
@@ -114,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimit: rateLimit(env),
     validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
     webhookLeaseSeconds: integer('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 60),
+    webhookConcurrency: atLeastOne('WEBHOOK_CONCURRENCY', integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 128)),
     webhookRetryScheduleSeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookDisableAfterSeconds: integer('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400),
     smtpUrl: env.SMTP_URL || undefined,

@@ -74,7 +74,10 @@ if (config.role === 'worker' && config.metricsPort !== undefined) {
 }
 
 let worker: WebhookWorker | undefined;
-const sender = createSender({ allowPrivateNetworks: config.settings.webhookAllowPrivateNetworks });
+const sender = createSender({
+  allowPrivateNetworks: config.settings.webhookAllowPrivateNetworks,
+  maxSocketsPerHost: config.webhookConcurrency,
+});
 if (config.role !== 'api') {
   worker = startWebhookWorker(
     {
@@ -87,7 +90,7 @@ if (config.role !== 'api') {
       notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
       observeAttempt: createWebhookAttemptMetrics(metrics),
     },
-    { leaseMs: config.webhookLeaseSeconds * 1000 },
+    { leaseMs: config.webhookLeaseSeconds * 1000, concurrency: config.webhookConcurrency },
   );
   logger.info({ role: config.role }, 'webhook worker started');
 }

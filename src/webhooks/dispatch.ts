@@ -43,6 +43,8 @@ export async function dispatchDelivery(
   delivery: DeliveryRow,
   owner: string,
   targets: DeliveryTargets,
+  /** Called once the HTTP request is over (or was not made), before the outcome is recorded. */
+  onRequestEnded?: () => void,
 ): Promise<void> {
   const { db, clock } = deps;
   const manual = toBoolean(delivery.manual_retry);
@@ -58,6 +60,7 @@ export async function dispatchDelivery(
   const nowMs = clock.nowMs();
   const headers = signatureHeaders(body, event.id, validSecrets(endpoint, nowMs), Math.floor(nowMs / 1000));
   const result = await deps.send(endpoint.url, body, headers);
+  onRequestEnded?.();
   const succeeded = result.status !== undefined && result.status >= 200 && result.status < 300;
   const error = result.error ?? (succeeded ? null : `HTTP ${result.status}`);
   deps.observeAttempt?.(succeeded ? 'succeeded' : result.status === undefined ? 'no_response' : 'failed', result.durationMs);

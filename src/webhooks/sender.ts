@@ -16,6 +16,8 @@ export interface SendResult {
 
 export interface SenderOptions {
   allowPrivateNetworks: boolean;
+  /** Connections kept per receiving host (64): the worker's concurrency, so no attempt queues for one. */
+  maxSocketsPerHost?: number;
   connectTimeoutMs?: number;
   totalTimeoutMs?: number;
 }
@@ -44,7 +46,7 @@ export function createSender(options: SenderOptions): { send: Sender; close(): v
       callback(null, addresses[0].address, addresses[0].family);
     });
   };
-  const agentOptions = { keepAlive: true, maxSockets: 64, lookup };
+  const agentOptions = { keepAlive: true, maxSockets: options.maxSocketsPerHost ?? 64, lookup };
   const agents = { 'http:': new http.Agent(agentOptions), 'https:': new https.Agent(agentOptions) };
 
   const send: Sender = (url, body, headers) =>

@@ -14,8 +14,13 @@ import { dispatchDelivery, type DispatchDeps } from './dispatch.js';
 import { batchTransactions } from './transaction-batcher.js';
 
 export interface WorkerOptions {
-  /** Attempts in flight at once. */
+  /** HTTP attempts in flight at once (64; the server passes `WEBHOOK_CONCURRENCY`, 128 by default). */
   concurrency?: number;
+  /**
+   * Attempts whose response has arrived but whose outcome is not yet recorded, at most. Their
+   * slots are free for new requests meanwhile, so the database's latency does not idle the sender.
+   */
+  maxRecording?: number;
   /** How often to look for due deliveries when there were none. */
   pollIntervalMs?: number;
   /** How long a claimed delivery stays leased; longer than the send timeout. */
@@ -30,10 +35,14 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
   // Attempts that end together record their outcomes in one transaction.
   const deps: DispatchDeps = { ...workerDeps, outcomes: workerDeps.outcomes ?? batchTransactions(workerDeps.db) };
   const concurrency = options.concurrency ?? 64;
+  const maxRecording = options.maxRecording ?? concurrency * 4;
   const pollIntervalMs = options.pollIntervalMs ?? 50;
   const leaseMs = options.leaseMs ?? 60_000;
   const owner = `wrk_${randomBase62(16)}`;
+  /** Attempts whose request is under way, by delivery id: they hold the slots. */
   const inFlight = new Map<string, Promise<void>>();
+  /** Every attempt not yet recorded, by delivery id (stop waits for them). */
+  const unrecorded = new Map<string, Promise<void>>();
   let running = true;
   let wakeUp: (() => void) | undefined;
 
@@ -54,6 +63,10 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
         await Promise.race(inFlight.values());
         continue;
       }
+      if (unrecorded.size - inFlight.size >= maxRecording) {
+        await Promise.race(unrecorded.values());
+        continue;
+      }
       let claimed: Awaited<ReturnType<typeof claimDueDeliveries>> = [];
       let targets: DeliveryTargets;
       try {
@@ -67,10 +80,16 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
         continue;
       }
       for (const delivery of claimed) {
-        const attempt = dispatchDelivery(deps, delivery, owner, targets)
+        let requestEnded!: () => void;
+        const request = new Promise<void>((resolve) => (requestEnded = resolve)).finally(() => inFlight.delete(delivery.id));
+        const attempt = dispatchDelivery(deps, delivery, owner, targets, requestEnded)
           .catch((error) => deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt failed to complete'))
-          .finally(() => inFlight.delete(delivery.id));
-        inFlight.set(delivery.id, attempt);
+          .finally(() => {
+            requestEnded();
+            unrecorded.delete(delivery.id);
+          });
+        inFlight.set(delivery.id, request);
+        unrecorded.set(delivery.id, attempt);
       }
       if (claimed.length < capacity && running) await pause(pollIntervalMs);
     }
@@ -83,7 +102,7 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
       wakeUp?.();
       await looping;
       // Attempts end within the send timeout; their outcomes are recorded before we return.
-      await Promise.all(inFlight.values());
+      await Promise.all(unrecorded.values());
     },
   };
 }
