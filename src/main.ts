@@ -5,9 +5,10 @@ import { ensureAdminCredentials, ensureDevAccount } from './bootstrap.js';
 import { loadConfig } from './config.js';
 import { databaseTarget, openDatabase } from './db/open-database.js';
 import { createRateLimitStore } from './db/rate-limit-store.js';
-import { systemClock } from './domain/clock.js';
+import { systemClock, unixSeconds } from './domain/clock.js';
 import { createEventStream } from './events/create-event-stream.js';
 import type { LocalEventStream } from './events/event-stream.js';
+import { purgeClientDocuments } from './graphql/persisted-documents.js';
 import { attachGraphQLSubscriptions } from './graphql/subscriptions.js';
 import { createAuthenticator } from './http/auth.js';
 import { purgeExpiredKeys } from './http/idempotency.js';
@@ -99,6 +100,7 @@ const purge = setInterval(() => {
   purgeExpiredKeys(db, clock.nowMs(), config.idempotencyTtlSeconds).catch((err) =>
     logger.warn({ err }, 'idempotency key purge failed'),
   );
+  purgeClientDocuments(db, unixSeconds(clock)).catch((err) => logger.warn({ err }, 'persisted GraphQL document purge failed'));
 }, PURGE_INTERVAL_MS);
 purge.unref();
 

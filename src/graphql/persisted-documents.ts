@@ -292,6 +292,21 @@ async function findDocument(db: Queryable, hash: string, trustRequired: boolean)
   return found;
 }
 
+/**
+ * How long a document registered by a client (APQ) is kept. Any authenticated client may register
+ * documents, so they cannot be kept for ever; a client whose hash was purged gets
+ * `PersistedQueryNotFound` and registers it again, as the APQ protocol provides.
+ */
+export const CLIENT_DOCUMENT_TTL_SECONDS = 7 * 86_400;
+
+/**
+ * Deletes client-registered documents older than the TTL (operator-registered, trusted ones are
+ * kept). A process that cached one may go on serving it from memory until it restarts.
+ */
+export function purgeClientDocuments(db: Queryable, nowSeconds: number, ttlSeconds = CLIENT_DOCUMENT_TTL_SECONDS): Promise<number> {
+  return db.run('DELETE FROM graphql_documents WHERE trusted = ? AND created < ?', [false, nowSeconds - ttlSeconds]);
+}
+
 /** Registers a client's document, untrusted; a concurrent or earlier registration of the hash wins quietly. */
 async function storeClientDocument(db: Queryable, hash: string, document: string, nowSeconds: number): Promise<void> {
   const cache = cacheFor(db);

@@ -5,9 +5,11 @@ import { expect } from 'chai';
 import type { Database, Queryable, SqlValue } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import {
+  CLIENT_DOCUMENT_TTL_SECONDS,
   documentFailureBody,
   documentIdOf,
   persistTrustedDocuments,
+  purgeClientDocuments,
   resolveDocument,
   type DocumentResolution,
 } from '../../src/graphql/persisted-documents.js';
@@ -80,6 +82,24 @@ forEachDatabase('persisted GraphQL documents', (engine) => {
       expect(JSON.stringify(documentFailureBody(resolution))).to.equal(
         '{"errors":[{"message":"PersistedQueryNotFound","extensions":{"code":"PERSISTED_QUERY_NOT_FOUND"}}]}',
       );
+    });
+
+    it('forgets client registrations after the TTL, keeps trusted documents, and takes a registration again', async () => {
+      const clientQuery = aQuery();
+      const trustedQuery = aQuery();
+      const registeredAt = Date.UTC(2026, 0, 1) / 1000;
+      const clock = { nowMs: () => registeredAt * 1000 };
+      expectQuery(await resolveDocument(first, apq(hashOf(clientQuery), clientQuery), { ...OPEN, clock }), clientQuery);
+      await persistTrustedDocuments(first, [trustedQuery], registeredAt);
+
+      // At the TTL nothing goes yet; a second later the client's registration does.
+      expect(await purgeClientDocuments(first, registeredAt + CLIENT_DOCUMENT_TTL_SECONDS)).to.equal(0);
+      expect(await purgeClientDocuments(first, registeredAt + CLIENT_DOCUMENT_TTL_SECONDS + 1)).to.equal(1);
+
+      // Another process (no cache of it) no longer knows the hash; the client registers it again.
+      expectFailure(await resolveDocument(second, apq(hashOf(clientQuery)), OPEN), 200, 'PERSISTED_QUERY_NOT_FOUND');
+      expectQuery(await resolveDocument(second, apq(hashOf(clientQuery), clientQuery), OPEN), clientQuery);
+      expectQuery(await resolveDocument(second, { documentId: documentIdOf(trustedQuery) }, TRUSTED_ONLY), trustedQuery);
     });
 
     it('registers hash and query, then runs the hash alone in another process over the same database', async () => {
