@@ -29,7 +29,22 @@ export class SubscriberTooSlowError extends SubscriptionEndedError {
   }
 }
 
-/** The stream could not start the subscription (the database could not be read). */
+/**
+ * The stream lost its source (Postgres's LISTEN connection dropped): events committed meanwhile
+ * were not received, so the subscription is ended rather than left with a silent gap.
+ */
+export class EventStreamInterruptedError extends SubscriptionEndedError {
+  constructor() {
+    super(
+      'EVENT_STREAM_INTERRUPTED',
+      'The live event stream was interrupted and events may have been missed. ' +
+        'Subscribe again, and catch up with GET /v1/events.',
+    );
+    this.name = 'EventStreamInterruptedError';
+  }
+}
+
+/** The stream could not start the subscription (the database could not be read, or the stream is reconnecting). */
 export class EventStreamUnavailableError extends SubscriptionEndedError {
   constructor() {
     super('EVENT_STREAM_UNAVAILABLE', 'The live event stream is unavailable; subscribe again shortly.');

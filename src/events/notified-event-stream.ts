@@ -7,6 +7,7 @@ import { decodeEventNotice, type EventNotice } from './event-notification.js';
 import { eventsByIds } from './live-events.repo.js';
 import { startPostgresListener, type PostgresListener } from './postgres-listener.js';
 import { SubscriberRegistry } from './subscriber-registry.js';
+import { EventStreamInterruptedError, EventStreamUnavailableError } from './event-subscription.js';
 
 /** At most this many events are fetched by one query. */
 const FETCH_BATCH = 200;
@@ -19,7 +20,9 @@ const FETCH_BATCH = 200;
  * A notification names the event's account, id and type. Only those that someone here wants are
  * fetched (several per query, collected while the previous fetch runs) and fanned out in the
  * order they were notified, so a process without subscribers pays nothing but the parse of a
- * short payload. A subscription receives what is notified after it was made.
+ * short payload. A subscription receives what is notified after it was made, without a gap: if
+ * the LISTEN connection drops, every subscription ends with `EVENT_STREAM_INTERRUPTED`, and new
+ * ones are refused with `EVENT_STREAM_UNAVAILABLE` until it is back.
  */
 export class NotifiedEventStream implements LocalEventStream {
   private readonly registry: SubscriberRegistry;
@@ -30,6 +33,8 @@ export class NotifiedEventStream implements LocalEventStream {
   /** The running fetch loop, if any (close() waits for it, so that no query outlives the stream). */
   private fetching: Promise<void> | undefined;
   private closed = false;
+  /** Whether the LISTEN was ever lost (subscriptions are refused while it is down again). */
+  private hasBeenInterrupted = false;
 
   constructor(
     private readonly db: Database,
@@ -44,6 +49,7 @@ export class NotifiedEventStream implements LocalEventStream {
       logger,
       reconnectDelayMs: options.reconnectDelayMs,
       onNotification: (payload) => this.noticed(payload),
+      onDropped: () => this.interrupted(),
     });
   }
 
@@ -59,6 +65,9 @@ export class NotifiedEventStream implements LocalEventStream {
     const subscription = this.registry.add(accountId, types);
     subscription.startAfter = this.received;
     if (this.closed) subscription.end();
+    // Reconnecting: it would silently miss what is committed until then. (Before the first
+    // LISTEN, at start-up, nothing can have been missed yet.)
+    else if (this.hasBeenInterrupted && !this.listener.listening) subscription.fail(new EventStreamUnavailableError());
     return subscription;
   }
 
@@ -68,6 +77,15 @@ export class NotifiedEventStream implements LocalEventStream {
     this.registry.endAll();
     await this.listener.close();
     await this.fetching;
+  }
+
+  /**
+   * The LISTEN connection dropped: what is committed until it is back will not be seen, so every
+   * subscription ends now with an error that says so, and the pending notices are still fetched.
+   */
+  private interrupted(): void {
+    this.hasBeenInterrupted = true;
+    for (const subscription of this.registry.all()) subscription.fail(new EventStreamInterruptedError());
   }
 
   private noticed(payload: string | undefined): void {

@@ -16,6 +16,8 @@ export interface PostgresListenerOptions {
   logger: Logger;
   /** Called with each notification's payload, in commit order. */
   onNotification(payload: string | undefined): void;
+  /** Called when an established LISTEN is lost: notifications are missed until it is back. */
+  onDropped?(): void;
   /** The first and the longest wait before reconnecting; the wait doubles in between, with ±20% jitter. */
   reconnectDelayMs: { initial: number; max: number };
 }
@@ -67,6 +69,7 @@ export function startPostgresListener(options: PostgresListenerOptions): Postgre
   const dropped = (which: pg.Client, error?: unknown): void => {
     if (client !== which) return;
     client = undefined;
+    const wasListening = listening;
     listening = false;
     which.end().catch(() => undefined);
     if (closed) return;
@@ -78,6 +81,7 @@ export function startPostgresListener(options: PostgresListenerOptions): Postgre
       'live events: listener is down, subscribers receive nothing until it reconnects',
     );
     retryTimer = setTimeout(() => void connect(), delayMs);
+    if (wasListening) options.onDropped?.();
   };
 
   void connect();

@@ -65,9 +65,14 @@ export class SubscriberRegistry {
     }
   }
 
+  /** Every open subscription. */
+  all(): EventSubscription[] {
+    return [...this.byAccount.values()].flatMap((subscribers) => [...subscribers]);
+  }
+
   /** Ends every subscription (they complete normally). */
   endAll(): void {
-    for (const subscribers of [...this.byAccount.values()]) for (const subscription of [...subscribers]) subscription.end();
+    for (const subscription of this.all()) subscription.end();
   }
 
   private remove(subscription: EventSubscription): void {

@@ -4,7 +4,11 @@ import type { Database } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import { createEventStream } from '../../src/events/create-event-stream.js';
 import type { LocalEventStream } from '../../src/events/event-stream.js';
-import { SubscriberTooSlowError } from '../../src/events/event-subscription.js';
+import {
+  EventStreamInterruptedError,
+  EventStreamUnavailableError,
+  SubscriberTooSlowError,
+} from '../../src/events/event-subscription.js';
 import type { Event } from '../../src/resources/events/events.mapper.js';
 import { recordEvent } from '../../src/resources/events/events.service.js';
 import { aCharge, aCustomer } from '../helpers/builders.js';
@@ -144,23 +148,38 @@ forEachDatabase('live event stream', (engine) => {
   });
 
   if (engine === 'postgres') {
-    it('reconnects its LISTEN connection when it drops, and its subscriptions carry on', async () => {
-      const events = server.eventStream.subscribe(accountId, null);
+    it('ends its subscriptions when the LISTEN connection drops, refuses new ones until it is back, then serves again', async () => {
+      // A stream of its own that waits a second before reconnecting, so the gap can be observed.
+      const db = await openDatabase(server.target);
+      extras.push(db);
+      const stream = createEventStream(db, server.target, silent, { reconnectDelayMs: { initial: 1000, max: 1000 } });
+      extras.push(stream);
+      await stream.ready();
+      const events = stream.subscribe(accountId, null);
       const listeners = () =>
         server.db.all<{ pid: number }>(
           `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN %'`,
         );
-      const [before] = await listeners();
-      expect(before, 'the stream LISTENs on its own connection').to.not.equal(undefined);
-      await server.db.one('SELECT pg_terminate_backend(?)', [before.pid]);
+      const before = await listeners();
+      expect(before, 'the two streams LISTEN on their own connections').to.have.length(2);
+      await server.db.one('SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid = ANY(?)', [
+        `{${before.map((row) => row.pid).join(',')}}`,
+      ]);
+
+      // Events committed while it is down would be missed: the subscriber is told, not left waiting.
+      const interrupted = await rejectionOf(nextValue(events));
+      expect(interrupted).to.be.instanceOf(EventStreamInterruptedError);
+      expect(await rejectionOf(nextValue(stream.subscribe(accountId, null)))).to.be.instanceOf(EventStreamUnavailableError);
+
       await eventually(async () => {
         const now = await listeners();
-        expect(now.map((row) => row.pid)).to.have.length(1).and.not.include(before.pid);
+        expect(now.map((row) => row.pid)).to.have.length(2).and.not.include.members(before.map((row) => row.pid));
       }, 10_000);
+      const again = stream.subscribe(accountId, null);
       const customer = await aCustomer(server.api);
-      const event = await nextValue(events);
+      const event = await nextValue(again);
       expect((event.data.object as { id: string }).id).to.equal(customer.id);
-      await events.return?.();
+      await again.return?.();
     });
   }
 });
