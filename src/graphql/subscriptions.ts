@@ -22,7 +22,7 @@ import {
   type GraphQLFormattedError,
 } from 'graphql';
 import { CloseCode, type SubscribePayload } from 'graphql-ws';
-import { useServer, type Extra } from 'graphql-ws/use/ws';
+import type { Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { isApiError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
@@ -35,6 +35,7 @@ import { safeExecutionResult } from './errors.js';
 import { createDocumentChecker } from './document-checker.js';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './limits.js';
 import { graphQLSchema } from './schema.js';
+import { serveGraphQLWs } from './ws-transport.js';
 
 /** The path of the GraphQL endpoint, for HTTP and WebSocket alike. */
 const GRAPHQL_PATH = '/graphql';
@@ -64,7 +65,7 @@ export interface GraphQLSubscriptionDeps extends GraphQLDeps {
 /** Starts serving subscriptions on `server`'s `/graphql`; `close()` says goodbye to every client (1001) and stops. */
 export function attachGraphQLSubscriptions(server: Server, deps: GraphQLSubscriptionDeps): { close(): Promise<void> } {
   const wss = new WebSocketServer({ noServer: true, maxPayload: MAX_MESSAGE_BYTES });
-  const graphqlWs = useServer<ConnectionParams, Partial<Caller>>(serverOptions(deps), wss);
+  const graphqlWs = serveGraphQLWs<ConnectionParams, Partial<Caller>>(serverOptions(deps), wss, deps.logger);
   const detach = routeUpgrades(server, wss);
   return {
     async close() {
@@ -80,15 +81,13 @@ export function attachGraphQLSubscriptions(server: Server, deps: GraphQLSubscrip
 }
 
 type ConnectionParams = Record<string, unknown>;
-type Options = Parameters<typeof useServer<ConnectionParams, Partial<Caller>>>[0];
+type Options = Parameters<typeof serveGraphQLWs<ConnectionParams, Partial<Caller>>>[0];
 
 /** The graphql-ws hooks: authentication, the operation check, the context, and safe errors. */
 function serverOptions(deps: GraphQLSubscriptionDeps): Options {
   const { logger } = deps;
   const check = subscriptionChecker(deps.limits ?? DEFAULT_GRAPHQL_LIMITS);
   return {
-    // Close reasons never carry an error's message, whatever NODE_ENV says.
-    isProd: true,
     async onConnect(ctx) {
       try {
         const refused = await authenticate(deps.auth, ctx.connectionParams, ctx.extra);

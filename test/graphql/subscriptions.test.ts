@@ -130,6 +130,25 @@ forEachDatabase('GraphQL subscriptions over WebSocket', (engine) => {
     expect(overHttp.body.data).to.deep.equal({ charges: { edges: [] } });
   });
 
+  it('closes a connection whose frame is over 1 MB with 1009, writes nothing to the console, and serves the next', async () => {
+    const written: unknown[][] = [];
+    const consoleError = console.error;
+    console.error = (...args: unknown[]) => void written.push(args);
+    try {
+      const socket = new WebSocket(server.wsUrl, 'graphql-transport-ws');
+      await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+      const closed = new Promise<number>((resolve) => socket.once('close', resolve));
+      socket.send('x'.repeat(1024 * 1024 + 1));
+      expect(await closed).to.equal(1009);
+    } finally {
+      console.error = consoleError;
+    }
+    expect(written, 'console.error calls').to.deep.equal([]);
+    const events = await subscribe(server.apiKeys.first);
+    const customer = await aCustomer(server.api);
+    expect((await nextEvent(events)).object.id).to.equal(customer.id);
+  });
+
   it('upgrades only /graphql to a WebSocket', async () => {
     const elsewhere = new WebSocket(server.wsUrl.replace(/\/graphql$/, '/v1/events'), 'graphql-transport-ws');
     const status = await new Promise<number | undefined>((resolve) => {
