@@ -2,10 +2,8 @@
  * Every webhook delivery of the account, newest first, filtered by status
  * (GET /v1/webhook_deliveries?status=…), each with Retry and its attempts on request.
  */
-import { api } from './api.js';
-import { DELIVERY_HEADINGS, deliveryPanel, deliveryRow } from './deliveries.js';
+import { deliveriesTable } from './deliveries.js';
 import { h, replaceChildren } from './dom.js';
-import { PAGE_SIZE, pagedTable } from './list-view.js';
 
 const STATUSES = ['pending', 'succeeded', 'failed'];
 
@@ -17,19 +15,11 @@ export function showDeliveriesView(container, view) {
     h('option', { value: '' }, 'All statuses'),
     STATUSES.map((value) => h('option', { value }, value)),
   );
-  const detail = h('div', { class: 'detail' });
-  const rowView = {
-    ...view,
-    onDetails: async (delivery) => replaceChildren(detail, await deliveryPanel(delivery.id)),
-  };
-  const deliveries = pagedTable({
-    headings: DELIVERY_HEADINGS,
-    fetchPage: (cursor) =>
-      api('GET', '/v1/webhook_deliveries', { query: { status: status.value, limit: PAGE_SIZE, ...cursor } }),
-    row: (delivery) => deliveryRow(delivery, rowView),
+  const { deliveries, detail } = deliveriesTable({
+    statusOf: () => status.value,
     empty: 'No deliveries.',
-    view,
     className: 'deliveries',
+    view,
   });
   status.addEventListener('change', () => {
     replaceChildren(detail);

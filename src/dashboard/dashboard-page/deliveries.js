@@ -5,7 +5,8 @@
  * and then watches the delivery until the worker has made it, so the row ends on the outcome.
  */
 import { api, describeError } from './api.js';
-import { badge, formatMillis, formatSeconds, h, table } from './dom.js';
+import { badge, formatMillis, formatSeconds, h, replaceChildren, table } from './dom.js';
+import { PAGE_SIZE, pagedTable } from './list-view.js';
 import { endpointById, eventById } from './lookups.js';
 
 /** The headings that go with deliveryRow(). */
@@ -147,4 +148,26 @@ export async function deliveryPanel(id) {
   } catch (error) {
     return h('p', { class: 'error' }, describeError(error));
   }
+}
+
+/**
+ * A paged table of the account's deliveries in the status `statusOf()` gives ('' for all), and
+ * the panel where a row's Details show its attempts: the table (with its paging controls) and the panel.
+ */
+export function deliveriesTable({ statusOf, empty, className, view }) {
+  const detail = h('div', { class: 'detail' });
+  const rowView = {
+    ...view,
+    onDetails: async (delivery) => replaceChildren(detail, await deliveryPanel(delivery.id)),
+  };
+  const deliveries = pagedTable({
+    headings: DELIVERY_HEADINGS,
+    fetchPage: (cursor) =>
+      api('GET', '/v1/webhook_deliveries', { query: { status: statusOf(), limit: PAGE_SIZE, ...cursor } }),
+    row: (delivery) => deliveryRow(delivery, rowView),
+    empty,
+    view,
+    className,
+  });
+  return { deliveries, detail };
 }

@@ -4,27 +4,19 @@
  * always counts first with a dry run and sends only once confirmed.
  */
 import { api } from './api.js';
-import { DELIVERY_HEADINGS, deliveryPanel, deliveryRow } from './deliveries.js';
+import { deliveriesTable } from './deliveries.js';
 import { badge, h, replaceChildren } from './dom.js';
-import { PAGE_SIZE, pagedTable } from './list-view.js';
 
 /** The most endpoints an account is shown with a replay button (one page of the API). */
 const ENDPOINTS_SHOWN = 100;
 
 /** Fills `container` with the failed-webhooks view. */
 export function showFailedView(container, view) {
-  const detail = h('div', { class: 'detail' });
-  const rowView = {
-    ...view,
-    onDetails: async (delivery) => replaceChildren(detail, await deliveryPanel(delivery.id)),
-  };
-  const deliveries = pagedTable({
-    headings: DELIVERY_HEADINGS,
-    fetchPage: (cursor) => api('GET', '/v1/webhook_deliveries', { query: { status: 'failed', limit: PAGE_SIZE, ...cursor } }),
-    row: (delivery) => deliveryRow(delivery, rowView),
+  const { deliveries, detail } = deliveriesTable({
+    statusOf: () => 'failed',
     empty: 'No failed deliveries: every webhook has been delivered or is still being retried.',
-    view,
     className: 'deliveries failed',
+    view,
   });
   const range = rangeInputs();
   const endpoints = h('div', { class: 'endpoint-list' }, h('p', { class: 'loading' }, 'Loading…'));
