@@ -108,22 +108,21 @@ function readKey(db: Queryable, request: IdempotentRequest): Promise<KeyRow | un
 }
 
 /**
- * Inserts the key as running (true), or answers from the existing row. The row is read first and
- * inserted with `ON CONFLICT DO NOTHING`, so a replay raises no error: on Postgres a failed
+ * Inserts the key as running (true), or answers from the existing row. The insert comes first
+ * (a replay that got this far is rare: exact repeats are answered before validation, after one
+ * read) and uses `ON CONFLICT DO NOTHING`, so a taken key raises no error: on Postgres a failed
  * statement would cost the pooled connection.
  */
 async function claimKey(db: Queryable, request: IdempotentRequest, hash: string): Promise<true | StoredResponse> {
   for (let attempt = 0; attempt < 3; attempt++) {
+    const inserted = await db.run(
+      `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state, created, locked_at)
+       VALUES (?, ?, ?, ?, ?, 'running', ?, ?) ON CONFLICT (account_id, key) DO NOTHING`,
+      [request.accountId, request.key, request.method, request.path, hash, Math.floor(request.nowMs / 1000), request.nowMs],
+    );
+    if (inserted === 1) return true;
     const row = await readKey(db, request);
-    if (!row) {
-      const inserted = await db.run(
-        `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state, created, locked_at)
-         VALUES (?, ?, ?, ?, ?, 'running', ?, ?) ON CONFLICT (account_id, key) DO NOTHING`,
-        [request.accountId, request.key, request.method, request.path, hash, Math.floor(request.nowMs / 1000), request.nowMs],
-      );
-      if (inserted === 1) return true;
-      continue; // another request inserted it meanwhile: read what it holds
-    }
+    if (!row) continue; // deleted meanwhile (expired): try again
     if (row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) {
       await db.run('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND created = ?', [
         request.accountId,
