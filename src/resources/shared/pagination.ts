@@ -54,14 +54,10 @@ export async function fetchPage<Row extends { seq: number }>(
   }
   const cursorParam = page.starting_after ? 'starting_after' : page.ending_before ? 'ending_before' : null;
   if (cursorParam) {
-    const cursor = page[cursorParam]!;
-    const row = await db.one<{ seq: number }>(`SELECT seq FROM ${scope.table} WHERE account_id = ? AND id = ?`, [
-      scope.accountId,
-      cursor,
-    ]);
-    if (!row) throw new ApiError('parameter_invalid', `No such object: '${cursor}'`, { param: cursorParam });
-    where.push(cursorParam === 'starting_after' ? 'seq < ?' : 'seq > ?');
-    params.push(row.seq);
+    // The cursor's position is read inside the page's own statement (one round trip, one seek);
+    // a cursor that names no row of the account makes it NULL, so the page comes back empty.
+    where.push(`seq ${cursorParam === 'starting_after' ? '<' : '>'} (${CURSOR_SEQ(scope.table)})`);
+    params.push(scope.accountId, page[cursorParam]!);
   }
   const newerFirst = cursorParam !== 'ending_before';
   params.push(limit + 1);
@@ -69,10 +65,21 @@ export async function fetchPage<Row extends { seq: number }>(
     `SELECT * FROM ${scope.table} WHERE ${where.join(' AND ')} ORDER BY seq ${newerFirst ? 'DESC' : 'ASC'} LIMIT ?`,
     params,
   );
+  // Only an empty page asks whether the cursor exists: the end of the list, or an unknown id.
+  if (cursorParam && rows.length === 0) await requireCursor(db, scope, cursorParam, page[cursorParam]!);
   const hasMore = rows.length > limit;
   const pageRows = rows.slice(0, limit);
   if (!newerFirst) pageRows.reverse();
   return { rows: pageRows, hasMore };
+}
+
+/** The position (`seq`) of the account's row with a given id. */
+const CURSOR_SEQ = (table: string) => `SELECT seq FROM ${table} WHERE account_id = ? AND id = ?`;
+
+/** A cursor must name one of the account's rows: 400 naming the parameter otherwise. */
+async function requireCursor(db: Queryable, scope: ListScope, param: string, cursor: string): Promise<void> {
+  const row = await db.one(CURSOR_SEQ(scope.table), [scope.accountId, cursor]);
+  if (!row) throw new ApiError('parameter_invalid', `No such object: '${cursor}'`, { param });
 }
 
 /** The list envelope of DESIGN §3. */
