@@ -86,7 +86,7 @@ export class SqliteDatabase implements Database {
   private allNow<T>(sql: string, params?: readonly SqlValue[]): T[] {
     const statement = this.prepare(sql);
     const values = bind(params);
-    if (statement.reader) return statement.all(...values) as T[];
+    if (statement.reader) { const t = process.hrtime.bigint(); const r = statement.all(...values) as T[]; (globalThis as any).__t = ((globalThis as any).__t ?? 0n) + process.hrtime.bigint() - t; const n = (globalThis as any).__n = ((globalThis as any).__n ?? 0) + 1; if (n % 20000 === 0) { console.error('allNow avg us', Number((globalThis as any).__t) / 1e3 / 20000, sql.slice(0, 60)); (globalThis as any).__t = 0n; } return r; }
     statement.run(...values);
     return [];
   }

@@ -3,13 +3,13 @@
  *
  * Guarantees, for one account and one `Idempotency-Key`:
  * - the operation executes at most once, however many copies arrive and however concurrently:
- *   the key's row is inserted first, and the primary key `(account_id, key)` lets one insert win;
- * - the stored response (status and body, a 402 decline included) is committed in the same
- *   transaction as the operation's own writes, so a stored response always matches the data;
+ *   the key's row is inserted first in the operation's transaction, and the primary key
+ *   `(account_id, key)` lets one insert win;
+ * - the key, the operation's own writes and the stored response (status and body, a 402 decline
+ *   included) commit together, so a stored response always matches the data, and a request that
+ *   dies mid-way (its process crashed) leaves the key free;
  * - a copy that arrives while the first still runs gets 409 `idempotency_key_in_use`; one with
  *   another body or path gets 400 `idempotency_key_reused`; a later one gets the stored response;
- * - a key whose request died mid-way (its process crashed) is taken over after `STALE_LOCK_MS`,
- *   which is safe because the dead request's transaction was rolled back;
  * - keys expire after the configured TTL (24 h by default).
  * Validation failures and 401s never reach this module, so they are never stored.
  */
@@ -17,7 +17,10 @@ import { createHash } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { ApiError, isApiError } from '../domain/errors.js';
 
-/** A request still "running" after this long is presumed dead and may be re-executed. */
+/**
+ * A committed "running" row can only come from an earlier version, which committed the key before
+ * executing; after this long its request is presumed dead and the key may be taken over.
+ */
 const STALE_LOCK_MS = 60_000;
 
 export interface IdempotentRequest {
@@ -48,32 +51,78 @@ interface KeyRow {
   locked_at: number;
 }
 
-/** Runs `execute` once per key; returns its response, or the stored one with `replayed: true`. */
+/**
+ * Runs `execute` once per key; returns its response, or the stored one with `replayed: true`.
+ *
+ * The key's row, the operation's writes and the stored response commit in one transaction, so a
+ * crash at any point leaves either all of them or none. "Still running" is known without a
+ * committed marker: in this process by a set of the keys being executed, across processes on
+ * Postgres by a transaction-scoped advisory lock on the key (on SQLite a second process waits for
+ * the database's write lock, then finds the response stored).
+ */
 export async function runIdempotent(
   db: Queryable,
   request: IdempotentRequest,
   execute: (tx: Queryable) => Promise<StoredResponse>,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   const hash = requestHash(request);
-  const claimed = await claimKey(db, request, hash);
-  if (claimed !== true) return { response: claimed, replayed: true };
+  const running = keysRunningOn(db);
+  const runningKey = `${request.accountId}\n${request.key}`;
+  if (running.has(runningKey)) throw keyInUse();
+  running.add(runningKey);
+  let refusal: unknown;
   try {
-    const response = await db.transaction(async (tx) => {
-      const result = await execute(tx);
-      await storeResponse(tx, request, result);
-      return result;
+    return await db.transaction(async (tx) => {
+      await lockKeyAcrossProcesses(tx, request);
+      const claimed = await claimKey(tx, request, hash);
+      if (claimed !== true) return { response: claimed, replayed: true };
+      let response: StoredResponse;
+      try {
+        response = await execute(tx);
+      } catch (error) {
+        refusal = error;
+        throw error;
+      }
+      await storeResponse(tx, request, response);
+      return { response, replayed: false };
     });
-    return { response, replayed: false };
   } catch (error) {
-    // The operation's writes were rolled back. An expected error is the answer to this key from
-    // now on; an unexpected one frees the key so that a retry can run.
-    if (isApiError(error)) {
-      await storeResponse(db, request, { status: error.status, body: { error: error.toBody(request.requestId) } });
-    } else {
-      await db.run('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ?', [request.accountId, request.key]);
-    }
+    // The operation's writes were rolled back with the key. An expected refusal of the operation
+    // is the answer to this key from now on; anything else leaves the key free for a retry.
+    if (error === refusal && isApiError(error)) await storeRefusal(db, request, hash, error);
     throw error;
+  } finally {
+    running.delete(runningKey);
   }
+}
+
+/** Per database, the `account\nkey` pairs this process is executing right now. */
+const runningKeys = new WeakMap<Queryable, Set<string>>();
+
+function keysRunningOn(db: Queryable): Set<string> {
+  let keys = runningKeys.get(db);
+  if (!keys) runningKeys.set(db, (keys = new Set()));
+  return keys;
+}
+
+/**
+ * On Postgres, a key executing in another process holds an advisory lock until its transaction
+ * ends: a copy answers 409 at once instead of queueing behind the key's uncommitted row.
+ */
+async function lockKeyAcrossProcesses(tx: Queryable, request: IdempotentRequest): Promise<void> {
+  if (tx.dialect !== 'postgres') return;
+  const row = await tx.one<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [
+    `idempotency\n${request.accountId}\n${request.key}`,
+  ]);
+  if (!row?.locked) throw keyInUse();
+}
+
+function keyInUse(): ApiError {
+  return new ApiError(
+    'idempotency_key_in_use',
+    'There is currently another in-progress request using this Idempotency-Key (that probably means you ' +
+      'submitted twice, and the other request is still going through). Please try again later.',
+  );
 }
 
 /**
@@ -139,20 +188,14 @@ async function claimKey(db: Queryable, request: IdempotentRequest, hash: string)
       );
     }
     if (row.state === 'done') return storedResponse(row, request.requestId);
-    if (row.locked_at + STALE_LOCK_MS > request.nowMs) {
-      throw new ApiError(
-        'idempotency_key_in_use',
-        'There is currently another in-progress request using this Idempotency-Key (that probably means you ' +
-          'submitted twice, and the other request is still going through). Please try again later.',
-      );
-    }
+    if (row.locked_at + STALE_LOCK_MS > request.nowMs) throw keyInUse();
     const taken = await db.run(
       "UPDATE idempotency_keys SET locked_at = ? WHERE account_id = ? AND key = ? AND state = 'running' AND locked_at = ?",
       [request.nowMs, request.accountId, request.key, row.locked_at],
     );
     if (taken === 1) return true;
   }
-  throw new ApiError('idempotency_key_in_use', 'This Idempotency-Key is being used by another request. Please try again later.');
+  throw keyInUse();
 }
 
 /** The stored answer; an error body names the replaying request, like every error body. */
@@ -160,6 +203,30 @@ function storedResponse(row: KeyRow, requestId: string): StoredResponse {
   const body = JSON.parse(row.response_body!) as { error?: { request_id: string } };
   if (body.error) body.error.request_id = requestId;
   return { status: row.response_status!, body };
+}
+
+/**
+ * Stores an operation's refusal (a 404 of a parameter, say) as the key's answer, in a transaction
+ * of its own since the operation's was rolled back. If a copy took the key meanwhile, its answer
+ * stands.
+ */
+async function storeRefusal(db: Queryable, request: IdempotentRequest, hash: string, error: ApiError): Promise<void> {
+  await db.run(
+    `INSERT INTO idempotency_keys
+       (account_id, key, request_method, request_path, request_hash, state, response_status, response_body, created, locked_at)
+     VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?) ON CONFLICT (account_id, key) DO NOTHING`,
+    [
+      request.accountId,
+      request.key,
+      request.method,
+      request.path,
+      hash,
+      error.status,
+      JSON.stringify({ error: error.toBody(request.requestId) }),
+      Math.floor(request.nowMs / 1000),
+      request.nowMs,
+    ],
+  );
 }
 
 async function storeResponse(

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
-import type { ApiClient, ApiResponse } from '../helpers/api-client.js';
+import type { ApiResponse } from '../helpers/api-client.js';
 import { expectError } from '../helpers/builders.js';
-import { forEachDatabase } from '../helpers/databases.js';
+import { ApiClient } from '../helpers/api-client.js';
+import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
@@ -211,6 +213,40 @@ forEachDatabase('idempotency', (engine) => {
     it('refuses a key with a space (only printable ASCII is allowed)', async () => {
       const res = await server.api.post('/v1/charges', CHARGE, { headers: { 'Idempotency-Key': 'two words' } });
       expectError(res, 400, 'parameter_invalid', 'Idempotency-Key');
+    });
+  });
+  describe('across API processes over one database', () => {
+    const apiKey = 'sk_test_idempotencyscaleout';
+    let database: TestDatabase;
+    const processes: ApiProcess[] = [];
+    afterEach(async () => {
+      await Promise.all(processes.splice(0).map((p) => p.stop()));
+      await database?.drop();
+    });
+
+    it('executes once when copies are spread over two processes: each answer is the charge or 409', async function () {
+      this.timeout(90_000);
+      database = await createDatabase(engine);
+      // One after the other: the first migrates and creates the account, the second finds them.
+      processes.push(await startApiProcess(database.target, { BOOTSTRAP_API_KEY: apiKey }));
+      processes.push(await startApiProcess(database.target, { BOOTSTRAP_API_KEY: apiKey }));
+      const clients = processes.map((p) => new ApiClient(p.url, apiKey));
+      const responses = await Promise.all(
+        Array.from({ length: 40 }, (_, i) => clients[i % 2].post('/v1/charges', CHARGE, { idempotencyKey: 'spread' })),
+      );
+      const charges = await chargeIds(clients[0]);
+      expect(charges).to.have.length(1);
+      for (const res of responses) {
+        if (res.status === 409) expectError(res, 409, 'idempotency_key_in_use');
+        else expect(res.body.id, JSON.stringify(res.body)).to.equal(charges[0]);
+      }
+      expect(responses.filter((r) => r.status === 200 && !r.headers.get('idempotent-replayed'))).to.have.length(1);
+      // Both processes answer a later copy with the stored charge.
+      for (const client of clients) {
+        const later = await client.post('/v1/charges', CHARGE, { idempotencyKey: 'spread' });
+        expect(later.headers.get('idempotent-replayed')).to.equal('true');
+        expect(later.body.id).to.equal(charges[0]);
+      }
     });
   });
 });
