@@ -5,18 +5,49 @@ import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-check
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
 /**
+ * A write transaction shared by consecutive `transaction` calls (group commit): each call runs in
+ * a savepoint of its own, and all of them commit at once.
+ */
+interface OpenBatch {
+  units: number;
+  /** Settled by the commit (or its failure); every unit of the batch answers after it. */
+  committed: Promise<void>;
+  settle(error?: unknown): void;
+}
+
+/** A caller waiting for the connection: a transaction may join an open batch, a statement may not. */
+interface Waiter {
+  joinsBatch: boolean;
+  resume(): void;
+}
+
+/** Units per batch at most, so that a steady stream of writers still sees its commits promptly. */
+const MAX_UNITS_PER_BATCH = 32;
+
+/**
  * SQLite through one better-sqlite3 connection.
  *
  * better-sqlite3 is synchronous, so a query outside a transaction runs at once. A transaction
  * spans awaits, though, so it takes an in-process lock: while it is open, other queries wait for
  * it rather than slip into it. Writers take the database lock up front (`BEGIN IMMEDIATE`) so two
  * processes never deadlock on a read-to-write upgrade; `busy_timeout` makes the second one wait.
+ *
+ * Transactions are committed in groups. A commit costs two writes per changed page, and
+ * concurrent requests change the same pages (the tables' and indexes' newest leaves, the key of
+ * the last id), so a transaction that finds another one just finished joins its still-open write
+ * transaction, in a savepoint, and the group commits once: when no further transaction is waiting,
+ * at the end of the event loop's turn, or after {@link MAX_UNITS_PER_BATCH}. Each caller's promise
+ * settles only after that commit, so nothing is acknowledged before it is committed; a failed
+ * caller is rolled back to its savepoint alone. Statements outside transactions never see an
+ * uncommitted group: they wait for its commit.
  */
 export class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
   private readonly statements = new Map<string, Statement>();
   private locked = false;
-  private readonly waiters: Array<() => void> = [];
+  private readonly waiters: Waiter[] = [];
+  private batch: OpenBatch | undefined;
+  private commitScheduled = false;
   private readonly direct: Queryable;
 
   private checkpointer: { stop(): Promise<void> } | undefined;
@@ -47,8 +78,8 @@ export class SqliteDatabase implements Database {
   }
 
   async all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-    if (!this.locked) return this.allNow<T>(sql, params);
-    return this.whenUnlocked(() => this.allNow<T>(sql, params));
+    if (this.isFree()) return this.allNow<T>(sql, params);
+    return this.whenFree(() => this.allNow<T>(sql, params));
   }
 
   async one<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
@@ -56,29 +87,33 @@ export class SqliteDatabase implements Database {
   }
 
   async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
-    if (!this.locked) return this.runNow(sql, params);
-    return this.whenUnlocked(() => this.runNow(sql, params));
+    if (this.isFree()) return this.runNow(sql, params);
+    return this.whenFree(() => this.runNow(sql, params));
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    await this.acquire();
+    await this.acquire(true);
+    let batch: OpenBatch;
+    let result: T;
     try {
-      this.connection.exec('BEGIN IMMEDIATE');
+      batch = this.joinBatch();
+      this.connection.exec('SAVEPOINT unit');
       try {
-        const result = await work(this.direct);
-        this.connection.exec('COMMIT');
-        return result;
+        result = await work(this.direct);
+        this.connection.exec('RELEASE unit');
       } catch (error) {
-        if (this.connection.inTransaction) this.connection.exec('ROLLBACK');
+        this.rollBackUnit();
         throw error;
       }
     } finally {
       this.release();
     }
+    await batch.committed;
+    return result;
   }
 
   async close(): Promise<void> {
-    await this.acquire();
+    await this.acquire(false);
     await this.checkpointer?.stop();
     this.connection.close();
   }
@@ -86,7 +121,7 @@ export class SqliteDatabase implements Database {
   private allNow<T>(sql: string, params?: readonly SqlValue[]): T[] {
     const statement = this.prepare(sql);
     const values = bind(params);
-    if (statement.reader) { const t = process.hrtime.bigint(); const r = statement.all(...values) as T[]; (globalThis as any).__t = ((globalThis as any).__t ?? 0n) + process.hrtime.bigint() - t; const n = (globalThis as any).__n = ((globalThis as any).__n ?? 0) + 1; if (n % 20000 === 0) { console.error('allNow avg us', Number((globalThis as any).__t) / 1e3 / 20000, sql.slice(0, 60)); (globalThis as any).__t = 0n; } return r; }
+    if (statement.reader) return statement.all(...values) as T[];
     statement.run(...values);
     return [];
   }
@@ -104,8 +139,55 @@ export class SqliteDatabase implements Database {
     return statement;
   }
 
-  private async whenUnlocked<T>(work: () => T): Promise<T> {
-    await this.acquire();
+  /** The open batch, with one more unit; a new one (`BEGIN IMMEDIATE`) if none is open. */
+  private joinBatch(): OpenBatch {
+    if (this.batch && this.batch.units >= MAX_UNITS_PER_BATCH) this.commitBatch();
+    if (!this.batch) {
+      this.connection.exec('BEGIN IMMEDIATE');
+      let settle!: (error?: unknown) => void;
+      const committed = new Promise<void>((resolve, reject) => {
+        settle = (error) => (error === undefined ? resolve() : reject(error));
+      });
+      // Its units await it; a batch whose only unit failed has no one to, and that is no crash.
+      committed.catch(() => undefined);
+      this.batch = { units: 0, committed, settle };
+    }
+    this.batch.units++;
+    return this.batch;
+  }
+
+  /** Undoes a failed unit's writes; if SQLite already aborted the whole transaction, the batch fails. */
+  private rollBackUnit(): void {
+    if (this.connection.inTransaction) {
+      this.connection.exec('ROLLBACK TO unit');
+      this.connection.exec('RELEASE unit');
+      return;
+    }
+    const batch = this.batch;
+    this.batch = undefined;
+    batch?.settle(new Error('The SQLite transaction was aborted by a failed statement of another request'));
+  }
+
+  private commitBatch(): void {
+    const batch = this.batch;
+    if (!batch) return;
+    this.batch = undefined;
+    try {
+      this.connection.exec('COMMIT');
+      batch.settle();
+    } catch (error) {
+      if (this.connection.inTransaction) this.connection.exec('ROLLBACK');
+      batch.settle(error);
+    }
+  }
+
+  /** A statement outside a transaction may run now: nothing holds the connection, no group is open. */
+  private isFree(): boolean {
+    return !this.locked && !this.batch;
+  }
+
+  private async whenFree<T>(work: () => T): Promise<T> {
+    await this.acquire(false);
     try {
       return work();
     } finally {
@@ -113,19 +195,41 @@ export class SqliteDatabase implements Database {
     }
   }
 
-  private async acquire(): Promise<void> {
-    if (!this.locked) {
+  private async acquire(joinsBatch: boolean): Promise<void> {
+    if (!this.locked && (joinsBatch || !this.batch)) {
       this.locked = true;
       return;
     }
     // The releaser hands the lock straight to the next waiter, so `locked` stays true.
-    await new Promise<void>((resolve) => this.waiters.push(resolve));
+    await new Promise<void>((resolve) => this.waiters.push({ joinsBatch, resume: resolve }));
   }
 
   private release(): void {
     const next = this.waiters.shift();
-    if (next) next();
-    else this.locked = false;
+    if (next) {
+      // A statement must not see the open group, so it is committed first.
+      if (!next.joinsBatch) this.commitBatch();
+      next.resume();
+      return;
+    }
+    this.locked = false;
+    if (this.batch) this.scheduleCommit();
+  }
+
+  /** Commits the open group at the end of this turn of the event loop, unless a unit is running then. */
+  private scheduleCommit(): void {
+    if (this.commitScheduled) return;
+    this.commitScheduled = true;
+    setImmediate(() => {
+      this.commitScheduled = false;
+      if (this.locked) return; // its release schedules the commit again
+      this.commitBatch();
+      const next = this.waiters.shift();
+      if (next) {
+        this.locked = true;
+        next.resume();
+      }
+    });
   }
 }
 
