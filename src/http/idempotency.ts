@@ -157,10 +157,10 @@ function readKey(db: Queryable, request: IdempotentRequest): Promise<KeyRow | un
 }
 
 /**
- * Inserts the key as running (true), or answers from the existing row. The insert comes first
- * (a replay that got this far is rare: exact repeats are answered before validation, after one
- * read) and uses `ON CONFLICT DO NOTHING`, so a taken key raises no error: on Postgres a failed
- * statement would cost the pooled connection.
+ * Inserts the key as running (true), or answers from the existing row, inside the operation's
+ * transaction. The insert comes first (a replay that got this far is rare: exact repeats are
+ * answered before validation, after one read) and uses `ON CONFLICT DO NOTHING`, so a taken key
+ * raises no error: on Postgres a failed statement would abort the transaction.
  */
 async function claimKey(db: Queryable, request: IdempotentRequest, hash: string): Promise<true | StoredResponse> {
   for (let attempt = 0; attempt < 3; attempt++) {
