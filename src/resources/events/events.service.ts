@@ -21,7 +21,7 @@ export async function recordEvent(
   type: EventType,
   object: { id: string; object: string },
   previousAttributes?: object,
-): Promise<Event> {
+): Promise<void> {
   const data: Event['data'] = previousAttributes
     ? { object, previous_attributes: previousAttributes as Record<string, unknown> }
     : { object };
@@ -41,7 +41,6 @@ export async function recordEvent(
   // Live subscribers in every process learn of it when (and only if) this transaction commits.
   await announceEvent(ctx.db, { accountId: ctx.accountId, eventId: row.id, type });
   await enqueueDeliveries(ctx.db, { id: row.id, accountId: ctx.accountId, created: row.created }, endpointIds, ctx.clock.nowMs());
-  return toEventResource({ seq: 0, ...row });
 }
 
 export async function retrieveEvent(ctx: RequestContext, id: string): Promise<Event> {
