@@ -33,12 +33,17 @@ export function forUpdateSkipLocked(dialect: Dialect): string {
 export const EVENTS_CHANNEL = 'payments_events';
 
 /**
- * The statement that announces a recorded event to the other processes, taking the payload as its
- * one parameter; `null` where there is nothing to announce (SQLite: readers poll the `events` table).
- * On Postgres, `pg_notify` inside the transaction is delivered when, and only if, it commits.
+ * An INSERT of one row (`insert`, without `RETURNING`) that also announces the row to the other
+ * processes, in one statement: on Postgres a `pg_notify` on {@link EVENTS_CHANNEL}, delivered when,
+ * and only if, the transaction commits, whose payload is the statement's last parameter. SQLite has
+ * nothing to announce (readers poll the table): the INSERT alone, without the payload parameter.
  */
-export function eventAnnouncement(dialect: Dialect): string | null {
-  return dialect === 'postgres' ? `SELECT pg_notify('${EVENTS_CHANNEL}', ?)` : null;
+export function announcedInsert(dialect: Dialect, insert: string): { sql: string; takesPayload: boolean } {
+  if (dialect !== 'postgres') return { sql: insert, takesPayload: false };
+  return {
+    sql: `WITH inserted AS (${insert} RETURNING 1) SELECT pg_notify('${EVENTS_CHANNEL}', ?) FROM inserted`,
+    takesPayload: true,
+  };
 }
 
 /**

@@ -1,6 +1,3 @@
-import type { Queryable } from '../db/database.js';
-import { eventAnnouncement } from '../db/dialect.js';
-
 /**
  * What a process learns when another one commits an event: enough to decide whether anyone here
  * wants it (account, type) and to fetch it (id). The body stays in the table: a Postgres
@@ -10,16 +7,6 @@ export interface EventNotice {
   accountId: string;
   eventId: string;
   type: string;
-}
-
-/**
- * Announces a recorded event, on the connection (so in the transaction) that recorded it: the
- * announcement is delivered when that transaction commits and never if it rolls back. A no-op on
- * SQLite, where readers poll the `events` table instead.
- */
-export async function announceEvent(db: Queryable, notice: EventNotice): Promise<void> {
-  const statement = eventAnnouncement(db.dialect);
-  if (statement) await db.run(statement, [encodeEventNotice(notice)]);
 }
 
 /** The payload: a JSON array, short and unambiguous whatever characters the fields hold. */

@@ -1,4 +1,6 @@
 import type { Queryable } from '../../db/database.js';
+import { announcedInsert } from '../../db/dialect.js';
+import { encodeEventNotice } from '../../events/event-notification.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface EventRow {
@@ -14,12 +16,18 @@ export interface EventRow {
   created: number;
 }
 
+const INSERT_EVENT = `INSERT INTO events (id, account_id, type, api_version, request_id, idempotency_key, data, pending_webhooks, created)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+/**
+ * Inserts an event and, in the same statement, announces it to live subscribers in every process
+ * (delivered when, and only if, the transaction commits; see src/events/event-notification.ts).
+ */
 export async function insertEvent(db: Queryable, row: Omit<EventRow, 'seq'>): Promise<void> {
-  await db.run(
-    `INSERT INTO events (id, account_id, type, api_version, request_id, idempotency_key, data, pending_webhooks, created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [row.id, row.account_id, row.type, row.api_version, row.request_id, row.idempotency_key, row.data, row.pending_webhooks, row.created],
-  );
+  const { sql, takesPayload } = announcedInsert(db.dialect, INSERT_EVENT);
+  const params = [row.id, row.account_id, row.type, row.api_version, row.request_id, row.idempotency_key, row.data, row.pending_webhooks, row.created];
+  if (takesPayload) params.push(encodeEventNotice({ accountId: row.account_id, eventId: row.id, type: row.type }));
+  await db.run(sql, params);
 }
 
 export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {

@@ -1,7 +1,6 @@
 import { unixSeconds } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { announceEvent } from '../../events/event-notification.js';
 import { enqueueDeliveries, subscribedEndpoints } from '../../webhooks/outbox.js';
 import type { RequestContext } from '../../http/operations.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
@@ -37,9 +36,8 @@ export async function recordEvent(
     pending_webhooks: endpointIds.length,
     created: unixSeconds(ctx.clock),
   };
-  await insertEvent(ctx.db, row);
   // Live subscribers in every process learn of it when (and only if) this transaction commits.
-  await announceEvent(ctx.db, { accountId: ctx.accountId, eventId: row.id, type });
+  await insertEvent(ctx.db, row);
   await enqueueDeliveries(ctx.db, { id: row.id, accountId: ctx.accountId, created: row.created }, endpointIds, ctx.clock.nowMs());
 }
 
