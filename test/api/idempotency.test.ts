@@ -1,7 +1,7 @@
 import { expect } from 'chai';
-import type { ApiResponse } from '../helpers/api-client.js';
+import pg from 'pg';
+import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { expectError } from '../helpers/builders.js';
-import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -180,6 +180,29 @@ forEachDatabase('idempotency', (engine) => {
     expect(retry.status).to.equal(200);
     expect(retry.body.id).to.equal(charges[0]);
   });
+
+  if (engine === 'postgres') {
+    it('answers 409 at once while another process executes the key, and executes it once that one is done', async () => {
+      const earlier = await server.api.post('/v1/charges', CHARGE);
+      const account = await server.db.one<{ account_id: string }>('SELECT account_id FROM charges WHERE id = ?', [earlier.body.id]);
+      // Another process executing the key holds its advisory lock until its transaction ends.
+      const other = new pg.Client({ connectionString: (server.target as { url: string }).url });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`idempotency\n${account!.account_id}\nbusy`]);
+        const refused = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'busy' });
+        expectError(refused, 409, 'idempotency_key_in_use');
+        await other.query('ROLLBACK');
+      } finally {
+        await other.end();
+      }
+      const retried = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'busy' });
+      expect(retried.status).to.equal(200);
+      expectNotReplayed(retried);
+      expect(await chargeIds(server.api)).to.deep.equal([retried.body.id, earlier.body.id]);
+    });
+  }
 
   it('frees the key after the TTL', async () => {
     const short = await startTestServer(engine, { idempotencyTtlSeconds: 60 });
