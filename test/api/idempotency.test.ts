@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import pg from 'pg';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { expectError } from '../helpers/builders.js';
-import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -250,10 +250,8 @@ forEachDatabase('idempotency', (engine) => {
     it('executes once when copies are spread over two processes: each answer is the charge or 409', async function () {
       this.timeout(90_000);
       database = await createDatabase(engine);
-      // One after the other: the first migrates and creates the account, the second finds them.
-      processes.push(await startApiProcess(database.target, { BOOTSTRAP_API_KEY: apiKey }));
-      processes.push(await startApiProcess(database.target, { BOOTSTRAP_API_KEY: apiKey }));
-      const clients = processes.map((p) => new ApiClient(p.url, apiKey));
+      const started = await startApiProcessesInTurn(database.target, { BOOTSTRAP_API_KEY: apiKey }, 2, processes);
+      const clients = started.map((p) => new ApiClient(p.url, apiKey));
       const responses = await Promise.all(
         Array.from({ length: 40 }, (_, i) => clients[i % 2].post('/v1/charges', CHARGE, { idempotencyKey: 'spread' })),
       );

@@ -3,7 +3,7 @@ import { createClient, type Client } from 'graphql-ws';
 import WebSocket from 'ws';
 import { bearer, refusalOf, rejectionOf, subscriptionClient } from '../graphql/live-events.js';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
-import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
@@ -257,10 +257,8 @@ forEachDatabase('rate limits', (engine) => {
         database = await createDatabase('postgres');
         // 2/s over a 3 s window: an allowance of 6 per key, counted once for both processes.
         const env = { BOOTSTRAP_API_KEY: apiKey, RATE_LIMIT_PER_SECOND: '2', RATE_LIMIT_WINDOW_SECONDS: '3' };
-        // One after the other: the first migrates and creates the account, the second finds them.
-        processes.push(await startApiProcess(database.target, env));
-        processes.push(await startApiProcess(database.target, env));
-        const clients = processes.map((p) => new ApiClient(p.url, apiKey));
+        const started = await startApiProcessesInTurn(database.target, env, 2, processes);
+        const clients = started.map((p) => new ApiClient(p.url, apiKey));
 
         let sent = 0;
         const responses = await untilRefused(() => clients[sent++ % 2].get('/v1/charges?limit=1'));

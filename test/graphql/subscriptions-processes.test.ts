@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Client, ExecutionResult } from 'graphql-ws';
 import { ApiClient } from '../helpers/api-client.js';
-import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { aCharge } from '../helpers/builders.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { ARRIVAL_BOUND_MS, bearer, rejectionOf, subscriptionClient } from './live-events.js';
@@ -19,8 +19,7 @@ forEachDatabase('GraphQL subscriptions across server processes', (engine) => {
     this.timeout(90_000);
     database = await createDatabase(engine);
     processes = [];
-    // One after the other: the first migrates the database and creates the account holding API_KEY.
-    for (let i = 0; i < 2; i++) processes.push(await startApiProcess(database.target, { BOOTSTRAP_API_KEY: API_KEY }));
+    await startApiProcessesInTurn(database.target, { BOOTSTRAP_API_KEY: API_KEY }, 2, processes);
   });
   afterEach(async function () {
     this.timeout(30_000);

@@ -71,3 +71,23 @@ export async function startApiProcess(target: DatabaseTarget, env: Record<string
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
+
+/**
+ * Starts `count` API processes over one database, one after the other: the first migrates it and
+ * creates the account holding `env.BOOTSTRAP_API_KEY`, the others find them. Each is pushed onto
+ * `started` as soon as it is up, so that the test's clean-up stops it even if a later one fails.
+ */
+export async function startApiProcessesInTurn(
+  target: DatabaseTarget,
+  env: Record<string, string> & { BOOTSTRAP_API_KEY: string },
+  count: number,
+  started: ApiProcess[],
+): Promise<ApiProcess[]> {
+  const processes: ApiProcess[] = [];
+  for (let i = 0; i < count; i++) {
+    const process = await startApiProcess(target, env);
+    started.push(process);
+    processes.push(process);
+  }
+  return processes;
+}
