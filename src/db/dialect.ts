@@ -33,16 +33,19 @@ export function forUpdateSkipLocked(dialect: Dialect): string {
 export const EVENTS_CHANNEL = 'payments_events';
 
 /**
- * An INSERT of one row (`insert`, without `RETURNING`) that also announces the row to the other
- * processes, in one statement: on Postgres a `pg_notify` on {@link EVENTS_CHANNEL}, delivered when,
- * and only if, the transaction commits, whose payload is the statement's last parameter. SQLite has
- * nothing to announce (readers poll the table): the INSERT alone, without the payload parameter.
+ * An INSERT (`insert`, without `RETURNING`) that also announces its rows to the other processes, in
+ * one statement: on Postgres one `pg_notify` on {@link EVENTS_CHANNEL} per announced row, delivered
+ * when, and only if, the transaction commits, whose payloads are the statement's last `notices`
+ * parameters. SQLite has nothing to announce (readers poll the table): the INSERT alone, without
+ * the payload parameters.
  */
-export function announcedInsert(dialect: Dialect, insert: string): { sql: string; takesPayload: boolean } {
-  if (dialect !== 'postgres') return { sql: insert, takesPayload: false };
+export function announcedInsert(dialect: Dialect, insert: string, notices: number): { sql: string; takesPayloads: boolean } {
+  if (dialect !== 'postgres') return { sql: insert, takesPayloads: false };
+  // A data-modifying WITH runs to completion whether or not the query reads it.
+  const payloads = new Array<string>(notices).fill('(?)').join(', ');
   return {
-    sql: `WITH inserted AS (${insert} RETURNING 1) SELECT pg_notify('${EVENTS_CHANNEL}', ?) FROM inserted`,
-    takesPayload: true,
+    sql: `WITH inserted AS (${insert}) SELECT pg_notify('${EVENTS_CHANNEL}', notice) FROM (VALUES ${payloads}) AS notices(notice)`,
+    takesPayloads: true,
   };
 }
 

@@ -4,7 +4,7 @@ import type { ServiceSettings } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../domain/errors.js';
 import './request-state.js';
-import { runIdempotent, type StoredResponse } from './idempotency.js';
+import { runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, RequestContext } from './operations.js';
 import { requestIdOf } from './request-id.js';
 import type { RouteOperation } from './routes.js';
@@ -36,7 +36,8 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};
     const input = { path, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
-    const { response, replayed } = await runOperation(deps, handler, input, { method: route.method, path: req.path });
+    const call = { method: route.method, path: req.path, idempotencyPrecheck: req.idempotencyPrecheck };
+    const { response, replayed } = await runOperation(deps, handler, input, call);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     send(res, response);
   };
@@ -46,6 +47,8 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
 export interface OperationCall {
   method: RouteOperation['method'];
   path: string;
+  /** What the REST door's replay check already found for the `Idempotency-Key`. */
+  idempotencyPrecheck?: KeyPrecheck;
 }
 
 /**
@@ -76,6 +79,7 @@ export async function runOperation(
         ttlSeconds: deps.idempotencyTtlSeconds,
       },
       execute,
+      call.idempotencyPrecheck,
     );
   }
   return { response: await deps.db.transaction(execute), replayed: false };

@@ -3,8 +3,8 @@
  *
  * Guarantees, for one account and one `Idempotency-Key`:
  * - the operation executes at most once, however many copies arrive and however concurrently:
- *   the key's row is inserted first in the operation's transaction, and the primary key
- *   `(account_id, key)` lets one insert win;
+ *   the key's row is inserted at the end of the operation's transaction, the primary key
+ *   `(account_id, key)` lets one insert win, and a loser's writes are rolled back;
  * - the key, the operation's own writes and the stored response (status and body, a 402 decline
  *   included) commit together, so a stored response always matches the data, and a request that
  *   dies mid-way (its process crashed) leaves the key free;
@@ -52,20 +52,32 @@ interface KeyRow {
 }
 
 /**
+ * What the replay check found for this request before validation (src/http/idempotent-replay.ts):
+ * its fingerprint, and whether the key had no row then, which spares the idempotency layer a read.
+ */
+export interface KeyPrecheck {
+  fingerprint: string;
+  keyWasUnused: boolean;
+}
+
+/**
  * Runs `execute` once per key; returns its response, or the stored one with `replayed: true`.
  *
- * The key's row, the operation's writes and the stored response commit in one transaction, so a
+ * The operation's writes and the key's row, with the response, commit in one transaction, so a
  * crash at any point leaves either all of them or none. "Still running" is known without a
  * committed marker: in this process by a set of the keys being executed, across processes on
  * Postgres by a transaction-scoped advisory lock on the key (on SQLite a second process waits for
- * the database's write lock, then finds the response stored).
+ * the database's write lock). The key's row is written once, after the operation, by an INSERT
+ * that only one transaction can make: if another made it first (a copy that committed after this
+ * one's read), this one's writes are rolled back and the stored answer is given instead.
  */
 export async function runIdempotent(
   db: Queryable,
   request: IdempotentRequest,
   execute: (tx: Queryable) => Promise<StoredResponse>,
+  precheck?: KeyPrecheck,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
-  const hash = requestHash(request);
+  const hash = precheck?.fingerprint ?? requestHash(request);
   const running = keysRunningOn(db);
   const runningKey = `${request.accountId}\n${request.key}`;
   if (running.has(runningKey)) throw keyInUse();
@@ -74,8 +86,10 @@ export async function runIdempotent(
   try {
     return await db.transaction(async (tx) => {
       await lockKeyAcrossProcesses(tx, request);
-      const claimed = await claimKey(tx, request, hash);
-      if (claimed !== true) return { response: claimed, replayed: true };
+      if (!precheck?.keyWasUnused) {
+        const stored = await answerFromKey(tx, request, hash);
+        if (stored) return { response: stored, replayed: true };
+      }
       let response: StoredResponse;
       try {
         response = await execute(tx);
@@ -83,18 +97,29 @@ export async function runIdempotent(
         refusal = error;
         throw error;
       }
-      await storeResponse(tx, request, response);
+      if (!(await storeAnswer(tx, request, hash, response))) throw KEY_TAKEN;
       return { response, replayed: false };
     });
   } catch (error) {
-    // The operation's writes were rolled back with the key. An expected refusal of the operation
-    // is the answer to this key from now on; anything else leaves the key free for a retry.
-    if (error === refusal && isApiError(error)) await storeRefusal(db, request, hash, error);
+    // The operation's writes were rolled back. A key that another request took meanwhile holds
+    // that request's answer; an expected refusal of the operation is the answer to this key from
+    // now on; anything else leaves the key free for a retry.
+    if (error === KEY_TAKEN) {
+      const stored = await answerFromKey(db, request, hash);
+      if (stored) return { response: stored, replayed: true };
+      throw keyInUse();
+    }
+    if (error === refusal && isApiError(error)) {
+      await storeAnswer(db, request, hash, { status: error.status, body: { error: error.toBody(request.requestId) } });
+    }
     throw error;
   } finally {
     running.delete(runningKey);
   }
 }
+
+/** Thrown inside the transaction when another request stored this key first; never leaves this module. */
+const KEY_TAKEN = Symbol('idempotency key taken');
 
 /** Per database, the `account\nkey` pairs this process is executing right now. */
 const runningKeys = new WeakMap<Queryable, Set<string>>();
@@ -107,7 +132,7 @@ function keysRunningOn(db: Queryable): Set<string> {
 
 /**
  * On Postgres, a key executing in another process holds an advisory lock until its transaction
- * ends: a copy answers 409 at once instead of queueing behind the key's uncommitted row.
+ * ends: a copy answers 409 at once instead of executing behind it.
  */
 async function lockKeyAcrossProcesses(tx: Queryable, request: IdempotentRequest): Promise<void> {
   if (tx.dialect !== 'postgres') return;
@@ -131,15 +156,19 @@ function keyInUse(): ApiError {
  * or path, expired), which {@link runIdempotent} then handles in full. Lets a replay be answered
  * before the request is validated: its identical twin was validated when it first ran.
  */
-export async function findReplay(db: Queryable, request: IdempotentRequest): Promise<StoredJsonResponse | undefined> {
+export async function findReplay(
+  db: Queryable,
+  request: IdempotentRequest,
+): Promise<{ replay?: StoredJsonResponse; precheck: KeyPrecheck }> {
   const row = await readKey(db, request);
-  if (!row || row.state !== 'done' || row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) return undefined;
-  if (row.request_method !== request.method || row.request_path !== request.path) return undefined;
-  if (row.request_hash !== requestHash(request)) return undefined;
+  const precheck = { fingerprint: requestHash(request), keyWasUnused: row === undefined };
+  if (!row || row.state !== 'done' || row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) return { precheck };
+  if (row.request_method !== request.method || row.request_path !== request.path) return { precheck };
+  if (row.request_hash !== precheck.fingerprint) return { precheck };
   // A success is sent as stored, without a parse and a re-serialisation; an error names this request.
   const status = row.response_status!;
-  if (status < 400) return { status, json: row.response_body! };
-  return { status, json: JSON.stringify(storedResponse(row, request.requestId).body) };
+  const json = status < 400 ? row.response_body! : JSON.stringify(storedResponse(row, request.requestId).body);
+  return { replay: { status, json }, precheck };
 }
 
 /** A stored response with its body as JSON text, ready to send. */
@@ -157,44 +186,33 @@ function readKey(db: Queryable, request: IdempotentRequest): Promise<KeyRow | un
 }
 
 /**
- * Inserts the key as running (true), or answers from the existing row, inside the operation's
- * transaction. The insert comes first (a replay that got this far is rare: exact repeats are
- * answered before validation, after one read) and uses `ON CONFLICT DO NOTHING`, so a taken key
- * raises no error: on Postgres a failed statement would abort the transaction.
+ * The answer the key already holds (undefined: the key is free, and this request may run). An
+ * expired key is deleted first; a key used with another method, path or body is refused.
  */
-async function claimKey(db: Queryable, request: IdempotentRequest, hash: string): Promise<true | StoredResponse> {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const inserted = await db.run(
-      `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state, created, locked_at)
-       VALUES (?, ?, ?, ?, ?, 'running', ?, ?) ON CONFLICT (account_id, key) DO NOTHING`,
-      [request.accountId, request.key, request.method, request.path, hash, Math.floor(request.nowMs / 1000), request.nowMs],
-    );
-    if (inserted === 1) return true;
-    const row = await readKey(db, request);
-    if (!row) continue; // deleted meanwhile (expired): try again
-    if (row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) {
-      await db.run('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND created = ?', [
-        request.accountId,
-        request.key,
-        row.created,
-      ]);
-      continue;
-    }
-    if (row.request_method !== request.method || row.request_path !== request.path || row.request_hash !== hash) {
-      throw new ApiError(
-        'idempotency_key_reused',
-        `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
-          `Try using a key other than '${request.key}' if you meant to execute a different request.`,
-      );
-    }
-    if (row.state === 'done') return storedResponse(row, request.requestId);
-    if (row.locked_at + STALE_LOCK_MS > request.nowMs) throw keyInUse();
-    const taken = await db.run(
-      "UPDATE idempotency_keys SET locked_at = ? WHERE account_id = ? AND key = ? AND state = 'running' AND locked_at = ?",
-      [request.nowMs, request.accountId, request.key, row.locked_at],
-    );
-    if (taken === 1) return true;
+async function answerFromKey(db: Queryable, request: IdempotentRequest, hash: string): Promise<StoredResponse | undefined> {
+  const row = await readKey(db, request);
+  if (!row) return undefined;
+  const expired = row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs;
+  // A committed "running" row comes from an earlier version, which committed the key before
+  // executing: while it is fresh its request may still run; after that it is presumed dead.
+  const abandoned = row.state === 'running' && row.locked_at + STALE_LOCK_MS <= request.nowMs;
+  if (expired || abandoned) {
+    await db.run('DELETE FROM idempotency_keys WHERE account_id = ? AND key = ? AND created = ? AND locked_at = ?', [
+      request.accountId,
+      request.key,
+      row.created,
+      row.locked_at,
+    ]);
+    return undefined;
   }
+  if (row.request_method !== request.method || row.request_path !== request.path || row.request_hash !== hash) {
+    throw new ApiError(
+      'idempotency_key_reused',
+      `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
+        `Try using a key other than '${request.key}' if you meant to execute a different request.`,
+    );
+  }
+  if (row.state === 'done') return storedResponse(row, request.requestId);
   throw keyInUse();
 }
 
@@ -206,12 +224,12 @@ function storedResponse(row: KeyRow, requestId: string): StoredResponse {
 }
 
 /**
- * Stores an operation's refusal (a 404 of a parameter, say) as the key's answer, in a transaction
- * of its own since the operation's was rolled back. If a copy took the key meanwhile, its answer
- * stands.
+ * Stores the key with its answer (the operation's response, or its refusal, e.g. a 404 of a
+ * parameter). False when the key already has a row: another request stored it first, and its
+ * answer stands.
  */
-async function storeRefusal(db: Queryable, request: IdempotentRequest, hash: string, error: ApiError): Promise<void> {
-  await db.run(
+async function storeAnswer(db: Queryable, request: IdempotentRequest, hash: string, response: StoredResponse): Promise<boolean> {
+  const inserted = await db.run(
     `INSERT INTO idempotency_keys
        (account_id, key, request_method, request_path, request_hash, state, response_status, response_body, created, locked_at)
      VALUES (?, ?, ?, ?, ?, 'done', ?, ?, ?, ?) ON CONFLICT (account_id, key) DO NOTHING`,
@@ -221,23 +239,13 @@ async function storeRefusal(db: Queryable, request: IdempotentRequest, hash: str
       request.method,
       request.path,
       hash,
-      error.status,
-      JSON.stringify({ error: error.toBody(request.requestId) }),
+      response.status,
+      JSON.stringify(response.body),
       Math.floor(request.nowMs / 1000),
       request.nowMs,
     ],
   );
-}
-
-async function storeResponse(
-  db: Queryable,
-  request: IdempotentRequest,
-  response: StoredResponse,
-): Promise<void> {
-  await db.run(
-    "UPDATE idempotency_keys SET state = 'done', response_status = ?, response_body = ? WHERE account_id = ? AND key = ?",
-    [response.status, JSON.stringify(response.body), request.accountId, request.key],
-  );
+  return inserted === 1;
 }
 
 /** The request's fingerprint: method, path and the body with its keys in a fixed order. */

@@ -17,7 +17,8 @@ export interface ReplayDeps {
  * client retrying (the common case after a timeout) costs no more than a read. Only an exact
  * repeat qualifies: same account, key, path and body as a request that completed. Anything else
  * (a first request, one still running, another body, bad credentials) goes on down the pipeline,
- * where validation and the idempotency layer decide it in full.
+ * where validation and the idempotency layer decide it in full; what was found is left on the
+ * request (the fingerprint, and whether the key was unused), so that it is not looked up twice.
  *
  * Mounted after the body reader: the body it compares is the one the handler would get.
  */
@@ -27,7 +28,7 @@ export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
     if (typeof key !== 'string' || !req.headers.authorization) return next();
     const auth = await deps.auth.apiKey(req);
     if (!auth.ok || auth.principal.kind !== 'account') return next();
-    const stored = await findReplay(deps.db, {
+    const { replay, precheck } = await findReplay(deps.db, {
       accountId: auth.principal.accountId,
       key,
       requestId: requestIdOf(res),
@@ -37,8 +38,11 @@ export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
       nowMs: deps.clock.nowMs(),
       ttlSeconds: deps.idempotencyTtlSeconds,
     });
-    if (!stored) return next();
+    if (!replay) {
+      req.idempotencyPrecheck = precheck;
+      return next();
+    }
     res.setHeader('Idempotent-Replayed', 'true');
-    res.status(stored.status).type('application/json').send(stored.json);
+    res.status(replay.status).type('application/json').send(replay.json);
   };
 }

@@ -1,5 +1,6 @@
 import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
 import type { AuthFailure, Principal } from './auth.js';
+import type { KeyPrecheck } from './idempotency.js';
 
 /** What the steps before a handler leave on the request. */
 declare global {
@@ -12,6 +13,8 @@ declare global {
       principal?: Principal;
       /** Why the security step refused the credentials. */
       authFailure?: AuthFailure;
+      /** What the replay check found for an idempotent POST's key before validation. */
+      idempotencyPrecheck?: KeyPrecheck;
     }
   }
 }

@@ -4,6 +4,7 @@ import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { expectError } from '../helpers/builders.js';
 import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
@@ -201,6 +202,40 @@ forEachDatabase('idempotency', (engine) => {
       expect(retried.status).to.equal(200);
       expectNotReplayed(retried);
       expect(await chargeIds(server.api)).to.deep.equal([retried.body.id, earlier.body.id]);
+    });
+  }
+
+  if (engine === 'postgres') {
+    it('rolls back a request whose key another request stored after its replay check, and answers that one', async () => {
+      const first = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'first' });
+      // Another process stores the same request under the key 'raced' and has not committed yet,
+      // so the replay check below finds the key unused.
+      const other = new pg.Client({ connectionString: (server.target as { url: string }).url });
+      await other.connect();
+      try {
+        await other.query('BEGIN');
+        await other.query(
+          `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state,
+             response_status, response_body, created, locked_at)
+           SELECT account_id, 'raced', request_method, request_path, request_hash, state,
+             response_status, response_body, created, locked_at
+           FROM idempotency_keys WHERE key = 'first'`,
+        );
+        const raced = server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'raced' });
+        // The request has executed and now waits to store its key behind the uncommitted row.
+        await eventually(async () => {
+          const waiting = await other.query(
+            "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+          );
+          expect(waiting.rowCount).to.equal(1);
+        });
+        await other.query('COMMIT');
+        expectReplayed(await raced, first);
+      } finally {
+        await other.end();
+      }
+      expect(await chargeIds(server.api)).to.deep.equal([first.body.id]);
+      expect(await eventTypes(server.api)).to.deep.equal(['charge.succeeded', 'payment_intent.succeeded']);
     });
   }
 

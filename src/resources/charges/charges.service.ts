@@ -3,7 +3,7 @@ import { ApiError, notFound, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
-import { recordEvent } from '../events/events.service.js';
+import { recordEvent, recordEvents } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
@@ -46,8 +46,7 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     await recordEvent(ctx, 'charge.failed', charge);
     return { charge, decline: source.decline };
   }
-  await recordEvent(ctx, 'charge.succeeded', charge);
-  await recordEvent(ctx, 'payment_intent.succeeded', {
+  const paymentIntent = {
     id: newId('paymentIntent'),
     object: 'payment_intent',
     amount: charge.amount,
@@ -55,7 +54,11 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     customer: charge.customer,
     latest_charge: charge.id,
     status: 'succeeded',
-  } as { id: string; object: string });
+  };
+  await recordEvents(ctx, [
+    { type: 'charge.succeeded', object: charge },
+    { type: 'payment_intent.succeeded', object: paymentIntent },
+  ]);
   return { charge };
 }
 

@@ -16,17 +16,31 @@ export interface EventRow {
   created: number;
 }
 
-const INSERT_EVENT = `INSERT INTO events (id, account_id, type, api_version, request_id, idempotency_key, data, pending_webhooks, created)
-  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+const EVENT_COLUMNS = '(id, account_id, type, api_version, request_id, idempotency_key, data, pending_webhooks, created)';
+const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /**
- * Inserts an event and, in the same statement, announces it to live subscribers in every process
- * (delivered when, and only if, the transaction commits; see src/events/event-notification.ts).
+ * Inserts a change's events (in order, so their `seq` follows it) and, in the same statement,
+ * announces them to live subscribers in every process (delivered when, and only if, the
+ * transaction commits; see src/events/event-notification.ts).
  */
-export async function insertEvent(db: Queryable, row: Omit<EventRow, 'seq'>): Promise<void> {
-  const { sql, takesPayload } = announcedInsert(db.dialect, INSERT_EVENT);
-  const params = [row.id, row.account_id, row.type, row.api_version, row.request_id, row.idempotency_key, row.data, row.pending_webhooks, row.created];
-  if (takesPayload) params.push(encodeEventNotice({ accountId: row.account_id, eventId: row.id, type: row.type }));
+export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 'seq'>[]): Promise<void> {
+  const values = new Array<string>(rows.length).fill(EVENT_VALUES).join(', ');
+  const { sql, takesPayloads } = announcedInsert(db.dialect, `INSERT INTO events ${EVENT_COLUMNS} VALUES ${values}`, rows.length);
+  const params = rows.flatMap((row) => [
+    row.id,
+    row.account_id,
+    row.type,
+    row.api_version,
+    row.request_id,
+    row.idempotency_key,
+    row.data,
+    row.pending_webhooks,
+    row.created,
+  ]);
+  if (takesPayloads) {
+    for (const row of rows) params.push(encodeEventNotice({ accountId: row.account_id, eventId: row.id, type: row.type }));
+  }
   await db.run(sql, params);
 }
 

@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { addRefundedAmount, findChargeForUpdate } from '../charges/charges.repo.js';
 import { toChargeResource } from '../charges/charges.mapper.js';
-import { recordEvent } from '../events/events.service.js';
+import { recordEvents } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
@@ -51,10 +51,12 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
       created: unixSeconds(ctx.clock),
     }),
   );
-  await recordEvent(ctx, 'refund.created', refund);
   // `previous_attributes` holds only what changed: `refunded` only when this refund completed it.
   const chargeAfter = toChargeResource(updatedCharge);
-  await recordEvent(ctx, 'charge.refunded', chargeAfter, previousAttributes(toChargeResource(charge), chargeAfter));
+  await recordEvents(ctx, [
+    { type: 'refund.created', object: refund },
+    { type: 'charge.refunded', object: chargeAfter, previousAttributes: previousAttributes(toChargeResource(charge), chargeAfter) },
+  ]);
   return refund;
 }
 
