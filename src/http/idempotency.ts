@@ -162,9 +162,9 @@ export async function findReplay(
 ): Promise<{ replay?: StoredJsonResponse; precheck: KeyPrecheck }> {
   const row = await readKey(db, request);
   const precheck = { fingerprint: requestHash(request), keyWasUnused: row === undefined };
-  if (!row || row.state !== 'done' || row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs) return { precheck };
-  if (row.request_method !== request.method || row.request_path !== request.path) return { precheck };
-  if (row.request_hash !== precheck.fingerprint) return { precheck };
+  if (!row || row.state !== 'done' || hasExpired(row, request) || !isSameRequest(row, request, precheck.fingerprint)) {
+    return { precheck };
+  }
   // A success is sent as stored, without a parse and a re-serialisation; an error names this request.
   const status = row.response_status!;
   const json = status < 400 ? row.response_body! : JSON.stringify(storedResponse(row, request.requestId).body);
@@ -192,7 +192,7 @@ function readKey(db: Queryable, request: IdempotentRequest): Promise<KeyRow | un
 async function answerFromKey(db: Queryable, request: IdempotentRequest, hash: string): Promise<StoredResponse | undefined> {
   const row = await readKey(db, request);
   if (!row) return undefined;
-  const expired = row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs;
+  const expired = hasExpired(row, request);
   // A committed "running" row comes from an earlier version, which committed the key before
   // executing: while it is fresh its request may still run; after that it is presumed dead.
   const abandoned = row.state === 'running' && row.locked_at + STALE_LOCK_MS <= request.nowMs;
@@ -205,7 +205,7 @@ async function answerFromKey(db: Queryable, request: IdempotentRequest, hash: st
     ]);
     return undefined;
   }
-  if (row.request_method !== request.method || row.request_path !== request.path || row.request_hash !== hash) {
+  if (!isSameRequest(row, request, hash)) {
     throw new ApiError(
       'idempotency_key_reused',
       `Keys for idempotent requests can only be used with the same parameters they were first used with. ` +
@@ -214,6 +214,15 @@ async function answerFromKey(db: Queryable, request: IdempotentRequest, hash: st
   }
   if (row.state === 'done') return storedResponse(row, request.requestId);
   throw keyInUse();
+}
+
+function hasExpired(row: KeyRow, request: IdempotentRequest): boolean {
+  return row.created * 1000 + request.ttlSeconds * 1000 <= request.nowMs;
+}
+
+/** Whether the key's row was stored for this method, path and body (by its fingerprint). */
+function isSameRequest(row: KeyRow, request: IdempotentRequest, hash: string): boolean {
+  return row.request_method === request.method && row.request_path === request.path && row.request_hash === hash;
 }
 
 /** The stored answer; an error body names the replaying request, like every error body. */

@@ -57,10 +57,7 @@ export async function recordEvents(ctx: RequestContext, events: readonly EventRe
     return { row, endpointIds };
   });
   // Live subscribers in every process learn of them when (and only if) this transaction commits.
-  await insertEvents(
-    ctx.db,
-    recorded.map(({ row }) => row),
-  );
+  await insertEvents(ctx.db, recorded.map(({ row }) => row));
   const nowMs = ctx.clock.nowMs();
   for (const { row, endpointIds } of recorded) {
     await enqueueDeliveries(ctx.db, { id: row.id, accountId: ctx.accountId, created }, endpointIds, nowMs);
