@@ -1775,6 +1775,7 @@ export interface components {
      *     | `url_not_found` | 404 | invalid_request_error |
      *     | `method_not_allowed` | 405 | invalid_request_error |
      *     | `version_not_supported` | 406 | invalid_request_error |
+     *     | `request_timeout` | 408 | invalid_request_error |
      *     | `request_too_large` | 413 | invalid_request_error |
      *     | `unsupported_media_type` | 415 | invalid_request_error |
      *     | `api_key_missing` | 401 | authentication_error |
@@ -1799,6 +1800,7 @@ export interface components {
       | 'url_not_found'
       | 'method_not_allowed'
       | 'version_not_supported'
+      | 'request_timeout'
       | 'request_too_large'
       | 'unsupported_media_type'
       | 'api_key_missing'
@@ -1893,7 +1895,7 @@ export interface components {
         'application/json': components['schemas']['ErrorResponse'];
       };
     };
-    /** @description Any other error (405, 406, 413, 415, …): the error envelope. */
+    /** @description Any other error (405, 406, 408, 413, 415, …): the error envelope. */
     Error: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];

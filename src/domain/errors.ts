@@ -21,6 +21,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType 
   url_not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
   version_not_supported: { status: 406, type: 'invalid_request_error' },
+  request_timeout: { status: 408, type: 'invalid_request_error' },
   request_too_large: { status: 413, type: 'invalid_request_error' },
   unsupported_media_type: { status: 415, type: 'invalid_request_error' },
   api_key_missing: { status: 401, type: 'authentication_error' },

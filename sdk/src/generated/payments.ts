@@ -1144,6 +1144,7 @@ export const ErrorType = {
 | `url_not_found` | 404 | invalid_request_error |
 | `method_not_allowed` | 405 | invalid_request_error |
 | `version_not_supported` | 406 | invalid_request_error |
+| `request_timeout` | 408 | invalid_request_error |
 | `request_too_large` | 413 | invalid_request_error |
 | `unsupported_media_type` | 415 | invalid_request_error |
 | `api_key_missing` | 401 | authentication_error |
@@ -1171,6 +1172,7 @@ export const ErrorCode = {
   url_not_found: 'url_not_found',
   method_not_allowed: 'method_not_allowed',
   version_not_supported: 'version_not_supported',
+  request_timeout: 'request_timeout',
   request_too_large: 'request_too_large',
   unsupported_media_type: 'unsupported_media_type',
   api_key_missing: 'api_key_missing',
