@@ -1171,7 +1171,11 @@ export interface components {
     Timestamp: number;
     /** Format: email */
     Email: string;
-    /** @description Three-letter ISO 4217 code, lowercase in responses (input is case-insensitive). */
+    /**
+     * @description Three-letter ISO 4217 code, lowercase in responses (input is case-insensitive).
+     * @example usd
+     * @example eur
+     */
     Currency: string;
     /**
      * Format: int32
@@ -1185,6 +1189,10 @@ export interface components {
     Metadata: {
       [key: string]: string;
     };
+    /**
+     * @example +1 555 010 0100
+     * @example +44 20 7946 0958
+     */
     Phone: string;
     /**
      * @description Always false: there is only test mode here.
@@ -1481,7 +1489,7 @@ export interface components {
       enabled_events?: components['schemas']['EnabledEvents'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
-      /** @description `true` disables the endpoint, `false` enables it again. */
+      /** @description `true` disables the endpoint, `false` enables it again; the endpoint shows it as `status`. */
       disabled?: boolean;
     };
     WebhookSecretRotateParams: {

@@ -1,4 +1,4 @@
-import express, { type Express, type Request } from 'express';
+import express, { type Express } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import helmet from 'helmet';
 import type { Registry } from 'prom-client';
@@ -10,10 +10,12 @@ import { createGraphiQLRouter } from './graphql/graphiql.router.js';
 import type { EventStream } from './events/event-stream.js';
 import { createGraphQLRouter } from './graphql/http-handler.js';
 import type { Clock } from './domain/clock.js';
-import type { Authenticator, AuthResult } from './http/auth.js';
+import type { Authenticator } from './http/auth.js';
+import { authenticateEarly, securityHandler } from './http/authenticate-early.js';
 import { bindOperation, dispatchOperations } from './http/binder.js';
 import { createErrorMapper, lastResortErrorHandler } from './http/error-mapper.js';
 import { createBodyReader } from './http/bodies.js';
+import { readRequestParameters } from './http/request-parameters.js';
 import { handlers } from './http/handlers.js';
 import { replayIdempotentRequests } from './http/idempotent-replay.js';
 import type { Handler, OperationId } from './http/operations.js';
@@ -21,6 +23,9 @@ import { assignRequestId } from './http/request-id.js';
 import { routeOperations } from './http/routes.js';
 import { cacheValidatorRoutePatterns } from './http/validator-route-cache.js';
 import { limitRequestsPerCredential, type RateLimiter } from './http/rate-limit.js';
+import { refuseOversizedBodies, refuseRepeatedHeaders } from './http/request-guards.js';
+import { limitBodyTime } from './http/request-timeouts.js';
+import { DEFAULT_HTTP_TIMEOUTS } from './http/server-timeouts.js';
 import { negotiateVersion } from './http/versioning.js';
 import { logRequests, type Logger } from './logger.js';
 import { measureRequests } from './metrics/measure-requests.js';
@@ -38,6 +43,8 @@ export interface AppDeps {
   settings: ServiceSettings;
   /** Counts API requests per credential; undefined: no rate limits (`RATE_LIMIT_PER_SECOND=0`, most tests). */
   rateLimiter?: RateLimiter;
+  /** How long a request's body may take to arrive after its headers (`HTTP_BODY_TIMEOUT_SECONDS`); default 10 s. */
+  bodyTimeoutMs?: number;
   /** The live feed of committed events (GraphQL subscriptions read it; the HTTP door only passes it on). */
   eventStream: EventStream;
   /** Accept only trusted persisted GraphQL documents (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
@@ -84,16 +91,25 @@ export function createApp(deps: AppDeps): Express {
   const routes = routeOperations();
   if (deps.metrics) {
     const { registry } = deps.metrics;
-    app.use(serveMetrics({ registry, authorize: deps.metrics.public ? undefined : deps.auth.adminBasic }));
+    app.use(serveMetrics({ registry, authorize: deps.metrics.public ? undefined : deps.auth.limited.adminBasic }));
     // After pages, probes and scrapes, which are not API traffic; before everything else, so that the
     // duration covers the whole pipeline and 404s, 429s and GraphQL are counted too.
     app.use(measureRequests(new RequestMetrics(registry, routes)));
   }
+  // Nothing below waits for a body longer than this (408), or at all for a request it refuses anyway:
+  // a declared body over 1 MB (413), a repeated Authorization or Idempotency-Key (400), refused
+  // credentials (401, or 429 once the address has failed too often).
+  app.use(limitBodyTime(deps.bodyTimeoutMs ?? DEFAULT_HTTP_TIMEOUTS.bodyMs));
+  app.use(refuseOversizedBodies);
+  app.use(refuseRepeatedHeaders);
   app.use(negotiateVersion);
+  app.use(authenticateEarly(deps.auth));
   // Before bodies and validation, so a refused request costs one counter update and nothing more.
   if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));
   app.use(createGraphQLRouter({ ...deps, trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false }));
   app.use(createBodyReader(routes));
+  // Path and query strictly, like form bodies: NUL refused, `limit=1e1` refused (the validator would coerce it).
+  app.use(readRequestParameters(routes));
   app.use(replayIdempotentRequests(deps));
   cacheValidatorRoutePatterns();
   app.use(
@@ -107,8 +123,9 @@ export function createApp(deps: AppDeps): Express {
       useRequestUrl: true,
       validateSecurity: {
         handlers: {
-          apiKey: (req) => authenticate(req, deps.auth.apiKey),
-          adminBasic: (req) => authenticate(req, deps.auth.adminBasic),
+          // authenticateEarly has checked the credentials: its verdict is reused.
+          apiKey: securityHandler('account', deps.auth.apiKey),
+          adminBasic: securityHandler('admin', deps.auth.adminBasic),
         },
       },
     }),
@@ -142,12 +159,4 @@ function healthChecks(db: Database): express.RequestHandler {
     await db.one('SELECT 1 AS ok');
     res.json({ status: 'ok' });
   };
-}
-
-/** Runs a credential check for the validator's security step, leaving the outcome on the request. */
-async function authenticate(req: Request, check: (req: Request) => Promise<AuthResult>): Promise<boolean> {
-  const result = await check(req);
-  if (result.ok) req.principal = result.principal;
-  else req.authFailure = result;
-  return result.ok;
 }

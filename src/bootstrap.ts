@@ -3,12 +3,14 @@ import path from 'node:path';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { isUniqueViolation } from './db/dialect.js';
+import { ensureDirectory } from './db/open-database.js';
 import type { Clock } from './domain/clock.js';
 import { randomBase62 } from './domain/ids.js';
 import { adminCredentialsDigest } from './http/auth.js';
 import type { Logger } from './logger.js';
 import { countAccounts, findApiKeyByHash } from './resources/accounts/accounts.repo.js';
 import { createAccount, generateApiKey, hashApiKey } from './resources/accounts/accounts.service.js';
+import { reasonOf } from './startup-failure.js';
 
 const ADMIN_SETTING = 'admin_credentials_sha256';
 
@@ -22,6 +24,7 @@ export async function ensureAdminCredentials(db: Database, config: Config, logge
   }
   const stored = await db.one<{ value: string }>('SELECT value FROM settings WHERE name = ?', [ADMIN_SETTING]);
   if (stored) return Buffer.from(stored.value, 'hex');
+  prepareDataDir(config); // before anything is stored that only the saved file would tell
   const user = config.adminUser ?? 'admin';
   const password = randomBase62(24);
   const digest = adminCredentialsDigest(`${user}:${password}`);
@@ -55,14 +58,25 @@ export async function ensureDevAccount(db: Database, config: Config, clock: Cloc
     return;
   }
   if ((await countAccounts(db)) > 0) return;
+  prepareDataDir(config); // a key created but never saved would be lost
   const apiKey = generateApiKey();
   const account = await db.transaction((tx) => createAccount(tx, clock, owner, apiKey));
   const file = saveSecret(config, 'dev-api-key', `${apiKey}\n`);
   logger.info({ account: account.id, saved_in: file }, `Development account created. API key: ${apiKey}`);
 }
 
+/** Makes sure `DATA_DIR` exists and can be written to, or throws saying why (not a directory, read-only, …). */
+function prepareDataDir(config: Config): void {
+  try {
+    ensureDirectory(config.dataDir);
+    fs.accessSync(config.dataDir, fs.constants.W_OK);
+  } catch (error) {
+    throw new Error(`DATA_DIR (${config.dataDir}) cannot be written to: ${reasonOf(error)}`, { cause: error });
+  }
+}
+
 function saveSecret(config: Config, name: string, content: string): string {
-  fs.mkdirSync(config.dataDir, { recursive: true });
+  ensureDirectory(config.dataDir);
   const file = path.join(config.dataDir, name);
   fs.writeFileSync(file, content, { mode: 0o600 });
   return file;

@@ -1,5 +1,7 @@
 import path from 'node:path';
 import type { RateLimitWindow } from './db/rate-limit-store.js';
+import { authFailuresFromEnv, trustProxyHopsFromEnv, type AuthFailureWindow } from './http/auth-failures.js';
+import { httpTimeoutsFromEnv, type HttpTimeouts } from './http/server-timeouts.js';
 import { parseRetrySchedule } from './webhooks/retry-policy.js';
 
 /** Which parts run in this process: the HTTP API, the webhook worker, or both. */
@@ -25,6 +27,16 @@ export interface Config {
    * counted across every API process; undefined when `RATE_LIMIT_PER_SECOND=0` turns limits off.
    */
   rateLimit: RateLimitWindow | undefined;
+  /**
+   * Failed authentications allowed per client address and window (`AUTH_FAILURES_PER_MINUTE` ×
+   * `AUTH_FAILURES_WINDOW_SECONDS`), counted across every API process; undefined when
+   * `AUTH_FAILURES_PER_MINUTE=0` turns the limit off.
+   */
+  authFailures: AuthFailureWindow | undefined;
+  /** `TRUST_PROXY`: reverse proxies in front whose `X-Forwarded-For` names the client (default 0). */
+  trustProxyHops: number;
+  /** Headers, body and keep-alive timeouts of the HTTP server (`HTTP_*_TIMEOUT_SECONDS`). */
+  httpTimeouts: HttpTimeouts;
   /** Validate every response against the spec (on in tests; a 500 on mismatch). */
   validateResponses: boolean;
   /** How long a worker holds a claimed delivery before another may take it (its worker died). */
@@ -96,6 +108,37 @@ function role(value: string | undefined): Role {
   return chosen;
 }
 
+/** A TCP port (0 lets the OS pick one). */
+function portNumber(name: string, value: string | undefined, fallback: number): number {
+  const port = integer(name, value, fallback);
+  if (port > 65_535) throw new Error(`${name} must be a port number (0 to 65535), got "${value}"`);
+  return port;
+}
+
+/** `true` or `false` (any case); unset or empty: the fallback. Anything else is refused, not read as false. */
+function flag(name: string, value: string | undefined, fallback: boolean): boolean {
+  if (value === undefined || value === '') return fallback;
+  const lower = value.toLowerCase();
+  if (lower !== 'true' && lower !== 'false') throw new Error(`${name} must be true or false, got "${value}"`);
+  return lower === 'true';
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+function logLevel(value: string | undefined): string {
+  const level = value || 'info';
+  if (!LOG_LEVELS.includes(level)) throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${level}"`);
+  return level;
+}
+
+function smtpUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!URL.canParse(value) || !/^smtps?:$/.test(new URL(value).protocol)) {
+    throw new Error('SMTP_URL must be an smtp:// or smtps:// URL');
+  }
+  return value;
+}
+
 /** Reads the configuration; throws a readable message on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
@@ -107,7 +150,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   const nodeEnv = env.NODE_ENV || 'development';
   return {
-    port: integer('PORT', env.PORT, 4242),
+    port: portNumber('PORT', env.PORT, 4242),
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,
@@ -115,20 +158,23 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     adminUser: env.ADMIN_USER || undefined,
     adminPassword: env.ADMIN_PASSWORD || undefined,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: logLevel(env.LOG_LEVEL),
     nodeEnv,
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
     rateLimit: rateLimit(env),
-    validateResponses: env.VALIDATE_RESPONSES ? env.VALIDATE_RESPONSES === 'true' : nodeEnv === 'test',
+    authFailures: authFailuresFromEnv(env),
+    trustProxyHops: trustProxyHopsFromEnv(env),
+    httpTimeouts: httpTimeoutsFromEnv(env),
+    validateResponses: flag('VALIDATE_RESPONSES', env.VALIDATE_RESPONSES, nodeEnv === 'test'),
     webhookLeaseSeconds: integer('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 60),
     webhookConcurrency: atLeastOne('WEBHOOK_CONCURRENCY', integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 128)),
     webhookRetryScheduleSeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookDisableAfterSeconds: integer('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400),
-    smtpUrl: env.SMTP_URL || undefined,
+    smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || 'payments-api <no-reply@localhost>',
-    graphqlTrustedDocumentsOnly: env.GRAPHQL_TRUSTED_DOCUMENTS_ONLY === 'true',
-    metricsPublic: env.METRICS_PUBLIC === 'true',
-    metricsPort: env.METRICS_PORT ? integer('METRICS_PORT', env.METRICS_PORT, 0) : undefined,
-    settings: { webhookAllowPrivateNetworks: env.WEBHOOK_ALLOW_PRIVATE_NETWORKS === 'true' },
+    graphqlTrustedDocumentsOnly: flag('GRAPHQL_TRUSTED_DOCUMENTS_ONLY', env.GRAPHQL_TRUSTED_DOCUMENTS_ONLY, false),
+    metricsPublic: flag('METRICS_PUBLIC', env.METRICS_PUBLIC, false),
+    metricsPort: env.METRICS_PORT ? portNumber('METRICS_PORT', env.METRICS_PORT, 0) : undefined,
+    settings: { webhookAllowPrivateNetworks: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, false) },
   };
 }

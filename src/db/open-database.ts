@@ -13,9 +13,27 @@ export function databaseTarget(config: Pick<Config, 'databaseUrl' | 'dataDir'>):
   return { kind: 'sqlite', filename: path.join(config.dataDir, 'payments.sqlite') };
 }
 
+/**
+ * Creates a directory and its missing parents, or throws the system's error (ENOTDIR, EACCES, …).
+ * Not `mkdirSync(dir, {recursive: true})`: on some kernels (gVisor) that spins forever on a path
+ * the kernel refuses with ENOENT, such as one under /proc.
+ */
+export function ensureDirectory(dir: string): void {
+  const parent = path.dirname(dir);
+  if (parent !== dir && !fs.existsSync(parent)) ensureDirectory(parent);
+  try {
+    fs.mkdirSync(dir);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  if (!fs.statSync(dir).isDirectory()) {
+    throw Object.assign(new Error(`ENOTDIR: not a directory, mkdir '${dir}'`), { code: 'ENOTDIR', path: dir });
+  }
+}
+
 /** Applies every pending migration (Knex keeps its own lock, so concurrent starts are safe). */
 export async function migrate(target: DatabaseTarget): Promise<string[]> {
-  if (target.kind === 'sqlite') fs.mkdirSync(path.dirname(target.filename), { recursive: true });
+  if (target.kind === 'sqlite') ensureDirectory(path.dirname(target.filename));
   const knex = createKnex(target);
   try {
     const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];

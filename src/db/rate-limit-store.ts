@@ -13,7 +13,9 @@ interface PgLikeClient {
 }
 
 /**
- * The counters of the rate limiter, kept where every API process of this database sees them.
+ * The counters of a rate limiter, kept where every API process of this database sees them.
+ * `keyPrefix` keeps limiters apart in one table: `api` counts requests per credential, `authfail`
+ * failed authentications per client address (http/auth-failures.ts).
  *
  * - SQLite serves one process: the counters live in its memory and cost nothing.
  * - Postgres may serve many: each request is one upsert into `rate_limits` (migration 0005), so a
@@ -22,8 +24,8 @@ interface PgLikeClient {
  *   further writes here. Should the database fail, each process falls back to counting alone in
  *   memory rather than turning every request into a 500.
  */
-export function createRateLimitStore(db: Database, window: RateLimitWindow): RateLimiterAbstract {
-  const options = { keyPrefix: 'api', points: window.points, duration: window.durationSeconds };
+export function createRateLimitStore(db: Database, window: RateLimitWindow, keyPrefix = 'api'): RateLimiterAbstract {
+  const options = { keyPrefix, points: window.points, duration: window.durationSeconds };
   if (db.dialect === 'sqlite') return new RateLimiterMemory(options);
   return new RateLimiterPostgres({
     ...options,

@@ -8,7 +8,9 @@ import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './c
 import { safeExecutionResult } from './errors.js';
 import { createDocumentChecker } from './document-checker.js';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './limits.js';
-import { createRequestParamsParser, graphQLErrorResponse } from './request-params.js';
+import { nulError } from '../domain/nul-guard.js';
+import { findNulLiteral } from './nul-literals.js';
+import { apiErrorResponse, createRequestParamsParser, graphQLErrorResponse } from './request-params.js';
 import { graphQLSchema } from './schema.js';
 
 export interface GraphQLHttpDeps extends GraphQLDeps {
@@ -24,7 +26,8 @@ const ONE_MEGABYTE = 1024 * 1024;
  * `POST /graphql` and `GET /graphql` (queries only), served by graphql-http with the same API keys
  * as REST. Before execution: the persisted document is looked up if the request names one, the
  * document is parsed within the token limit, validated, and held to the depth, cost and alias
- * limits (a 400 that says which). Execution errors keep the REST error codes; unexpected ones are
+ * limits (a 400 that says which); a string holding U+0000, in a literal or a variable, is a 400
+ * `parameter_invalid` naming it, as in REST. Execution errors keep the REST error codes; unexpected ones are
  * masked and logged with the request id.
  */
 export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
@@ -45,6 +48,9 @@ export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
         ];
       }
       const { raw, context } = req;
+      // Postgres refuses U+0000: in literals here; in variables, with the other request parameters.
+      const nul = findNulLiteral(verdict.document, params.query);
+      if (nul) return apiErrorResponse(nulError(nul), requestIdOf(context.res));
       const principal = raw.principal!;
       return {
         schema,

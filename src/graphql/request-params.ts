@@ -1,6 +1,10 @@
 import type { Request as GraphQLHttpRequest, RequestParams, Response as GraphQLHttpResponse } from 'graphql-http';
 import type { Request as ExpressRequest } from 'express';
 import type { Queryable } from '../db/database.js';
+import type { ApiError } from '../domain/errors.js';
+import { findNul, nulError } from '../domain/nul-guard.js';
+import { requestIdOf } from '../http/request-id.js';
+import { apiErrorExtensions } from './errors.js';
 import { resolveDocument } from './persisted-documents.js';
 
 type Params = Omit<RequestParams, 'query'> & { query?: string; documentId?: string };
@@ -11,22 +15,33 @@ export function graphQLErrorResponse(
   message: string,
   code: string,
   headers: Record<string, string> = {},
+  extensions: Record<string, unknown> = { code },
 ): GraphQLHttpResponse {
   return [
-    JSON.stringify({ errors: [{ message, extensions: { code } }] }),
+    JSON.stringify({ errors: [{ message, extensions }] }),
     { status, statusText: '', headers: { ...headers, 'content-type': 'application/json; charset=utf-8' } },
   ];
+}
+
+/** A service error refusing the request before execution: its status, and the REST code and `param` in `extensions`. */
+export function apiErrorResponse(error: ApiError, requestId: string): GraphQLHttpResponse {
+  return graphQLErrorResponse(error.status, error.message, error.code, {}, apiErrorExtensions(error.toBody(requestId)));
 }
 
 /**
  * Reads a GraphQL request's parameters as graphql-http does (GET query string, or a JSON POST
  * body), except that the document may be absent when the request names a persisted one
- * (`extensions.persistedQuery`, or `documentId`): it is then looked up in the database.
+ * (`extensions.persistedQuery`, or `documentId`): it is then looked up in the database. A string
+ * holding U+0000 anywhere in the parameters (`variables[input][name]`, `documentId`, …) is a 400
+ * `parameter_invalid` naming it, as in REST.
  */
 export function createRequestParamsParser(options: { db: Queryable; trustedDocumentsOnly: boolean }) {
   return async (req: GraphQLHttpRequest<ExpressRequest, unknown>): Promise<RequestParams | GraphQLHttpResponse> => {
     const params = readParams(req);
     if (!params.ok) return graphQLErrorResponse(params.status, params.message, 'BAD_REQUEST');
+    // Before the persisted-document lookup, the first database work: Postgres refuses U+0000.
+    const nul = findNul(params.value);
+    if (nul) return apiErrorResponse(nulError(nul), requestIdOf(req.raw.res!));
     const resolved = await resolveDocument(options.db, params.value, { trustedOnly: options.trustedDocumentsOnly });
     if (!resolved.ok) return graphQLErrorResponse(resolved.status, resolved.message, resolved.code, resolved.headers);
     const { documentId: _documentId, ...rest } = params.value;

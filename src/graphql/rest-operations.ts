@@ -1,5 +1,6 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { ApiError, type ErrorBody } from '../domain/errors.js';
+import { hasNul, nulError } from '../domain/nul-guard.js';
 import { runOperation } from '../http/binder.js';
 import { handlers } from '../http/handlers.js';
 import { assertValidBody } from '../http/operation-bodies.js';
@@ -36,6 +37,8 @@ export async function callRestOperation<K extends OperationId>(
 ): Promise<SuccessBody<K>> {
   const route = routeOf(operationId);
   const body = parts.body ?? {};
+  // The HTTP door refuses U+0000 before execution; this keeps any other caller to the same rule.
+  if (parts.id !== undefined && hasNul(parts.id)) throw nulError(['id']);
   if (route.method !== 'get' && route.method !== 'delete') assertValidBody(operationId, body);
   const idempotencyKey = route.method === 'post' ? keyFor(ctx, info, parts.idempotencyKey) : null;
   const path = parts.id === undefined ? {} : { id: parts.id };

@@ -5,6 +5,9 @@
  *
  * Guarantees: a connection is acknowledged only with a valid API key in its `connection_init`
  * payload (`{"Authorization": "Bearer sk_test_…"}`); otherwise it is closed with 4403 and the reason.
+ * A refused key counts as a failed authentication of the client's address, as over HTTP; an
+ * address over its failed-attempt allowance is closed with 4429 and the reason, whatever it sends
+ * (http/auth-failures.ts).
  * With rate limits on, each `connection_init` and each subscription is one request of that key: a
  * connection over the limit is closed with 4429 and the reason, a subscription over it gets an
  * error with code `rate_limited`.
@@ -100,6 +103,10 @@ function serverOptions(deps: GraphQLSubscriptionDeps): Options {
         if (!limited) return true;
         ctx.extra.socket.close(RATE_LIMITED_CLOSE_CODE, closeReason(limited.message));
       } catch (error) {
+        if (isApiError(error) && error.code === 'rate_limited') {
+          ctx.extra.socket.close(RATE_LIMITED_CLOSE_CODE, closeReason(error.message));
+          return false;
+        }
         logger.error({ err: error }, 'GraphQL WebSocket authentication failed');
         ctx.extra.socket.close(CloseCode.InternalServerError, 'Internal server error');
       }
@@ -167,19 +174,22 @@ function routeUpgrades(server: Server, wss: WebSocketServer): () => void {
 }
 
 /**
- * Checks the `connection_init` payload's API key (`Authorization`, or `authorization`) and
- * remembers the account on the connection. Returns `null` when accepted, else why not.
+ * Checks the `connection_init` payload's API key (`Authorization`, or `authorization`) within the
+ * failed-attempt allowance of the upgrade request's address, and remembers the account on the
+ * connection. Returns `null` when accepted, else why not; throws the 429 `ApiError` of an address
+ * over its allowance.
  */
 async function authenticate(
   auth: Authenticator,
   params: Readonly<Record<string, unknown>> | undefined,
   extra: Extra & Partial<Caller>,
 ): Promise<string | null> {
-  const header = params?.Authorization ?? params?.authorization;
-  if (typeof header !== 'string' || header === '') {
+  const given = params?.Authorization ?? params?.authorization;
+  const header = typeof given === 'string' && given !== '' ? given : undefined;
+  const result = await auth.limited.bearer(header, extra.request);
+  if (header === undefined) {
     return 'Send your API key in the connection_init payload: {"Authorization": "Bearer sk_test_…"}.';
   }
-  const result = await auth.bearer(header);
   if (!result.ok) return result.message;
   if (result.principal.kind !== 'account') return 'Subscriptions need an API key.';
   extra.accountId = result.principal.accountId;

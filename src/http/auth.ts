@@ -1,10 +1,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.js';
 import type { ErrorCode } from '../domain/errors.js';
 import { findApiKeyByHash } from '../resources/accounts/accounts.repo.js';
 import { hashApiKey } from '../resources/accounts/accounts.service.js';
+import { checkWithinAllowance, type AuthFailureLimiter } from './auth-failures.js';
 
 /** Who made the request: an account (API key) or the operator (HTTP Basic on /admin). */
 export type Principal = { kind: 'account'; accountId: string } | { kind: 'admin' };
@@ -21,8 +23,13 @@ export interface AuthFailure {
 /**
  * Checks credentials for the security schemes of the spec. Keys are looked up by their hash; a
  * found key is remembered in memory for a minute, so that a hot path costs neither a hash nor a query.
+ *
+ * `apiKey`, `bearer` and `adminBasic` only check. The doors authenticate through `limited`, the
+ * same checks held to `failures` (the failed attempts allowed per client address; see
+ * auth-failures.ts): an address over its allowance gets the 429 `ApiError` thrown, and a refused
+ * credential is counted. Without `failures` (limits off), `limited` only checks too.
  */
-export function createAuthenticator(db: Queryable, adminDigest: Buffer) {
+export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures?: AuthFailureLimiter) {
   const keys = new LRUCache<string, string>({ max: 10_000, ttl: 60_000 });
 
   /** The value of an `Authorization` header (HTTP, or a WebSocket's `connection_init` payload). */
@@ -39,18 +46,31 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer) {
     return { ok: true, principal: { kind: 'account', accountId } };
   };
 
+  /** `Authorization: Basic …` with the operator's credentials, compared in constant time. */
+  const adminBasic = async (req: IncomingMessage): Promise<AuthResult> => {
+    const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
+    if (!match) return unusableCredentials('adminBasic', req.headers.authorization);
+    const given = digest(Buffer.from(match[1], 'base64').toString('utf8'));
+    if (!timingSafeEqual(given, adminDigest)) return fail('admin_credentials_invalid', 'Invalid admin credentials.');
+    return { ok: true, principal: { kind: 'admin' } };
+  };
+
   return {
     /** `Authorization: Bearer sk_test_…` on an HTTP request. */
     apiKey: (req: Request): Promise<AuthResult> => bearer(req.headers.authorization),
     bearer,
-
-    /** `Authorization: Basic …` with the operator's credentials, compared in constant time. */
-    async adminBasic(req: Request): Promise<AuthResult> {
-      const match = /^Basic\s+(\S+)$/i.exec(req.headers.authorization ?? '');
-      if (!match) return unusableCredentials('adminBasic', req.headers.authorization);
-      const given = digest(Buffer.from(match[1], 'base64').toString('utf8'));
-      if (!timingSafeEqual(given, adminDigest)) return fail('admin_credentials_invalid', 'Invalid admin credentials.');
-      return { ok: true, principal: { kind: 'admin' } };
+    adminBasic: (req: Request): Promise<AuthResult> => adminBasic(req),
+    /** The limiter of failed attempts per client address, when limits are on. */
+    failures,
+    /** The same checks, held to the failed-attempt allowance of the request's address (may throw a 429 `ApiError`). */
+    limited: {
+      apiKey: (req: Request): Promise<AuthResult> =>
+        checkWithinAllowance(failures, req, !!req.headers.authorization, () => bearer(req.headers.authorization)),
+      /** A bearer credential sent in another way than the request's header (a WebSocket's `connection_init`). */
+      bearer: (authorization: string | undefined, from: IncomingMessage): Promise<AuthResult> =>
+        checkWithinAllowance(failures, from, !!authorization, () => bearer(authorization)),
+      adminBasic: (req: Request): Promise<AuthResult> =>
+        checkWithinAllowance(failures, req, !!req.headers.authorization, () => adminBasic(req)),
     },
   };
 }

@@ -28,13 +28,31 @@ interface HttpLikeError {
  */
 export function createErrorMapper(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
-    const apiError = toApiError(error, req);
+    const apiError = withinEnvelope(toApiError(error, req));
     const requestId = requestIdOf(res);
     if (apiError.status >= 500) logger.error({ err: error, req_id: requestId }, 'request failed');
     if (res.headersSent) return res.end();
     for (const [name, value] of Object.entries(apiError.details.headers ?? {})) res.setHeader(name, value);
     res.status(apiError.status).json({ error: apiError.toBody(requestId) });
   };
+}
+
+/** The envelope's limits (spec `ErrorResponse`): a parameter name or message echoes input, which may be longer. */
+const MAX_PARAM = 200;
+const MAX_MESSAGE = 1000;
+
+/** The error with `param` and `message` shortened to what the envelope allows (a hostile name can be 1 MB). */
+export function withinEnvelope(error: ApiError): ApiError {
+  const { param } = error.details;
+  if (error.message.length <= MAX_MESSAGE && (param === undefined || param.length <= MAX_PARAM)) return error;
+  return new ApiError(error.code, shorten(error.message, MAX_MESSAGE), {
+    ...error.details,
+    param: param === undefined ? undefined : shorten(param, MAX_PARAM),
+  });
+}
+
+function shorten(text: string, max: number): string {
+  return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
 /** Maps what any layer threw (services, validator, body parsers) to an `ApiError`. */

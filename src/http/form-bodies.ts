@@ -1,62 +1,42 @@
-import type { RequestHandler } from 'express';
-import { Ajv2020 } from 'ajv/dist/2020.js';
 import { loadSpec } from '../spec.js';
+import type { FormObject } from './form-parser.js';
+import { FormCoercion, type Schema } from './form-values.js';
+import { createRouteMatcher } from './route-matcher.js';
 import type { RouteOperation } from './routes.js';
 
 /**
- * Form-encoded bodies (`amount=2000&metadata[order]=6735`) arrive as strings. This step turns
- * them into the types their schema declares, so that they are validated exactly like JSON, which
- * is never coerced: `"250"` stays an error in JSON. An empty value means "unset": null where the
- * field is nullable, left out otherwise.
+ * Form-encoded bodies (`amount=2000&metadata[order]=6735`) arrive as strings. This turns a parsed
+ * form into the types the operation's schema declares, strictly (see `FormCoercion`), so that it
+ * is validated exactly like JSON, which is never coerced: `"250"` stays an error in JSON. An empty
+ * top-level value means "unset": null where the field is nullable, left out otherwise.
+ *
+ * Returns a function of method, path and form giving the body to validate, or undefined when no
+ * operation takes a form body there (the validator then answers 404, 405 or 415). Throws a 400
+ * `parameter_invalid` naming the first field that does not fit.
  */
-export function createFormCoercion(routes: readonly RouteOperation[]): RequestHandler {
-  const spec = loadSpec();
-  const ajv = new Ajv2020({ strict: false, coerceTypes: true, validateFormats: false, allErrors: true });
-  ajv.addSchema({ $id: 'spec', components: spec.components });
-  const coercers = routes
-    .filter((route) => route.formSchema)
-    .map((route) => ({
-      method: route.method.toUpperCase(),
-      pattern: new RegExp(`^${route.specPath.replace(/\{[^}]+\}/g, '[^/]+')}$`),
-      coerce: ajv.compile({ $ref: `spec${(route.formSchema as { $ref: string }).$ref}` }),
-      properties: schemaProperties(spec, route.formSchema),
-    }));
-
-  return (req, _res, next) => {
-    if (!req.body || typeof req.body !== 'object' || !req.is('application/x-www-form-urlencoded')) return next();
-    const coercer = coercers.find((c) => c.method === req.method && c.pattern.test(req.path));
-    if (!coercer) return next(); // not an operation: the validator answers 404 or 405
-    const body = req.body as Record<string, unknown>;
-    for (const [name, value] of Object.entries(body)) {
+export function createFormCoercion(
+  routes: readonly RouteOperation[],
+): (method: string, path: string, form: FormObject) => unknown {
+  const coercion = new FormCoercion(loadSpec());
+  const match = createRouteMatcher(routes.filter((route) => route.formSchema));
+  return (method, path, form) => {
+    const route = match(method, path)?.route;
+    if (!route) return undefined;
+    const schema = route.formSchema as Schema;
+    const properties = coercion.resolve(schema)?.properties ?? {};
+    for (const [name, value] of Object.entries(form)) {
       if (value !== '') continue;
-      if (allowsNull(spec, coercer.properties[name])) body[name] = null;
-      else delete body[name];
+      if (allowsNull(coercion, Object.hasOwn(properties, name) ? properties[name] : undefined))
+        (form as Record<string, unknown>)[name] = null;
+      else delete form[name];
     }
-    coercer.coerce(body); // coerces in place; the validator reports what is still wrong
-    next();
+    return coercion.coerce(form, schema, []);
   };
 }
 
-type Schema = { $ref?: string; properties?: Record<string, Schema>; type?: string | string[]; oneOf?: Schema[] };
-
-function resolve(spec: object, schema: Schema | undefined): Schema | undefined {
-  let current = schema;
-  while (current?.$ref) {
-    current = current.$ref
-      .slice(2)
-      .split('/')
-      .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], spec) as Schema;
-  }
-  return current;
-}
-
-function schemaProperties(spec: object, schema: unknown): Record<string, Schema> {
-  return resolve(spec, schema as Schema)?.properties ?? {};
-}
-
-function allowsNull(spec: object, property: Schema | undefined): boolean {
-  const schema = resolve(spec, property);
+function allowsNull(coercion: FormCoercion, property: Schema | undefined): boolean {
+  const schema = coercion.resolve(property);
   if (!schema) return false;
   if (schema.type === 'null' || (Array.isArray(schema.type) && schema.type.includes('null'))) return true;
-  return (schema.oneOf ?? []).some((option) => allowsNull(spec, option));
+  return (schema.oneOf ?? []).some((option) => allowsNull(coercion, option));
 }

@@ -7,14 +7,19 @@ import { refundHandlers } from '../resources/refunds/refunds.handlers.js';
 import { userHandlers } from '../resources/users/users.handlers.js';
 import { webhookDeliveryHandlers } from '../resources/webhook-deliveries/webhook-deliveries.handlers.js';
 import { webhookEndpointHandlers } from '../resources/webhook-endpoints/webhook-endpoints.handlers.js';
-import type { Handlers } from './operations.js';
+import type { Handlers, MissingHandlers } from './operations.js';
+
+// An operation of the spec without a handler fails here first, in one short line: "Type 'true' is
+// not assignable to type '"no handler for operation createFoo"'" (tsc sorts diagnostics by file,
+// then position, so this line comes before the long `satisfies` message below and before any use).
+const _everyOperationHasAHandler: MissingHandlers<typeof bound> = true;
 
 /**
  * Every operation of the spec, bound to its handler. `satisfies Handlers` is the compile-time
  * proof: an operation without a handler, or a handler whose input or result does not match the
  * spec, fails `npm run typecheck` naming the operation.
  */
-export const handlers = {
+const bound = {
   ...customerHandlers,
   ...chargeHandlers,
   ...refundHandlers,
@@ -25,3 +30,26 @@ export const handlers = {
   ...webhookDeliveryHandlers,
   ...accountHandlers,
 } satisfies Handlers;
+
+/**
+ * The handler map, typed as each handler is written (the narrow result types GraphQL reads) and,
+ * should one be missing, as `Handlers` still, so that the gap is reported above alone rather than
+ * again at every place that indexes the map by operationId.
+ */
+export const handlers = bound as Handlers & typeof bound;
+
+/**
+ * The start-up twin of the typecheck (`npm start` runs without one): throws, naming them, when an
+ * operation of the spec has no handler, rather than answering 500 "handler is not a function".
+ */
+export function assertEveryOperationBound(
+  routes: readonly { operationId?: string; method: string; specPath: string }[],
+  map: Readonly<Record<string, unknown>> = handlers,
+): void {
+  const missing = routes
+    .filter((route) => !route.operationId || typeof map[route.operationId] !== 'function')
+    .map((route) => route.operationId ?? `${route.method.toUpperCase()} ${route.specPath} (no operationId)`);
+  if (missing.length > 0) {
+    throw new Error(`the spec has operations without a handler in src/http/handlers.ts: ${missing.join(', ')}`);
+  }
+}

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { ApiError } from '../domain/errors.js';
+import { findNul, nulError } from '../domain/nul-guard.js';
 import { loadSpec, type SpecOperation } from '../spec.js';
 import { toFormNotation } from './error-mapper.js';
 import type { OperationId } from './operations.js';
@@ -27,9 +28,12 @@ function bodyValidators(): Map<string, ValidateFunction> {
 /**
  * Checks a body against the operation's request schema in the spec: the rules a REST request
  * meets in express-openapi-validator, for callers that do not come through it (the GraphQL
- * door). Throws the error a REST client would get, naming the parameter in form notation.
+ * door). Throws the error a REST client would get, naming the parameter in form notation; a
+ * string holding U+0000 is refused too, as the REST body reader refuses it.
  */
 export function assertValidBody(operationId: OperationId, body: unknown): void {
+  const nul = findNul(body);
+  if (nul) throw nulError(nul);
   const validate = bodyValidators().get(operationId);
   if (!validate || validate(body)) return;
   throw toApiError(validate.errors?.[0]);

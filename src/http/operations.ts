@@ -51,6 +51,15 @@ export type Handler<K extends OperationId> = (input: OperationInput<K>) => Promi
 /** One handler per operation. `handlers satisfies Handlers` is the proof that all are bound. */
 export type Handlers = { [K in OperationId]: Handler<K> };
 
+/**
+ * `true` when a handler map has a key for every operation of the spec; otherwise a message naming
+ * the operations without one (`"no handler for operation createFoo"`), which is what tsc prints when
+ * `true` is assigned to it: the short first diagnostic of a spec change that lacks its handler.
+ */
+export type MissingHandlers<T> = [Exclude<OperationId, keyof T>] extends [never]
+  ? true
+  : `no handler for operation ${Exclude<OperationId, keyof T>}`;
+
 /** Success with 200, the status every operation of this API answers on success. */
 export function ok<B>(body: B): { status: 200; body: B } {
   return { status: 200, body };

@@ -3,8 +3,10 @@
  *
  * - The counter is keyed by the SHA-256 of the raw `Authorization` value: a raw key never reaches
  *   the store, and every distinct credential (a valid key, a wrong one) has its own allowance.
- * - Requests without `Authorization` are not counted: they are refused with 401 before any
- *   database work, and limiting them per IP would throttle every client behind one proxy.
+ * - Only accepted credentials are counted (the step before authenticated the request): requests
+ *   without `Authorization` or with refused credentials get their 401 without touching this
+ *   allowance. Guessing is limited per client address instead, by the failed-authentication
+ *   limit (auth-failures.ts), which counts every refused credential whatever its value.
  * - Only the API is limited: `/v1/…` (including unprefixed paths that versioning already
  *   rewrote to `/v1/…`) and `/graphql`. Health checks, docs and `/admin` never are. Over
  *   WebSocket, each `connection_init` and each subscription counts as one request of its key
@@ -16,11 +18,11 @@
  *   the client's retry with the same `Idempotency-Key` runs the request.
  */
 import { createHash } from 'node:crypto';
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import { ApiError } from '../domain/errors.js';
-import { apiErrorExtensions } from '../graphql/errors.js';
-import { requestIdOf } from './request-id.js';
+import './request-state.js';
+import { refuse } from './refusals.js';
 
 /** Counts requests per key over a window (see `createRateLimitStore`). */
 export type RateLimiter = Pick<RateLimiterAbstract, 'consume' | 'points' | 'duration'>;
@@ -31,7 +33,7 @@ const LIMITED_PATHS = /^\/(v\d+|graphql)(\/|$)/;
 export function limitRequestsPerCredential(limiter: RateLimiter): RequestHandler {
   return async (req, res, next) => {
     const authorization = req.headers.authorization;
-    if (!authorization || !LIMITED_PATHS.test(req.path)) return next();
+    if (!authorization || req.authFailure || !LIMITED_PATHS.test(req.path)) return next();
     let outcome: RateLimiterRes;
     try {
       outcome = await limiter.consume(credentialKey(authorization));
@@ -87,14 +89,4 @@ function tooManyRequests(limiter: RateLimiter, outcome: RateLimiterRes): ApiErro
     `Too many requests with this API key: the limit is ${limiter.points} per ${per}. Retry after ${retryAfter} s.`,
     { headers: { 'Retry-After': String(retryAfter) } },
   );
-}
-
-/** REST refusals go through the one error mapper; GraphQL clients get GraphQL's error shape. */
-function refuse(req: Request, res: Response, next: (error: unknown) => void, error: ApiError): void {
-  if (!req.path.startsWith('/graphql')) return next(error);
-  for (const [name, value] of Object.entries(error.details.headers ?? {})) res.setHeader(name, value);
-  const extensions = apiErrorExtensions(error.toBody(requestIdOf(res)));
-  // Plain JSON, like the GraphQL handler's other refusals before execution (401, 413).
-  const body = { errors: [{ message: error.message, extensions }] };
-  res.status(error.status).type('application/json').send(JSON.stringify(body));
 }

@@ -5,6 +5,22 @@ import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const ENDPOINT = { url: 'https://hooks.example.com/payments', enabled_events: ['charge.succeeded', 'charge.failed'] };
 
+/**
+ * URLs that reach this machine or private space, each refused at registration: odd spellings of
+ * loopback, names of this machine, and one address in each IANA special-purpose range.
+ */
+const LOCAL_URLS = [
+  'http://localhost./hook', 'http://ip6-localhost/hook', 'http://api.localhost/hook', 'http://metadata/computeMetadata',
+  'http://2130706433/hook', 'http://0x7f.1/hook', 'http://0177.0.0.1/hook', 'http://127.1/hook',
+  'http://[::7f00:1]/hook', 'http://[::127.0.0.1]/hook', 'http://[::ffff:127.0.0.1]/hook', 'http://[::]/hook',
+  'http://0.0.0.0/hook', 'http://100.64.0.1/hook', 'http://172.16.0.1/hook', 'http://192.0.0.8/hook',
+  'http://192.0.2.1/hook', 'http://192.88.99.1/hook', 'http://198.18.0.1/hook', 'http://198.51.100.1/hook',
+  'http://203.0.113.1/hook', 'http://224.0.0.1/hook', 'http://240.0.0.1/hook', 'http://255.255.255.255/hook',
+  'http://[64:ff9b::a9fe:a9fe]/hook', 'http://[64:ff9b:1::1]/hook', 'http://[100::1]/hook', 'http://[2001::1]/hook',
+  'http://[2001:db8::1]/hook', 'http://[2002:7f00:1::1]/hook', 'http://[fc00::1]/hook', 'http://[fe80::1]/hook',
+  'http://[fec0::1]/hook', 'http://[ff02::1]/hook', 'http://[3fff::1]/hook', 'http://[5f00::1]/hook',
+];
+
 forEachDatabase('webhook endpoints', (engine) => {
   let server: TestServer;
   beforeEach(async () => {
@@ -58,6 +74,21 @@ forEachDatabase('webhook endpoints', (engine) => {
       }
       expect((await server.api.get('/v1/webhook_endpoints')).body.data).to.deep.equal([]);
     });
+
+    it('refuses every loopback, private and special-purpose form of a URL, naming url', async () => {
+      for (const url of LOCAL_URLS) {
+        const res = await server.api.post('/v1/webhook_endpoints', { ...ENDPOINT, url });
+        expectError(res, 400, 'parameter_invalid', 'url');
+        expect(res.body.error.message, url).to.match(/^Invalid url: the webhook URL .*(this machine|local network|private or reserved)/);
+      }
+      expect((await server.api.get('/v1/webhook_endpoints')).body.data).to.deep.equal([]);
+    });
+
+    it('accepts a public address literal', async () => {
+      const res = await server.api.post('/v1/webhook_endpoints', { ...ENDPOINT, url: 'https://93.184.215.14/hook' });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.url).to.equal('https://93.184.215.14/hook');
+    });
   });
 
   describe('updateWebhookEndpoint', () => {
@@ -80,6 +111,18 @@ forEachDatabase('webhook endpoints', (engine) => {
       const created = (await server.api.post('/v1/webhook_endpoints', ENDPOINT)).body;
       expectError(await server.api.patch(`/v1/webhook_endpoints/${created.id}`, { url: 'http://192.168.0.10/x' }), 400, 'parameter_invalid', 'url');
       expect((await server.api.get(`/v1/webhook_endpoints/${created.id}`)).body.url).to.equal(ENDPOINT.url);
+    });
+
+    it('refuses every loopback, private and special-purpose form of a URL on update (PATCH and POST), naming url', async () => {
+      const created = (await server.api.post('/v1/webhook_endpoints', ENDPOINT)).body;
+      for (const url of LOCAL_URLS) {
+        expectError(await server.api.patch(`/v1/webhook_endpoints/${created.id}`, { url }), 400, 'parameter_invalid', 'url');
+        expectError(await server.api.post(`/v1/webhook_endpoints/${created.id}`, { url }, { form: true }), 400, 'parameter_invalid', 'url');
+      }
+      expect((await server.api.get(`/v1/webhook_endpoints/${created.id}`)).body.url).to.equal(ENDPOINT.url);
+      const moved = await server.api.patch(`/v1/webhook_endpoints/${created.id}`, { url: 'https://93.184.215.14/hook' });
+      expect(moved.status, JSON.stringify(moved.body)).to.equal(200);
+      expect(moved.body.url).to.equal('https://93.184.215.14/hook');
     });
   });
 

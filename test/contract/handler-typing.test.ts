@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
@@ -40,5 +41,37 @@ describe('typed handlers', function () {
     `);
     expect(diagnostics).to.match(/retrieveRefund/);
     expect(diagnostics).to.match(/retrieveCharge/);
+  });
+
+  it('reports a new operation of the spec without a handler first, in one short line naming it', async () => {
+    // A copy of src/ and generated/ where the generated types gained an operation nobody handles.
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'handler-typing-'));
+    try {
+      fs.cpSync(path.join(root, 'src'), path.join(copy, 'src'), { recursive: true });
+      fs.cpSync(path.join(root, 'generated'), path.join(copy, 'generated'), { recursive: true });
+      fs.symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+      fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ type: 'module' }));
+      const types = path.join(copy, 'generated/openapi.ts');
+      const generated = fs.readFileSync(types, 'utf8');
+      expect(generated).to.include('export interface operations {\n');
+      fs.writeFileSync(
+        types,
+        generated.replace('export interface operations {\n', 'export interface operations {\n    frobnicateWidget: operations["retrieveRefund"];\n'),
+      );
+      const { compilerOptions } = JSON.parse(fs.readFileSync(path.join(root, 'tsconfig.json'), 'utf8'));
+      fs.writeFileSync(path.join(copy, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['src', 'generated'] }));
+      const diagnostics = await run(path.join(root, 'node_modules/.bin/tsc'), ['-p', path.join(copy, 'tsconfig.json'), '--noEmit'], {
+        cwd: copy,
+      }).then(
+        () => '',
+        (error: { stdout?: string }) => String(error.stdout),
+      );
+      const [first] = diagnostics.split('\n');
+      expect(first).to.match(/^src\/http\/handlers\.ts\(\d+,\d+\): error TS2322: /);
+      expect(first).to.include('"no handler for operation frobnicateWidget"');
+      expect(first.length).to.be.below(160);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
   });
 });

@@ -24,7 +24,8 @@ async function freePort(): Promise<number> {
 }
 
 /**
- * Starts an API process (rate limits off unless `env` sets `RATE_LIMIT_PER_SECOND`) and resolves
+ * Starts an API process (rate limits off unless `env` sets `RATE_LIMIT_PER_SECOND`, the limit of
+ * failed authentications off unless it sets `AUTH_FAILURES_PER_MINUTE`) and resolves
  * once `GET /healthz` answers 200: it is migrated and listening.
  */
 export async function startApiProcess(target: DatabaseTarget, env: Record<string, string> = {}): Promise<ApiProcess> {
@@ -41,8 +42,9 @@ export async function startApiProcess(target: DatabaseTarget, env: Record<string
       NODE_ENV: 'test',
       ADMIN_USER: 'admin',
       ADMIN_PASSWORD: 'test-admin-password',
-      // Off unless a test turns it on, as in the in-process test server.
+      // Off unless a test turns them on, as in the in-process test server.
       RATE_LIMIT_PER_SECOND: '0',
+      AUTH_FAILURES_PER_MINUTE: '0',
       ...(target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) }),
       ...env,
     },

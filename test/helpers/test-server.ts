@@ -6,6 +6,7 @@ import type { Database } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { adminCredentialsDigest, createAuthenticator } from '../../src/http/auth.js';
+import { createAuthFailureLimiter } from '../../src/http/auth-failures.js';
 import { createAccount } from '../../src/resources/accounts/accounts.service.js';
 import type { DatabaseTarget } from '../../src/db/knex.js';
 import { createRateLimitStore, type RateLimitWindow } from '../../src/db/rate-limit-store.js';
@@ -73,6 +74,10 @@ export async function startTestServer(
     webhookAllowPrivateNetworks?: boolean;
     /** Limit requests per API key with the production store of the engine; default: no limits. */
     rateLimit?: RateLimitWindow;
+    /** Limit failed authentications per client address (`AUTH_FAILURES_PER_MINUTE`); default: no limit. */
+    authFailures?: RateLimitWindow;
+    /** Believe this many reverse proxies' `X-Forwarded-For` entries for the client address (`TRUST_PROXY`). */
+    trustProxyHops?: number;
     /** Run /graphql in trusted-documents-only mode (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
     graphqlTrustedDocumentsOnly?: boolean;
     /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
@@ -88,11 +93,14 @@ export async function startTestServer(
   const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
   const appDb = countingDatabase(db);
   const rateLimiter = options.rateLimit && createRateLimitStore(db, options.rateLimit);
+  // One authenticator for HTTP and WebSocket, so that both count failures against one allowance.
+  const failures = createAuthFailureLimiter(db, options.authFailures, options.trustProxyHops);
+  const auth = createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`), failures);
   const app = createApp({
     db: appDb,
     clock,
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    auth: createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`)),
+    auth,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     validateResponses: true,
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
@@ -110,7 +118,7 @@ export async function startTestServer(
     clock,
     logger,
     eventStream,
-    auth: createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`)),
+    auth,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
     rateLimiter,

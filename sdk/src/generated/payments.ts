@@ -616,7 +616,7 @@ export interface WebhookEndpointUpdateParams {
   /** @maxLength 500 */
   description?: WebhookEndpointUpdateParamsDescription;
   metadata?: Metadata;
-  /** `true` disables the endpoint, `false` enables it again. */
+  /** `true` disables the endpoint, `false` enables it again; the endpoint shows it as `status`. */
   disabled?: boolean;
 }
 

@@ -3,9 +3,11 @@ import type { components } from '../../../generated/openapi.js';
 import type { Queryable } from '../../db/database.js';
 import { unixSeconds, type Clock } from '../../domain/clock.js';
 import { newId, randomBase62 } from '../../domain/ids.js';
+import { allParamsRead } from '../shared/params.js';
 import { insertAccount, insertApiKey } from './accounts.repo.js';
 
 export type AccountWithKey = components['schemas']['AccountWithKey'];
+export type AccountCreateParams = components['schemas']['AccountCreateParams'];
 
 /** API keys are stored as their SHA-256: a leaked table reveals no usable key. */
 export function hashApiKey(apiKey: string): string {
@@ -32,10 +34,12 @@ export async function addApiKey(db: Queryable, clock: Clock, accountId: string, 
 export async function createAccount(
   db: Queryable,
   clock: Clock,
-  params: { name: string; email: string },
+  params: AccountCreateParams,
   apiKey: string = generateApiKey(),
 ): Promise<AccountWithKey> {
-  const account = { id: newId('account'), name: params.name, email: params.email, created: unixSeconds(clock) };
+  const { name, email, ...unread } = params;
+  allParamsRead(unread);
+  const account = { id: newId('account'), name, email, created: unixSeconds(clock) };
   await insertAccount(db, account);
   await addApiKey(db, clock, account.id, apiKey);
   return { ...account, object: 'account', api_key: apiKey };

@@ -5,6 +5,7 @@ import type { RequestContext } from '../../http/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { recordEvent, recordEvents } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
+import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { findCharge, insertCharge, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
@@ -22,18 +23,21 @@ export interface ChargeOutcome {
  * (with `charge.failed`) and committed, and the caller answers 402.
  */
 export async function createCharge(ctx: RequestContext, params: ChargeCreateParams): Promise<ChargeOutcome> {
-  const source = findTestSource(params.source);
-  if (!source) throw new ApiError('parameter_invalid', `No such token: '${params.source}'`, { param: 'source' });
-  if (params.customer) await requireCustomer(ctx, params.customer, 'customer');
+  // `expand` is applied to the result by the handler.
+  const { amount, currency, source: token, customer, description, metadata, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  const source = findTestSource(token);
+  if (!source) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'source' });
+  if (customer) await requireCustomer(ctx, customer, 'customer');
   const row = await insertCharge(ctx.db, {
     id: newId('charge'),
     account_id: ctx.accountId,
-    customer_id: params.customer ?? null,
-    amount: params.amount,
+    customer_id: customer ?? null,
+    amount,
     amount_refunded: 0,
-    currency: params.currency.toLowerCase(),
-    description: params.description ?? null,
-    metadata: initialMetadata(params.metadata),
+    currency: currency.toLowerCase(),
+    description: description ?? null,
+    metadata: initialMetadata(metadata),
     status: source.decline ? 'failed' : 'succeeded',
     failure_code: source.decline ? 'card_declined' : null,
     failure_message: source.decline?.message ?? null,
@@ -74,10 +78,13 @@ export async function retrieveCharge(ctx: RequestContext, id: string): Promise<C
 
 /** Only `description` and `metadata` can change; `charge.updated` lists what did. */
 export async function updateCharge(ctx: RequestContext, id: string, params: ChargeUpdateParams): Promise<Charge> {
+  // `expand` is applied to the result by the handler.
+  const { description, metadata, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
   const current = await requireCharge(ctx, id);
   const updated = await updateChargeDetails(ctx.db, ctx.accountId, id, {
-    description: params.description === undefined ? current.description : params.description,
-    metadata: updatedMetadata(current.metadata, params.metadata),
+    description: description === undefined ? current.description : description,
+    metadata: updatedMetadata(current.metadata, metadata),
   });
   if (!updated) throw notFound('charge', id);
   const after = toChargeResource(updated);

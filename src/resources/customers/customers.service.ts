@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { recordEvent } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
+import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import {
@@ -52,12 +53,14 @@ export function replaceCustomer(ctx: RequestContext, id: string, params: Custome
 
 /** PATCH (or POST to the object): only the fields sent change. */
 export function updateCustomer(ctx: RequestContext, id: string, params: CustomerUpdateParams): Promise<Customer> {
+  const { email, name, description, phone, metadata, ...unread } = params;
+  allParamsRead(unread);
   return writeUpdate(ctx, id, (current) => ({
-    email: params.email === undefined ? current.email : params.email,
-    name: params.name === undefined ? current.name : params.name,
-    description: params.description === undefined ? current.description : params.description,
-    phone: params.phone === undefined ? current.phone : params.phone,
-    metadata: updatedMetadata(current.metadata, params.metadata),
+    email: email === undefined ? current.email : email,
+    name: name === undefined ? current.name : name,
+    description: description === undefined ? current.description : description,
+    phone: phone === undefined ? current.phone : phone,
+    metadata: updatedMetadata(current.metadata, metadata),
   }));
 }
 
@@ -74,12 +77,14 @@ export async function listCustomers(ctx: RequestContext, query: PageParams & { e
 }
 
 function replacementFields(params: CustomerCreateParams): CustomerFields {
+  const { email, name, description, phone, metadata, ...unread } = params;
+  allParamsRead(unread);
   return {
-    email: params.email ?? null,
-    name: params.name ?? null,
-    description: params.description ?? null,
-    phone: params.phone ?? null,
-    metadata: initialMetadata(params.metadata),
+    email: email ?? null,
+    name: name ?? null,
+    description: description ?? null,
+    phone: phone ?? null,
+    metadata: initialMetadata(metadata),
   };
 }
 

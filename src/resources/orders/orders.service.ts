@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { recordEvent } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
+import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { requireUser } from '../users/users.service.js';
@@ -18,17 +19,19 @@ import {
 
 /** The generic nesting convention: an order is reached through its user, `/v1/users/{id}/orders/…`. */
 export async function createOrder(ctx: RequestContext, userId: string, params: OrderCreateParams): Promise<Order> {
+  const { amount, currency, description, status, metadata, ...unread } = params;
+  allParamsRead(unread);
   await requireUser(ctx, userId);
   const order = toOrderResource(
     await insertOrder(ctx.db, {
       id: newId('order'),
       account_id: ctx.accountId,
       user_id: userId,
-      amount: params.amount,
-      currency: params.currency.toLowerCase(),
-      description: params.description ?? null,
-      status: params.status ?? 'pending',
-      metadata: initialMetadata(params.metadata),
+      amount,
+      currency: currency.toLowerCase(),
+      description: description ?? null,
+      status: status ?? 'pending',
+      metadata: initialMetadata(metadata),
       created: unixSeconds(ctx.clock),
     }),
   );
@@ -48,13 +51,15 @@ export async function retrieveOrder(ctx: RequestContext, userId: string, id: str
 }
 
 export async function updateOrder(ctx: RequestContext, userId: string, id: string, params: OrderUpdateParams): Promise<Order> {
+  const { amount, currency, description, status, metadata, ...unread } = params;
+  allParamsRead(unread);
   const current = await requireOrder(ctx, userId, id);
   const updated = await updateOrderRow(ctx.db, ctx.accountId, id, {
-    amount: params.amount ?? current.amount,
-    currency: params.currency?.toLowerCase() ?? current.currency,
-    description: params.description === undefined ? current.description : params.description,
-    status: params.status ?? current.status,
-    metadata: updatedMetadata(current.metadata, params.metadata),
+    amount: amount ?? current.amount,
+    currency: currency?.toLowerCase() ?? current.currency,
+    description: description === undefined ? current.description : description,
+    status: status ?? current.status,
+    metadata: updatedMetadata(current.metadata, metadata),
   });
   if (!updated) throw notFound('order', id, 'order_id');
   const after = toOrderResource(updated);

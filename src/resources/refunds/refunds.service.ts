@@ -6,6 +6,7 @@ import { addRefundedAmount, findChargeForUpdate } from '../charges/charges.repo.
 import { toChargeResource } from '../charges/charges.mapper.js';
 import { recordEvents } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
+import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { findRefund, insertRefund, listRefundRows } from './refunds.repo.js';
@@ -17,8 +18,11 @@ import { toRefundResource, type Refund, type RefundCreateParams } from './refund
  * never return more than was paid.
  */
 export async function createRefund(ctx: RequestContext, params: RefundCreateParams): Promise<Refund> {
-  const charge = await findChargeForUpdate(ctx.db, ctx.accountId, params.charge);
-  if (!charge) throw notFound('charge', params.charge, 'charge');
+  // `expand` is applied to the result by the handler.
+  const { charge: chargeId, amount: requested, reason, metadata, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  const charge = await findChargeForUpdate(ctx.db, ctx.accountId, chargeId);
+  if (!charge) throw notFound('charge', chargeId, 'charge');
   if (charge.status !== 'succeeded') {
     throw new ApiError('charge_not_refundable', `Charge ${charge.id} did not succeed, so it cannot be refunded.`, {
       param: 'charge',
@@ -28,7 +32,7 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
   if (remaining === 0) {
     throw new ApiError('charge_already_refunded', `Charge ${charge.id} has already been refunded.`, { param: 'charge' });
   }
-  const amount = params.amount ?? remaining;
+  const amount = requested ?? remaining;
   if (amount > remaining) {
     throw new ApiError('amount_too_large', `Refund amount (${amount}) is greater than unrefunded amount on charge (${remaining}).`, {
       param: 'amount',
@@ -45,9 +49,9 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
       charge_id: charge.id,
       amount,
       currency: charge.currency,
-      reason: params.reason ?? null,
+      reason: reason ?? null,
       status: 'succeeded',
-      metadata: initialMetadata(params.metadata),
+      metadata: initialMetadata(metadata),
       created: unixSeconds(ctx.clock),
     }),
   );

@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
 import { recordEvent } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
+import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { deleteUserRow, findUser, insertUser, listUserRows, updateUserRow, type UserFields, type UserRow } from './users.repo.js';
@@ -37,10 +38,12 @@ export function replaceUser(ctx: RequestContext, id: string, params: UserCreateP
 }
 
 export function updateUser(ctx: RequestContext, id: string, params: UserUpdateParams): Promise<User> {
+  const { email, name, metadata, ...unread } = params;
+  allParamsRead(unread);
   return writeUpdate(ctx, id, (current) => ({
-    email: params.email ?? current.email,
-    name: params.name === undefined ? current.name : params.name,
-    metadata: updatedMetadata(current.metadata, params.metadata),
+    email: email ?? current.email,
+    name: name === undefined ? current.name : name,
+    metadata: updatedMetadata(current.metadata, metadata),
   }));
 }
 
@@ -56,7 +59,9 @@ export async function listUsers(ctx: RequestContext, query: PageParams) {
 }
 
 function replacementFields(params: UserCreateParams): UserFields {
-  return { email: params.email, name: params.name ?? null, metadata: initialMetadata(params.metadata) };
+  const { email, name, metadata, ...unread } = params;
+  allParamsRead(unread);
+  return { email, name: name ?? null, metadata: initialMetadata(metadata) };
 }
 
 async function writeUpdate(ctx: RequestContext, id: string, fieldsFrom: (current: UserRow) => UserFields): Promise<User> {

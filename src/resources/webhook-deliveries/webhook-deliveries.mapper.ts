@@ -4,6 +4,8 @@ import { toBoolean } from '../../db/dialect.js';
 
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookAttempt = components['schemas']['WebhookAttempt'];
+export type WebhookReplayParams = components['schemas']['WebhookReplayParams'];
+export type WebhookRetryParams = components['schemas']['WebhookRetryParams'];
 
 export function toWebhookDeliveryResource(row: DeliveryRow, attempts?: AttemptRow[]): WebhookDelivery {
   const delivery: WebhookDelivery = {

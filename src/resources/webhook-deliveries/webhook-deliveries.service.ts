@@ -9,7 +9,13 @@ import {
 } from '../../webhooks/deliveries.repo.js';
 import { findWebhookEndpoint } from '../webhook-endpoints/webhook-endpoints.repo.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
-import { toWebhookDeliveryResource, type WebhookDelivery } from './webhook-deliveries.mapper.js';
+import { allParamsRead } from '../shared/params.js';
+import {
+  toWebhookDeliveryResource,
+  type WebhookDelivery,
+  type WebhookReplayParams,
+  type WebhookRetryParams,
+} from './webhook-deliveries.mapper.js';
 
 export async function listWebhookDeliveries(
   ctx: RequestContext,
@@ -26,21 +32,20 @@ export async function retrieveWebhookDelivery(ctx: RequestContext, id: string): 
 }
 
 /** Manual replay of one delivery: one more attempt, due now, recorded as manual. */
-export async function retryWebhookDelivery(ctx: RequestContext, id: string): Promise<WebhookDelivery> {
+export async function retryWebhookDelivery(ctx: RequestContext, id: string, params: WebhookRetryParams): Promise<WebhookDelivery> {
+  const { ...unread } = params;
+  allParamsRead(unread);
   const row = await findDelivery(ctx.db, ctx.accountId, id);
   if (!row) throw notFound('webhook delivery', id);
   return toWebhookDeliveryResource(await requeueDelivery(ctx.db, row, ctx.clock.nowMs()));
 }
 
 /** Bulk replay: every delivery of the endpoint in the range and status, or only their count. */
-export async function replayWebhookEndpoint(
-  ctx: RequestContext,
-  endpointId: string,
-  params: { created?: { gte?: number; lte?: number }; status?: 'failed' | 'succeeded'; dry_run?: boolean },
-) {
+export async function replayWebhookEndpoint(ctx: RequestContext, endpointId: string, params: WebhookReplayParams) {
+  const { created, status, dry_run: dryRun = false, ...unread } = params;
+  allParamsRead(unread);
   if (!(await findWebhookEndpoint(ctx.db, ctx.accountId, endpointId))) throw notFound('webhook endpoint', endpointId);
-  const deliveries = await deliveriesToReplay(ctx.db, ctx.accountId, endpointId, params.status ?? 'failed', params.created ?? {});
-  const dryRun = params.dry_run ?? false;
+  const deliveries = await deliveriesToReplay(ctx.db, ctx.accountId, endpointId, status ?? 'failed', created ?? {});
   if (!dryRun) {
     const nowMs = ctx.clock.nowMs();
     for (const delivery of deliveries) await requeueDelivery(ctx.db, delivery, nowMs);

@@ -10,7 +10,7 @@ export const webhookEndpointHandlers = {
     ok(await endpoints.updateWebhookEndpoint(ctx, path.id, body)),
   deleteWebhookEndpoint: async ({ path, ctx }) => ok(await endpoints.deleteWebhookEndpoint(ctx, path.id)),
   rotateWebhookEndpointSecret: async ({ path, body, ctx }) =>
-    ok(await endpoints.rotateWebhookEndpointSecret(ctx, path.id, body.expires_in)),
+    ok(await endpoints.rotateWebhookEndpointSecret(ctx, path.id, body)),
 } satisfies Pick<
   Handlers,
   | 'listWebhookEndpoints'

@@ -5,6 +5,7 @@ import type { WebhookEndpointRow } from './webhook-endpoints.repo.js';
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
 export type WebhookEndpointCreateParams = components['schemas']['WebhookEndpointCreateParams'];
 export type WebhookEndpointUpdateParams = components['schemas']['WebhookEndpointUpdateParams'];
+export type WebhookSecretRotateParams = components['schemas']['WebhookSecretRotateParams'];
 export type EnabledEvents = components['schemas']['EnabledEvents'];
 
 /** The endpoint as the API shows it; the secret only when `withSecret` (create and rotate). */

@@ -2,8 +2,9 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { newId, randomBase62 } from '../../domain/ids.js';
 import type { RequestContext } from '../../http/operations.js';
-import { webhookUrlProblem } from '../../webhooks/ssrf.js';
+import { checkWebhookUrl } from '../../webhooks/ssrf.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
+import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import {
   deleteWebhookEndpointRow,
@@ -20,6 +21,7 @@ import {
   type WebhookEndpoint,
   type WebhookEndpointCreateParams,
   type WebhookEndpointUpdateParams,
+  type WebhookSecretRotateParams,
 } from './webhook-endpoints.mapper.js';
 
 /** How long an old secret keeps signing after a rotation, unless the request says otherwise. */
@@ -31,15 +33,17 @@ export function generateWebhookSecret(): string {
 }
 
 export async function createWebhookEndpoint(ctx: RequestContext, params: WebhookEndpointCreateParams): Promise<WebhookEndpoint> {
-  checkUrl(ctx, params.url);
+  const { url, enabled_events, description, metadata, ...unread } = params;
+  allParamsRead(unread);
+  await checkUrl(ctx, params.url);
   const row = await insertWebhookEndpoint(ctx.db, {
     id: newId('webhookEndpoint'),
     account_id: ctx.accountId,
-    url: params.url,
-    description: params.description ?? null,
-    enabled_events: serializeEvents(params.enabled_events),
+    url,
+    description: description ?? null,
+    enabled_events: serializeEvents(enabled_events),
     status: 'enabled',
-    metadata: initialMetadata(params.metadata),
+    metadata: initialMetadata(metadata),
     secret: generateWebhookSecret(),
     previous_secret: null,
     previous_secret_expires_at: null,
@@ -63,28 +67,32 @@ export async function updateWebhookEndpoint(
   id: string,
   params: WebhookEndpointUpdateParams,
 ): Promise<WebhookEndpoint> {
+  const { url, enabled_events, description, disabled, metadata, ...unread } = params;
+  allParamsRead(unread);
   const current = await requireEndpoint(ctx, id);
-  if (params.url !== undefined) checkUrl(ctx, params.url);
+  if (params.url !== undefined) await checkUrl(ctx, params.url);
   const updated = await updateWebhookEndpointRow(ctx.db, ctx.accountId, id, {
-    url: params.url ?? current.url,
-    description: params.description === undefined ? current.description : params.description,
-    enabled_events: params.enabled_events ? serializeEvents(params.enabled_events) : current.enabled_events,
-    status: params.disabled === undefined ? current.status : params.disabled ? 'disabled' : 'enabled',
-    metadata: updatedMetadata(current.metadata, params.metadata),
+    url: url ?? current.url,
+    description: description === undefined ? current.description : description,
+    enabled_events: enabled_events ? serializeEvents(enabled_events) : current.enabled_events,
+    status: disabled === undefined ? current.status : disabled ? 'disabled' : 'enabled',
+    metadata: updatedMetadata(current.metadata, metadata),
   });
   if (!updated) throw notFound('webhook endpoint', id);
   return toWebhookEndpointResource(updated);
 }
 
 /**
- * Issues a new secret. The old one keeps signing for `expiresIn` seconds, so that a consumer can
+ * Issues a new secret. The old one keeps signing for `expires_in` seconds, so that a consumer can
  * deploy the new secret while deliveries still verify with the old one.
  */
 export async function rotateWebhookEndpointSecret(
   ctx: RequestContext,
   id: string,
-  expiresIn = DEFAULT_SECRET_OVERLAP_SECONDS,
+  params: WebhookSecretRotateParams,
 ): Promise<WebhookEndpoint> {
+  const { expires_in: expiresIn = DEFAULT_SECRET_OVERLAP_SECONDS, ...unread } = params;
+  allParamsRead(unread);
   const current = await requireEndpoint(ctx, id);
   const rotated = await rotateSecretRow(ctx.db, ctx.accountId, id, {
     secret: generateWebhookSecret(),
@@ -104,8 +112,9 @@ export async function listWebhookEndpoints(ctx: RequestContext, query: PageParam
   return listOf('/v1/webhook_endpoints', await listWebhookEndpointRows(ctx.db, ctx.accountId, query), toWebhookEndpointResource);
 }
 
-function checkUrl(ctx: RequestContext, url: string): void {
-  const problem = webhookUrlProblem(url, ctx.settings.webhookAllowPrivateNetworks);
+/** Refuses a URL on loopback or private space, as written or as its name resolves now (see ssrf.ts). */
+async function checkUrl(ctx: RequestContext, url: string): Promise<void> {
+  const problem = await checkWebhookUrl(url, ctx.settings.webhookAllowPrivateNetworks);
   if (problem) throw new ApiError('parameter_invalid', `Invalid url: the webhook URL ${problem}.`, { param: 'url' });
 }
 

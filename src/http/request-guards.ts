@@ -1,0 +1,60 @@
+import type { IncomingMessage } from 'node:http';
+import type { RequestHandler } from 'express';
+import { ApiError } from '../domain/errors.js';
+import { refuse } from './refusals.js';
+
+/** The largest body any operation accepts (REST and GraphQL alike). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** Whether the request announces a body (`Content-Length` above zero, or a chunked one). */
+export function hasBody(req: IncomingMessage): boolean {
+  const length = req.headers['content-length'];
+  return req.headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+}
+
+/**
+ * A declared `Content-Length` over 1 MB is refused with 413 before a byte of the body is read
+ * (a chunked body over the limit is refused by the body reader once 1 MB has arrived). Whatever
+ * of the body the client still sends is read and discarded so that the connection can be
+ * reused; a client that stops sending it is disconnected by the body timer (request-timeouts.ts).
+ */
+export const refuseOversizedBodies: RequestHandler = (req, res, next) => {
+  const length = req.headers['content-length'];
+  // Seven digits at least: the common case costs a length test.
+  if (length === undefined || length.length < 7 || !(Number(length) > MAX_BODY_BYTES)) return next();
+  refuse(req, res, next, new ApiError('request_too_large', 'The request body is larger than 1 MB.'));
+};
+
+/** Headers a request must send at most once, by lower-case name: Node keeps the first `Authorization` and joins `Idempotency-Key`s with ", ". */
+const SINGLE_HEADERS = ['authorization', 'idempotency-key'] as const;
+const HEADER_NAMES = { authorization: 'Authorization', 'idempotency-key': 'Idempotency-Key' } as const;
+
+/**
+ * Refuses a request that sends `Authorization` or `Idempotency-Key` more than once with 400
+ * `parameter_invalid` naming the header: Node's parser would keep the first `Authorization`
+ * (which one the client meant is anyone's guess) and join two `Idempotency-Key`s into one key
+ * that neither copy of the request would match. Read from the raw headers, which keep every copy.
+ */
+export const refuseRepeatedHeaders: RequestHandler = (req, res, next) => {
+  const raw = req.rawHeaders;
+  const counts = [0, 0];
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i];
+    // A length test first: most headers are neither.
+    if (name.length !== 13 && name.length !== 15) continue;
+    const which = SINGLE_HEADERS.indexOf(name.toLowerCase() as (typeof SINGLE_HEADERS)[number]);
+    if (which < 0 || ++counts[which] < 2) continue;
+    const header = HEADER_NAMES[SINGLE_HEADERS[which]];
+    const error = new ApiError('parameter_invalid', `Send one ${header} header: this request has ${countOf(raw, SINGLE_HEADERS[which])}.`, {
+      param: header,
+    });
+    return refuse(req, res, next, error);
+  }
+  next();
+};
+
+function countOf(raw: string[], lowerName: string): number {
+  let count = 0;
+  for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === lowerName) count++;
+  return count;
+}

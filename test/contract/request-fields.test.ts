@@ -1,0 +1,236 @@
+/**
+ * No request field is silently dropped. Generated from the spec: every operation with a request
+ * body (create, update, replace, actions) is called with every property its schema declares,
+ * once as JSON and once form-encoded, with values built from the schema; each property must come
+ * back in the response or be declared `writeOnly: true` in the spec. A new operation or property
+ * is covered without touching this file; only prerequisites (an existing id the path or a property
+ * must name) are listed here.
+ */
+import { expect } from 'chai';
+import type { ApiClient, ApiResponse } from '../helpers/api-client.js';
+import { forEachDatabase } from '../helpers/databases.js';
+import {
+  bodyOperations,
+  expandableFields,
+  loadSpec,
+  requestProperties,
+  sampleValue,
+  unreflectedProperties,
+  type BodyOperation,
+  type Observation,
+  type Spec,
+} from '../helpers/spec-walk.js';
+import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+
+const spec: Spec = loadSpec();
+
+/** The id of a created object, or a failure showing the response. */
+function idOf(response: ApiResponse): string {
+  expect(response.status, JSON.stringify(response.body)).to.equal(200);
+  return response.body.id as string;
+}
+
+const newCustomer = async (api: ApiClient) => idOf(await api.post('/v1/customers', {}));
+const newCharge = async (api: ApiClient) =>
+  idOf(await api.post('/v1/charges', { amount: 50_000, currency: 'usd', source: 'tok_visa', customer: await newCustomer(api) }));
+const newEndpoint = async (api: ApiClient) =>
+  idOf(await api.post('/v1/webhook_endpoints', { url: 'https://example.com/fixture', enabled_events: ['*'] }));
+
+/**
+ * An existing object for each kind of path parameter, by the spec's parameter component; `made`
+ * holds those already made for the same path (an order needs its user).
+ */
+const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>) => Promise<string>> = {
+  CustomerId: newCustomer,
+  ChargeId: newCharge,
+  UserId: async (api) => idOf(await api.post('/v1/users', { email: 'fixture@example.com' })),
+  OrderId: async (api, made) => idOf(await api.post(`/v1/users/${made.UserId}/orders`, { amount: 700, currency: 'usd' })),
+  WebhookEndpointId: newEndpoint,
+  WebhookDeliveryId: async (api) => {
+    const endpoint = await newEndpoint(api);
+    await newCustomer(api);
+    const deliveries = await api.get(`/v1/webhook_deliveries?endpoint=${endpoint}`);
+    expect(deliveries.body.data, JSON.stringify(deliveries.body)).to.have.length.above(0);
+    return deliveries.body.data[0].id as string;
+  },
+};
+
+/** Properties whose valid values must name something real; every other value comes from the schema. */
+const references: Record<string, (api: ApiClient, seed: number, operation: BodyOperation) => unknown> = {
+  customer: (api) => newCustomer(api),
+  charge: (api) => newCharge(api),
+  source: (_api, seed) => (seed % 2 === 0 ? 'tok_visa' : 'tok_mastercard'),
+  expand: (_api, _seed, operation) => expandableFields(spec, operation.responseSchema),
+};
+
+async function pathOf(api: ApiClient, operation: BodyOperation): Promise<string> {
+  const made: Record<string, string> = {};
+  let url = operation.path;
+  for (const { name, component } of operation.pathParams) {
+    const fixture = component && pathFixtures[component];
+    if (!fixture) {
+      throw new Error(`${operation.operationId}: no fixture for path parameter ${component ?? name}; add one to pathFixtures`);
+    }
+    made[component] = await fixture(api, made);
+    url = url.replace(`{${name}}`, made[component]);
+  }
+  return url;
+}
+
+async function bodyOf(api: ApiClient, operation: BodyOperation, seed: number): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = {};
+  for (const { name, schema } of requestProperties(spec, operation.requestSchema)) {
+    const reference = Object.hasOwn(references, name) ? references[name] : undefined;
+    body[name] = reference ? await reference(api, seed, operation) : sampleValue(spec, schema, seed, name);
+  }
+  return body;
+}
+
+forEachDatabase('request fields are stored or declared writeOnly', (engine) => {
+  let server: TestServer;
+  const observations: Observation[] = [];
+  let seed = 0;
+
+  before(async function () {
+    this.timeout(60_000);
+    // Webhook URLs are built by the spec walk; registration checks them apart from this test.
+    server = await startTestServer(engine, { webhookAllowPrivateNetworks: true });
+  });
+  after(async () => server?.close());
+
+  for (const operation of bodyOperations(spec)) {
+    it(`${operation.operationId} (${operation.method.toUpperCase()} ${operation.path}) shows back what it accepts`, async () => {
+      const basic = Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64');
+      const client = operation.security.includes('apiKey') || operation.security.length === 0 ? server.api : server.anonymous;
+      const headers: Record<string, string> = client === server.anonymous ? { Authorization: `Basic ${basic}` } : {};
+      // Consecutive seeds give every property two different values: a server default equals one at most.
+      for (const form of [false, true]) {
+        seed += 1;
+        const url = await pathOf(server.api, operation);
+        const sent = await bodyOf(server.api, operation, seed);
+        const method = operation.method.toUpperCase();
+        const response = await client.request<Record<string, unknown>>(method, url, sent, { form, headers });
+        const exchange = `${form ? 'form' : 'JSON'} ${JSON.stringify(sent)} → ${JSON.stringify(response.body)}`;
+        expect(response.status, exchange).to.equal(200);
+        observations.push({ operationId: operation.operationId, sent, received: response.body });
+      }
+      expect(unreflectedProperties(spec, observations, [operation.operationId])).to.deep.equal([]);
+    });
+  }
+
+  it('walked every operation with a request body', () => {
+    expect(unreflectedProperties(spec, observations)).to.deep.equal([]);
+  });
+});
+
+describe('the request-fields checker', () => {
+  /** A spec with one operation, `createWidget`, whose response is a Widget. */
+  function widgetSpec(): Spec {
+    const owner = { type: 'string', 'x-expansionResources': { oneOf: [{ $ref: '#/components/schemas/Owner' }] } };
+    return {
+      paths: {
+        '/v1/widgets': {
+          post: {
+            operationId: 'createWidget',
+            requestBody: { content: { 'application/json': { schema: { $ref: '#/components/schemas/WidgetParams' } } } },
+            responses: { '200': { content: { 'application/json': { schema: { $ref: '#/components/schemas/Widget' } } } } },
+          },
+        },
+      },
+      components: {
+        schemas: {
+          Owner: { type: 'object', properties: { id: { type: 'string' } } },
+          Widget: { type: 'object', properties: { name: { type: 'string' }, owner, metadata: { type: 'object' } } },
+          WidgetParams: {
+            type: 'object',
+            properties: {
+              name: { type: 'string' },
+              color: { type: 'string', enum: ['red', 'blue'] },
+              secret: { type: 'string', writeOnly: true },
+              owner: { type: 'string' },
+              metadata: { type: 'object', additionalProperties: { type: 'string' } },
+              expand: { type: 'array', items: { type: 'string' } },
+            },
+          },
+        },
+      },
+    };
+  }
+  const sent = { name: 'W', color: 'red', secret: 's3cret', owner: 'own_1', metadata: { a: '1' }, expand: ['owner'] };
+  const received = { name: 'W', color: 'red', owner: { id: 'own_1' }, metadata: { a: '1', kept: 'from before' } };
+
+  it('accepts a response showing every property (ids expanded, metadata merged) and not the writeOnly ones', () => {
+    expect(unreflectedProperties(widgetSpec(), [{ operationId: 'createWidget', sent, received }])).to.deep.equal([]);
+  });
+
+  it('names the operation and the property the server dropped or changed', () => {
+    const { color: _dropped, ...withoutColor } = received;
+    expect(unreflectedProperties(widgetSpec(), [{ operationId: 'createWidget', sent, received: withoutColor }])).to.deep.equal([
+      'createWidget: color (sent "red", the response has no field color; mark it writeOnly in the spec if it is never shown)',
+    ]);
+    const problems = unreflectedProperties(widgetSpec(), [
+      { operationId: 'createWidget', sent, received: { ...received, color: 'blue', metadata: {} } },
+    ]);
+    expect(problems).to.have.length(2);
+    expect(problems[0]).to.match(/^createWidget: color \(sent "red", got "blue"/);
+    expect(problems[1]).to.match(/^createWidget: metadata \(sent \{"a":"1"\}, got \{\}/);
+  });
+
+  it('requires each expanded path to hold an object', () => {
+    const unexpanded = { ...received, owner: 'own_1' };
+    const problems = unreflectedProperties(widgetSpec(), [{ operationId: 'createWidget', sent, received: unexpanded }]);
+    expect(problems).to.deep.equal([
+      'createWidget: expand (sent ["owner"], not expanded: owner; mark it writeOnly in the spec if it is never shown)',
+    ]);
+  });
+
+  it('names a property never sent and an operation never called, so nothing is skipped unseen', () => {
+    const { secret: _unsent, ...withoutSecret } = sent;
+    expect(unreflectedProperties(widgetSpec(), [{ operationId: 'createWidget', sent: withoutSecret, received }])).to.deep.equal([
+      'createWidget: secret (never sent)',
+    ]);
+    expect(unreflectedProperties(widgetSpec(), [])).to.deep.equal(['createWidget: never called']);
+  });
+
+  it('fails on the real spec when an optional property is added to a create schema and the server ignores it', () => {
+    const copy = loadSpec();
+    copy.components.schemas.CustomerCreateParams.properties.nickname = { type: 'string', maxLength: 64 };
+    const operation = bodyOperations(copy).find((candidate) => candidate.operationId === 'createCustomer')!;
+    const body = Object.fromEntries(
+      requestProperties(copy, operation.requestSchema).map(({ name, schema }) => [name, sampleValue(copy, schema, 1, name)]),
+    );
+    expect(body).to.have.property('nickname', 'nickname 1');
+    // What the server answers today: every field of the customer, and no nickname.
+    const { nickname: _ignored, ...customer } = body;
+    const answer = { id: 'cus_1', object: 'customer', created: 1, livemode: false, ...customer };
+    const observation = { operationId: 'createCustomer', sent: body, received: answer };
+    expect(unreflectedProperties(copy, [observation], ['createCustomer'])).to.deep.equal([
+      'createCustomer: nickname (sent "nickname 1", the response has no field nickname; ' +
+        'mark it writeOnly in the spec if it is never shown)',
+    ]);
+  });
+
+  it('builds values that differ between consecutive seeds, and refuses a pattern it cannot meet', () => {
+    const real = loadSpec();
+    for (const schema of [
+      { $ref: '#/components/schemas/OrderStatus' },
+      { $ref: '#/components/schemas/Currency' },
+      { $ref: '#/components/schemas/Amount' },
+      { type: 'boolean' },
+      { type: ['string', 'null'], maxLength: 500 },
+      { $ref: '#/components/schemas/Metadata' },
+    ]) {
+      const [one, two] = [sampleValue(real, schema, 1, 'field'), sampleValue(real, schema, 2, 'field')];
+      expect(one, JSON.stringify(schema)).to.not.deep.equal(two);
+    }
+    expect(() => sampleValue(real, { type: 'string', pattern: '^[0-9]+$' }, 1, 'code')).to.throw(/code matching/);
+  });
+
+  it('walks the operations under paths that take a body, not the webhooks the spec describes', () => {
+    const ids = bodyOperations(loadSpec()).map((operation) => operation.operationId);
+    const some = ['createCustomer', 'replaceCustomer', 'updateChargeByPost', 'retryWebhookDelivery', 'createAccount'];
+    expect(ids).to.include.members(some);
+    expect(ids).to.not.include.members(['listCharges', 'deleteCustomer']);
+    expect(ids.every((id) => typeof id === 'string')).to.equal(true);
+  });
+});

@@ -1,0 +1,60 @@
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import type { DatabaseTarget } from '../../src/db/knex.js';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** How a run of `src/main.ts` ended. */
+export interface MainRun {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** It was still running at the deadline and was killed. */
+  timedOut: boolean;
+}
+
+/** The environment of a database target, as `npm start` reads it. */
+export function databaseEnv(target: DatabaseTarget): Record<string, string> {
+  return target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) };
+}
+
+/**
+ * Runs `node --import tsx src/main.ts` (what `npm start` runs) with `env` over a neutral base
+ * (no `DATABASE_URL` from the caller's environment) and waits for it to exit; a process still
+ * running after `deadlineMs` is killed and reported as `timedOut`, so a start that hangs fails
+ * the test instead of hanging it.
+ */
+export function runMain(env: Record<string, string>, deadlineMs = 60_000): Promise<MainRun> {
+  const { DATABASE_URL: _inherited, ...base } = process.env;
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: {
+      ...base,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      NODE_ENV: 'test',
+      ADMIN_USER: 'admin',
+      ADMIN_PASSWORD: 'test-admin-password',
+      RATE_LIMIT_PER_SECOND: '0',
+      ...env,
+    },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  let timedOut = false;
+  const deadline = setTimeout(() => {
+    timedOut = true;
+    child.kill('SIGKILL');
+  }, deadlineMs);
+  return new Promise((resolve) => {
+    child.once('close', (code, signal) => {
+      clearTimeout(deadline);
+      resolve({ code, signal, stdout, stderr, timedOut });
+    });
+  });
+}
