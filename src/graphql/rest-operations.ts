@@ -50,6 +50,7 @@ export async function callRestOperation<K extends OperationId>(
   } as unknown as OperationInput<OperationId>;
   const concretePath = route.specPath.replace('{id}', encodeURIComponent(parts.id ?? ''));
   const { response } = await runOperation(ctx.deps, handlers[operationId] as Handler<OperationId>, input, {
+    operationId,
     method: route.method,
     path: concretePath,
   });

@@ -4,6 +4,7 @@ import type { ServiceSettings } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../domain/errors.js';
 import './request-state.js';
+import { preflightOf } from './handlers.js';
 import { runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, RequestContext } from './operations.js';
 import { requestIdOf } from './request-id.js';
@@ -36,15 +37,16 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};
     const input = { path, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
-    const call = { method: route.method, path: req.path, idempotencyPrecheck: req.idempotencyPrecheck };
+    const call = { operationId: route.operationId, method: route.method, path: req.path, idempotencyPrecheck: req.idempotencyPrecheck };
     const { response, replayed } = await runOperation(deps, handler, input, call);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     send(res, response);
   };
 }
 
-/** Where an operation is being called: its method, and the path a stored idempotent response is bound to. */
+/** Where an operation is being called: which operation, its method, and the path a stored idempotent response is bound to. */
 export interface OperationCall {
+  operationId: OperationId;
   method: RouteOperation['method'];
   path: string;
   /** What the REST door's replay check already found for the `Idempotency-Key`. */
@@ -64,6 +66,8 @@ export async function runOperation(
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   const { ctx } = input;
   if (call.method === 'get') return { response: await handler(input), replayed: false };
+  // Before the transaction, so that what it waits on (DNS) holds no lock and no connection.
+  await preflightOf(call.operationId)?.(input);
   const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
   if (call.method === 'post' && ctx.idempotencyKey) {
     return runIdempotent(

@@ -6,8 +6,8 @@ import { orderHandlers } from '../resources/orders/orders.handlers.js';
 import { refundHandlers } from '../resources/refunds/refunds.handlers.js';
 import { userHandlers } from '../resources/users/users.handlers.js';
 import { webhookDeliveryHandlers } from '../resources/webhook-deliveries/webhook-deliveries.handlers.js';
-import { webhookEndpointHandlers } from '../resources/webhook-endpoints/webhook-endpoints.handlers.js';
-import type { Handlers, MissingHandlers } from './operations.js';
+import { webhookEndpointHandlers, webhookEndpointPreflights } from '../resources/webhook-endpoints/webhook-endpoints.handlers.js';
+import type { Handlers, MissingHandlers, OperationId, Preflight, Preflights } from './operations.js';
 
 // An operation of the spec without a handler fails here first, in one short line: "Type 'true' is
 // not assignable to type '"no handler for operation createFoo"'" (tsc sorts diagnostics by file,
@@ -37,6 +37,14 @@ const bound = {
  * again at every place that indexes the map by operationId.
  */
 export const handlers = bound as Handlers & typeof bound;
+
+/** The checks some operations make before their transaction opens (see `Preflight`). */
+export const preflights: Preflights = { ...webhookEndpointPreflights };
+
+/** The preflight check of an operation, if it has one. */
+export function preflightOf(operationId: OperationId): Preflight<OperationId> | undefined {
+  return preflights[operationId] as Preflight<OperationId> | undefined;
+}
 
 /**
  * The start-up twin of the typecheck (`npm start` runs without one): throws, naming them, when an

@@ -60,6 +60,16 @@ export type MissingHandlers<T> = [Exclude<OperationId, keyof T>] extends [never]
   ? true
   : `no handler for operation ${Exclude<OperationId, keyof T>}`;
 
+/**
+ * A check an operation makes before its transaction opens: slow work, such as resolving a
+ * webhook URL's host name, that must not hold the database's write lock (SQLite has one writer)
+ * or a pooled connection while it waits. It throws the operation's error, as a handler would.
+ */
+export type Preflight<K extends OperationId> = (input: OperationInput<K>) => Promise<void>;
+
+/** The operations that have a preflight check, by operationId. */
+export type Preflights = { [K in OperationId]?: Preflight<K> };
+
 /** Success with 200, the status every operation of this API answers on success. */
 export function ok<B>(body: B): { status: 200; body: B } {
   return { status: 200, body };

@@ -1,4 +1,4 @@
-import { ok, type Handlers } from '../../http/operations.js';
+import { ok, type Handlers, type Preflights } from '../../http/operations.js';
 import * as endpoints from './webhook-endpoints.service.js';
 
 export const webhookEndpointHandlers = {
@@ -21,3 +21,14 @@ export const webhookEndpointHandlers = {
   | 'deleteWebhookEndpoint'
   | 'rotateWebhookEndpointSecret'
 >;
+
+/** A new or changed URL is checked, DNS included, before the write transaction opens. */
+export const webhookEndpointPreflights = {
+  createWebhookEndpoint: ({ body, ctx }) => endpoints.assertDeliverableUrl(ctx, body.url),
+  updateWebhookEndpoint: async ({ body, ctx }) => {
+    if (body.url !== undefined) await endpoints.assertDeliverableUrl(ctx, body.url);
+  },
+  updateWebhookEndpointByPost: async ({ body, ctx }) => {
+    if (body.url !== undefined) await endpoints.assertDeliverableUrl(ctx, body.url);
+  },
+} satisfies Preflights;

@@ -35,7 +35,6 @@ export function generateWebhookSecret(): string {
 export async function createWebhookEndpoint(ctx: RequestContext, params: WebhookEndpointCreateParams): Promise<WebhookEndpoint> {
   const { url, enabled_events, description, metadata, ...unread } = params;
   allParamsRead(unread);
-  await checkUrl(ctx, params.url);
   const row = await insertWebhookEndpoint(ctx.db, {
     id: newId('webhookEndpoint'),
     account_id: ctx.accountId,
@@ -70,7 +69,6 @@ export async function updateWebhookEndpoint(
   const { url, enabled_events, description, disabled, metadata, ...unread } = params;
   allParamsRead(unread);
   const current = await requireEndpoint(ctx, id);
-  if (params.url !== undefined) await checkUrl(ctx, params.url);
   const updated = await updateWebhookEndpointRow(ctx.db, ctx.accountId, id, {
     url: url ?? current.url,
     description: description === undefined ? current.description : description,
@@ -112,8 +110,11 @@ export async function listWebhookEndpoints(ctx: RequestContext, query: PageParam
   return listOf('/v1/webhook_endpoints', await listWebhookEndpointRows(ctx.db, ctx.accountId, query), toWebhookEndpointResource);
 }
 
-/** Refuses a URL on loopback or private space, as written or as its name resolves now (see ssrf.ts). */
-async function checkUrl(ctx: RequestContext, url: string): Promise<void> {
+/**
+ * Refuses a URL on loopback or private space, as written or as its name resolves now (see
+ * ssrf.ts). It may wait on DNS, so the handlers run it before the transaction (`Preflight`).
+ */
+export async function assertDeliverableUrl(ctx: Pick<RequestContext, 'settings'>, url: string): Promise<void> {
   const problem = await checkWebhookUrl(url, ctx.settings.webhookAllowPrivateNetworks);
   if (problem) throw new ApiError('parameter_invalid', `Invalid url: the webhook URL ${problem}.`, { param: 'url' });
 }
