@@ -47,7 +47,16 @@ const ABORT_CLOSE_MS = 5000;
  * HTTP server (their upgraded sockets would otherwise hold `server.close()` open), the servers
  * before the worker, the worker before its sender, the database last.
  */
-const CLOSE_ORDER = ['purge timer', 'GraphQL subscriptions', 'HTTP server', 'metrics server', 'webhook worker', 'webhook sender', 'event stream', 'database'] as const;
+const CLOSE_ORDER = [
+  'purge timer',
+  'GraphQL subscriptions',
+  'HTTP server',
+  'metrics server',
+  'webhook worker',
+  'webhook sender',
+  'event stream',
+  'database',
+] as const;
 type Closable = (typeof CLOSE_ORDER)[number];
 
 /** What is open now. */

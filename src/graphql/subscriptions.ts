@@ -29,14 +29,16 @@ import type { Extra } from 'graphql-ws/use/ws';
 import { WebSocketServer } from 'ws';
 import { isApiError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
+import { findNul, nulError } from '../domain/nul-guard.js';
 import { SubscriptionEndedError } from '../events/event-subscription.js';
 import type { Authenticator } from '../http/auth.js';
 import { countRequest, type RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logger.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
-import { safeExecutionResult } from './errors.js';
+import { errorFromEnvelope, safeExecutionResult } from './errors.js';
 import { createDocumentChecker } from './document-checker.js';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './limits.js';
+import { findNulLiteral } from './nul-literals.js';
 import { graphQLSchema } from './schema.js';
 import { serveGraphQLWs } from './ws-transport.js';
 
@@ -152,6 +154,9 @@ function subscriptionChecker(limits: GraphQLLimits): (payload: SubscribePayload)
       const message = `Only subscriptions are served over WebSocket: send this ${operation.operation} with HTTP POST ${GRAPHQL_PATH}.`;
       return { errors: [refusal(message, 'OPERATION_NOT_SUPPORTED')] };
     }
+    // As over HTTP: U+0000 in a variable or a literal is refused before the event store is read.
+    const nul = findNul({ variables: payload.variables }) ?? findNulLiteral(verdict.document, payload.query);
+    if (nul) return { errors: [errorFromEnvelope({ error: nulError(nul).toBody(newId('request')) })] };
     return { args: { schema, document: verdict.document, operationName: payload.operationName } };
   };
 }

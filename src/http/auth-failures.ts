@@ -42,7 +42,10 @@ export class AuthFailureLimiter {
   /** Address → when its block ends (ms since the epoch). */
   private readonly blockedUntil = new LRUCache<string, number>({ max: REMEMBERED_ADDRESSES });
   /** Addresses found under their allowance in the last second. */
-  private readonly underAllowance = new LRUCache<string, true>({ max: REMEMBERED_ADDRESSES, ttl: UNDER_ALLOWANCE_FOR_MS });
+  private readonly underAllowance = new LRUCache<string, true>({
+    max: REMEMBERED_ADDRESSES,
+    ttl: UNDER_ALLOWANCE_FOR_MS,
+  });
 
   constructor(
     private readonly store: FailureStore,
@@ -105,7 +108,9 @@ export function createAuthFailureLimiter(
   window: AuthFailureWindow | undefined,
   trustProxyHops = 0,
 ): AuthFailureLimiter | undefined {
-  return window && new AuthFailureLimiter(createRateLimitStore(db, window, 'authfail'), trustProxyHops);
+  return (
+    window && new AuthFailureLimiter(createRateLimitStore(db, window, 'authfail'), trustProxyHops)
+  );
 }
 
 /**
@@ -158,12 +163,16 @@ export function addressKey(address: string): string {
 
 /** The eight 16-bit groups of an IPv6 address, in hex without leading zeros. */
 function ipv6Groups(address: string): string[] {
-  const width = (groups: string[]) => groups.reduce((n, group) => n + (group.includes('.') ? 2 : 1), 0);
+  const width = (groups: string[]) =>
+    groups.reduce((n, group) => n + (group.includes('.') ? 2 : 1), 0);
   const [head, tail] = address.split('::');
   const left = head ? head.split(':') : [];
   const right = tail ? tail.split(':') : [];
-  const zeros = tail === undefined ? [] : new Array<string>(8 - width(left) - width(right)).fill('0');
-  return [...left, ...zeros, ...right].map((group) => (group.includes('.') ? group : parseInt(group, 16).toString(16)));
+  const zeros =
+    tail === undefined ? [] : new Array<string>(8 - width(left) - width(right)).fill('0');
+  return [...left, ...zeros, ...right].map((group) =>
+    group.includes('.') ? group : parseInt(group, 16).toString(16),
+  );
 }
 
 /**
@@ -174,9 +183,13 @@ function ipv6Groups(address: string): string[] {
 export function authFailuresFromEnv(env: NodeJS.ProcessEnv): AuthFailureWindow | undefined {
   const perMinute = wholeNumber(env, 'AUTH_FAILURES_PER_MINUTE', 20);
   const windowSeconds = wholeNumber(env, 'AUTH_FAILURES_WINDOW_SECONDS', 60);
-  if (windowSeconds < 1 || windowSeconds > 86_400) throw new Error('AUTH_FAILURES_WINDOW_SECONDS must be between 1 and 86400');
+  if (windowSeconds < 1 || windowSeconds > 86_400)
+    throw new Error('AUTH_FAILURES_WINDOW_SECONDS must be between 1 and 86400');
   if (perMinute === 0) return undefined;
-  return { points: Math.max(1, Math.round((perMinute * windowSeconds) / 60)), durationSeconds: windowSeconds };
+  return {
+    points: Math.max(1, Math.round((perMinute * windowSeconds) / 60)),
+    durationSeconds: windowSeconds,
+  };
 }
 
 /** `TRUST_PROXY`: how many reverse proxies in front of the server append to `X-Forwarded-For` (default 0: none). */
@@ -188,6 +201,7 @@ function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): nu
   const value = env[name];
   if (value === undefined || value === '') return fallback;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0) throw new Error(`${name} must be a whole number, got "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < 0)
+    throw new Error(`${name} must be a whole number, got "${value}"`);
   return parsed;
 }

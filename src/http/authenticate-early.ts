@@ -47,15 +47,26 @@ export function authenticateEarly(auth: Authenticator): RequestHandler {
 
 /** The GraphQL handler's own 401: `UNAUTHENTICATED`, with the REST code as the reason. */
 function unauthenticatedGraphQL(res: Response, failure: Extract<AuthResult, { ok: false }>): void {
-  const body = { errors: [{ message: failure.message, extensions: { code: 'UNAUTHENTICATED', reason: failure.code } }] };
-  res.status(401).set('WWW-Authenticate', 'Bearer').type('application/json').send(JSON.stringify(body));
+  const body = {
+    errors: [
+      { message: failure.message, extensions: { code: 'UNAUTHENTICATED', reason: failure.code } },
+    ],
+  };
+  res
+    .status(401)
+    .set('WWW-Authenticate', 'Bearer')
+    .type('application/json')
+    .send(JSON.stringify(body));
 }
 
 /**
  * The validator's security handler for a scheme: the early verdict when there is one (accepted
  * only as the principal the scheme names), else a check of its own.
  */
-export function securityHandler(kind: 'account' | 'admin', check: (req: Request) => Promise<AuthResult>) {
+export function securityHandler(
+  kind: 'account' | 'admin',
+  check: (req: Request) => Promise<AuthResult>,
+) {
   return async (req: Request): Promise<boolean> => {
     if (req.principal) return req.principal.kind === kind;
     if (req.authFailure) return false;

@@ -8,9 +8,15 @@ import { requestIdOf } from './request-id.js';
  * mapper (`next(error)`), `/graphql` in GraphQL's `{"errors": […]}` shape with the same status,
  * headers and code (plain JSON, like the GraphQL handler's other refusals before execution).
  */
-export function refuse(req: Request, res: Response, next: (error: unknown) => void, error: ApiError): void {
+export function refuse(
+  req: Request,
+  res: Response,
+  next: (error: unknown) => void,
+  error: ApiError,
+): void {
   if (req.path !== '/graphql') return next(error);
-  for (const [name, value] of Object.entries(error.details.headers ?? {})) res.setHeader(name, value);
+  for (const [name, value] of Object.entries(error.details.headers ?? {}))
+    res.setHeader(name, value);
   const extensions = apiErrorExtensions(error.toBody(requestIdOf(res)));
   const body = { errors: [{ message: error.message, extensions }] };
   res.status(error.status).type('application/json').send(JSON.stringify(body));

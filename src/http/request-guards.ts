@@ -21,13 +21,22 @@ export function hasBody(req: IncomingMessage): boolean {
 export const refuseOversizedBodies: RequestHandler = (req, res, next) => {
   const length = req.headers['content-length'];
   // Seven digits at least: the common case costs a length test.
-  if (length === undefined || length.length < 7 || !(Number(length) > MAX_BODY_BYTES)) return next();
-  refuse(req, res, next, new ApiError('request_too_large', 'The request body is larger than 1 MB.'));
+  if (length === undefined || length.length < 7 || !(Number(length) > MAX_BODY_BYTES))
+    return next();
+  refuse(
+    req,
+    res,
+    next,
+    new ApiError('request_too_large', 'The request body is larger than 1 MB.'),
+  );
 };
 
-/** Headers a request must send at most once, by lower-case name: Node keeps the first `Authorization` and joins `Idempotency-Key`s with ", ". */
+/** Headers a request may send once at most, by lower-case name, and as they are named in errors. */
 const SINGLE_HEADERS = ['authorization', 'idempotency-key'] as const;
-const HEADER_NAMES = { authorization: 'Authorization', 'idempotency-key': 'Idempotency-Key' } as const;
+const HEADER_NAMES = {
+  authorization: 'Authorization',
+  'idempotency-key': 'Idempotency-Key',
+} as const;
 
 /**
  * Refuses a request that sends `Authorization` or `Idempotency-Key` more than once with 400
@@ -45,10 +54,8 @@ export const refuseRepeatedHeaders: RequestHandler = (req, res, next) => {
     const which = SINGLE_HEADERS.indexOf(name.toLowerCase() as (typeof SINGLE_HEADERS)[number]);
     if (which < 0 || ++counts[which] < 2) continue;
     const header = HEADER_NAMES[SINGLE_HEADERS[which]];
-    const error = new ApiError('parameter_invalid', `Send one ${header} header: this request has ${countOf(raw, SINGLE_HEADERS[which])}.`, {
-      param: header,
-    });
-    return refuse(req, res, next, error);
+    const message = `Send one ${header} header: this request has ${countOf(raw, SINGLE_HEADERS[which])}.`;
+    return refuse(req, res, next, new ApiError('parameter_invalid', message, { param: header }));
   }
   next();
 };

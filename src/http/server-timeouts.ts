@@ -10,7 +10,11 @@ export interface HttpTimeouts {
   keepAliveMs: number;
 }
 
-export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = { headersMs: 10_000, bodyMs: 10_000, keepAliveMs: 5_000 };
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  headersMs: 10_000,
+  bodyMs: 10_000,
+  keepAliveMs: 5_000,
+};
 
 /** Margin of Node's `requestTimeout` over the headers and body timeouts, so that the app's 408 always comes first. */
 const BACKSTOP_MARGIN_MS = 5_000;
@@ -33,10 +37,8 @@ export function applyServerTimeouts(server: Server, timeouts: HttpTimeouts): voi
   server.headersTimeout = timeouts.headersMs;
   server.requestTimeout = timeouts.headersMs + timeouts.bodyMs + BACKSTOP_MARGIN_MS;
   server.keepAliveTimeout = timeouts.keepAliveMs;
-  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval = Math.min(
-    1000,
-    Math.max(100, Math.floor(timeouts.headersMs / 4)),
-  );
+  (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
+    Math.min(1000, Math.max(100, Math.floor(timeouts.headersMs / 4)));
 }
 
 /** Reads the three timeouts from the environment, in whole seconds (at least 1 each). */
@@ -52,6 +54,7 @@ function seconds(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): numb
   const value = env[name];
   if (value === undefined || value === '') return fallbackMs;
   const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3600) throw new Error(`${name} must be a whole number of seconds from 1 to 3600, got "${value}"`);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3600)
+    throw new Error(`${name} must be a whole number of seconds from 1 to 3600, got "${value}"`);
   return parsed * 1000;
 }

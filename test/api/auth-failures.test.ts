@@ -37,7 +37,9 @@ function expectBlocked(res: ApiResponse, windowSeconds = ALLOWANCE.durationSecon
       request_id: res.headers.get('request-id'),
     },
   });
-  expect(res.body.error.message).to.match(/^Too many failed authentication attempts from your address/);
+  expect(res.body.error.message).to.match(
+    /^Too many failed authentication attempts from your address/,
+  );
 }
 
 forEachDatabase('failed authentications per client address', (engine) => {
@@ -55,7 +57,9 @@ forEachDatabase('failed authentications per client address', (engine) => {
   });
 
   const admin = (authorization: string) =>
-    server.anonymous.post('/admin/accounts', ACCOUNT, { headers: { Authorization: authorization } });
+    server.anonymous.post('/admin/accounts', ACCOUNT, {
+      headers: { Authorization: authorization },
+    });
   const withKey = (apiKey: string) => new ApiClient(server.url, apiKey).get('/v1/customers');
 
   describe('admin HTTP Basic', () => {
@@ -80,7 +84,8 @@ forEachDatabase('failed authentications per client address', (engine) => {
     });
 
     it('counts every wrong key against the address, then refuses even the right key on REST, GraphQL and WebSocket', async () => {
-      for (let i = 0; i < ALLOWANCE.points; i++) expect((await withKey(wrongKey())).status).to.equal(401);
+      for (let i = 0; i < ALLOWANCE.points; i++)
+        expect((await withKey(wrongKey())).status).to.equal(401);
       expectBlocked(await withKey(wrongKey()));
       expectBlocked(await server.api.get('/v1/customers'));
       // A body is not read either.
@@ -89,7 +94,10 @@ forEachDatabase('failed authentications per client address', (engine) => {
       const graphql = await server.api.post('/graphql', { query: '{ __typename }' });
       expect(graphql.status).to.equal(429);
       expect(Number(graphql.headers.get('retry-after'))).to.be.within(1, ALLOWANCE.durationSeconds);
-      expect(graphql.body.errors[0].extensions).to.include({ code: 'rate_limited', type: 'rate_limit_error' });
+      expect(graphql.body.errors[0].extensions).to.include({
+        code: 'rate_limited',
+        type: 'rate_limit_error',
+      });
 
       const ws = subscriptionClient(server.wsUrl, bearer(server.apiKeys.first));
       clients.push(ws);
@@ -100,7 +108,9 @@ forEachDatabase('failed authentications per client address', (engine) => {
 
     it('counts wrong keys sent to /graphql and in WebSocket connection_init alike', async () => {
       for (let i = 0; i < 2; i++) {
-        const res = await new ApiClient(server.url, wrongKey()).post('/graphql', { query: '{ __typename }' });
+        const res = await new ApiClient(server.url, wrongKey()).post('/graphql', {
+          query: '{ __typename }',
+        });
         expect(res.status).to.equal(401);
       }
       for (let i = 0; i < ALLOWANCE.points - 2; i++) {
@@ -116,7 +126,8 @@ forEachDatabase('failed authentications per client address', (engine) => {
         expect((await server.anonymous.get('/v1/customers')).status).to.equal(401);
         expect((await server.api.get('/v1/customers')).status).to.equal(200);
       }
-      for (let i = 0; i < ALLOWANCE.points; i++) expect((await withKey(wrongKey())).status).to.equal(401);
+      for (let i = 0; i < ALLOWANCE.points; i++)
+        expect((await withKey(wrongKey())).status).to.equal(401);
       expectBlocked(await server.api.get('/v1/customers'));
     });
 
@@ -128,7 +139,10 @@ forEachDatabase('failed authentications per client address', (engine) => {
           connectionParams: bearer(server.apiKeys.first),
           retryAttempts: 0,
           lazy: false,
-          on: { connected: () => resolve(), closed: (event) => reject(new Error(`closed: ${JSON.stringify(event)}`)) },
+          on: {
+            connected: () => resolve(),
+            closed: (event) => reject(new Error(`closed: ${JSON.stringify(event)}`)),
+          },
         });
         clients.push(client);
       });
@@ -136,10 +150,14 @@ forEachDatabase('failed authentications per client address', (engine) => {
 
     it('does not take X-Forwarded-For from a client when no proxy is trusted', async () => {
       for (let i = 0; i < ALLOWANCE.points; i++) {
-        const res = await new ApiClient(server.url, wrongKey()).get('/v1/customers', { headers: { 'X-Forwarded-For': `198.51.100.${i}` } });
+        const res = await new ApiClient(server.url, wrongKey()).get('/v1/customers', {
+          headers: { 'X-Forwarded-For': `198.51.100.${i}` },
+        });
         expect(res.status).to.equal(401);
       }
-      expectBlocked(await server.api.get('/v1/customers', { headers: { 'X-Forwarded-For': '198.51.100.200' } }));
+      expectBlocked(
+        await server.api.get('/v1/customers', { headers: { 'X-Forwarded-For': '198.51.100.200' } }),
+      );
     });
   });
 
@@ -149,9 +167,14 @@ forEachDatabase('failed authentications per client address', (engine) => {
     });
 
     it('counts per address the proxy saw', async () => {
-      const from = (address: string) => ({ headers: { 'X-Forwarded-For': `10.9.9.9, ${address}` } });
+      const from = (address: string) => ({
+        headers: { 'X-Forwarded-For': `10.9.9.9, ${address}` },
+      });
       for (let i = 0; i < ALLOWANCE.points; i++) {
-        expect((await new ApiClient(server.url, wrongKey()).get('/v1/customers', from('203.0.113.7'))).status).to.equal(401);
+        expect(
+          (await new ApiClient(server.url, wrongKey()).get('/v1/customers', from('203.0.113.7')))
+            .status,
+        ).to.equal(401);
       }
       expectBlocked(await server.api.get('/v1/customers', from('203.0.113.7')));
       expect((await server.api.get('/v1/customers', from('203.0.113.8'))).status).to.equal(200);
@@ -166,9 +189,13 @@ forEachDatabase('failed authentications per client address', (engine) => {
 
     it('lets the address in again once its window has passed', async function () {
       this.timeout(30_000);
-      for (let i = 0; i < SHORT.points; i++) expect((await withKey(wrongKey())).status).to.equal(401);
+      for (let i = 0; i < SHORT.points; i++)
+        expect((await withKey(wrongKey())).status).to.equal(401);
       expectBlocked(await server.api.get('/v1/customers'), SHORT.durationSeconds);
-      await eventually(async () => expect((await server.api.get('/v1/customers')).status).to.equal(200), 10_000);
+      await eventually(
+        async () => expect((await server.api.get('/v1/customers')).status).to.equal(200),
+        10_000,
+      );
     });
   });
 
@@ -178,7 +205,8 @@ forEachDatabase('failed authentications per client address', (engine) => {
     });
 
     it('answers 401 to every wrong key, however many', async () => {
-      for (let i = 0; i < ALLOWANCE.points * 3; i++) expect((await withKey(wrongKey())).status).to.equal(401);
+      for (let i = 0; i < ALLOWANCE.points * 3; i++)
+        expect((await withKey(wrongKey())).status).to.equal(401);
       expect((await server.api.get('/v1/customers')).status).to.equal(200);
     });
   });
@@ -199,20 +227,28 @@ forEachDatabase('failed authentications per client address', (engine) => {
         database = await createDatabase('postgres');
         const env = { BOOTSTRAP_API_KEY: apiKey, AUTH_FAILURES_PER_MINUTE: '4' };
         const [a, b] = await startApiProcessesInTurn(database.target, env, 2, processes);
-        const metrics = (url: string, authorization: string) => fetch(`${url}/metrics`, { headers: { Authorization: authorization } });
+        const metrics = (url: string, authorization: string) =>
+          fetch(`${url}/metrics`, { headers: { Authorization: authorization } });
 
         // Four failures, two per process, by four doors: API key, admin Basic, /metrics Basic, GraphQL.
         expect((await new ApiClient(a.url, wrongKey()).get('/v1/customers')).status).to.equal(401);
-        const wrongAdmin = await new ApiClient(b.url).post('/admin/accounts', ACCOUNT, { headers: { Authorization: basic('admin', 'x') } });
+        const wrongAdmin = await new ApiClient(b.url).post('/admin/accounts', ACCOUNT, {
+          headers: { Authorization: basic('admin', 'x') },
+        });
         expect(wrongAdmin.status).to.equal(401);
         expect((await metrics(a.url, basic('admin', 'y'))).status).to.equal(401);
-        expect((await new ApiClient(b.url, wrongKey()).post('/graphql', { query: '{ __typename }' })).status).to.equal(401);
+        expect(
+          (await new ApiClient(b.url, wrongKey()).post('/graphql', { query: '{ __typename }' }))
+            .status,
+        ).to.equal(401);
 
         for (const process of [a, b]) {
           expectBlocked(await new ApiClient(process.url, apiKey).get('/v1/customers'));
           const scrape = await metrics(process.url, RIGHT_ADMIN);
           expect(scrape.status).to.equal(429);
-          expect(((await scrape.json()) as { error: { code: string } }).error.code).to.equal('rate_limited');
+          expect(((await scrape.json()) as { error: { code: string } }).error.code).to.equal(
+            'rate_limited',
+          );
         }
       });
     });

@@ -16,12 +16,23 @@ const TIMEOUT_SECONDS = 1;
 const BOUND_MS = 15_000;
 
 /** The REST error envelope, checked whole: type, code, a message, and the response's request id. */
-function expectEnvelope(res: { status: number; headers: Record<string, string>; body: string }, status: number, code: string, type: string) {
+function expectEnvelope(
+  res: { status: number; headers: Record<string, string>; body: string },
+  status: number,
+  code: string,
+  type: string,
+) {
   expect(res.status, res.body).to.equal(status);
   expect(res.headers['content-type']).to.match(/^application\/json/);
   const body = JSON.parse(res.body);
   expect(body).to.deep.equal({
-    error: { type, code, message: body.error.message, request_id: res.headers['request-id'], ...(body.error.param ? { param: body.error.param } : {}) },
+    error: {
+      type,
+      code,
+      message: body.error.message,
+      request_id: res.headers['request-id'],
+      ...(body.error.param ? { param: body.error.param } : {}),
+    },
   });
   expect(body.error.request_id).to.match(/^req_/);
   return body.error as { message: string; param?: string };
@@ -56,19 +67,35 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
   describe('bodies that never arrive', () => {
     it('refuses a declared Content-Length over 1 MB with 413 before reading it, then closes the stalled connection', async () => {
       const connection = await connect();
-      connection.write(requestHead('POST', '/v1/customers', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '2097152']]) + '{');
-      expectEnvelope(await connection.response(BOUND_MS), 413, 'request_too_large', 'invalid_request_error');
+      connection.write(
+        requestHead('POST', '/v1/customers', [
+          AUTHORIZATION,
+          JSON_TYPE,
+          ['Content-Length', '2097152'],
+        ]) + '{',
+      );
+      expectEnvelope(
+        await connection.response(BOUND_MS),
+        413,
+        'request_too_large',
+        'invalid_request_error',
+      );
       // The rest of the body never comes: the body timer hangs up.
       await connection.closedWithin(BOUND_MS);
     });
 
-    it('refuses the same without credentials with 413, and in GraphQL\'s shape on /graphql', async () => {
+    it("refuses the same without credentials with 413, and in GraphQL's shape on /graphql", async () => {
       const rest = await connect();
-      rest.write(requestHead('POST', '/v1/customers', [JSON_TYPE, ['Content-Length', '2097152']]) + '{');
+      rest.write(
+        requestHead('POST', '/v1/customers', [JSON_TYPE, ['Content-Length', '2097152']]) + '{',
+      );
       expect((await rest.response(BOUND_MS)).status).to.equal(413);
 
       const graphql = await connect();
-      graphql.write(requestHead('POST', '/graphql', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '2097152']]) + '{');
+      graphql.write(
+        requestHead('POST', '/graphql', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '2097152']]) +
+          '{',
+      );
       const res = await graphql.response(BOUND_MS);
       expect(res.status).to.equal(413);
       expect(JSON.parse(res.body).errors[0].extensions.code).to.equal('request_too_large');
@@ -77,31 +104,54 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
     it('answers 401 to missing or wrong credentials without waiting for the body', async () => {
       const cases: Array<{ path: string; headers: Array<[string, string]>; code: string }> = [
         { path: '/v1/customers', headers: [], code: 'api_key_missing' },
-        { path: '/v1/customers', headers: [['Authorization', 'Bearer sk_test_wrongwrongwrongwrong']], code: 'api_key_invalid' },
-        { path: '/customers', headers: [['Accept', 'application/vnd.api.v1+json']], code: 'api_key_missing' },
-        { path: '/admin/accounts', headers: [['Authorization', `Basic ${Buffer.from('admin:guess').toString('base64')}`]], code: 'admin_credentials_invalid' },
+        {
+          path: '/v1/customers',
+          headers: [['Authorization', 'Bearer sk_test_wrongwrongwrongwrong']],
+          code: 'api_key_invalid',
+        },
+        {
+          path: '/customers',
+          headers: [['Accept', 'application/vnd.api.v1+json']],
+          code: 'api_key_missing',
+        },
+        {
+          path: '/admin/accounts',
+          headers: [['Authorization', `Basic ${Buffer.from('admin:guess').toString('base64')}`]],
+          code: 'admin_credentials_invalid',
+        },
         { path: '/v1/no_such_thing', headers: [], code: 'api_key_missing' },
       ];
       for (const { path, headers, code } of cases) {
         const connection = await connect();
         // 100 bytes announced, 10 sent: a server that waited for the rest would answer 408 instead.
-        connection.write(requestHead('POST', path, [...headers, JSON_TYPE, ['Content-Length', '100']]) + '{"email":');
+        connection.write(
+          requestHead('POST', path, [...headers, JSON_TYPE, ['Content-Length', '100']]) +
+            '{"email":',
+        );
         expectEnvelope(await connection.response(BOUND_MS), 401, code, 'authentication_error');
       }
     });
 
-    it('answers 401 in GraphQL\'s shape on /graphql without waiting for the body', async () => {
+    it("answers 401 in GraphQL's shape on /graphql without waiting for the body", async () => {
       const connection = await connect();
-      connection.write(requestHead('POST', '/graphql', [JSON_TYPE, ['Content-Length', '100']]) + '{"query":');
+      connection.write(
+        requestHead('POST', '/graphql', [JSON_TYPE, ['Content-Length', '100']]) + '{"query":',
+      );
       const res = await connection.response(BOUND_MS);
       expect(res.status).to.equal(401);
-      expect(JSON.parse(res.body).errors[0].extensions).to.deep.equal({ code: 'UNAUTHENTICATED', reason: 'api_key_missing' });
+      expect(JSON.parse(res.body).errors[0].extensions).to.deep.equal({
+        code: 'UNAUTHENTICATED',
+        reason: 'api_key_missing',
+      });
     });
 
     it('keeps the connection of a refused request whose body was sent in full', async () => {
       const connection = await connect();
       const body = '{"email":"a@example.com"}';
-      connection.write(requestHead('POST', '/v1/customers', [JSON_TYPE, ['Content-Length', String(body.length)]]) + body);
+      connection.write(
+        requestHead('POST', '/v1/customers', [JSON_TYPE, ['Content-Length', String(body.length)]]) +
+          body,
+      );
       expect((await connection.response(BOUND_MS)).status).to.equal(401);
       connection.write(requestHead('GET', '/healthz', []));
       expect((await connection.response(BOUND_MS)).status).to.equal(200);
@@ -109,31 +159,54 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
 
     it('answers 408 request_timeout in the envelope, with Connection: close, to a client that stalls its body', async () => {
       const connection = await connect();
-      connection.write(requestHead('POST', '/v1/customers', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '50']]) + '{"ema');
+      connection.write(
+        requestHead('POST', '/v1/customers', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '50']]) +
+          '{"ema',
+      );
       const res = await connection.response(BOUND_MS);
       const error = expectEnvelope(res, 408, 'request_timeout', 'invalid_request_error');
       expect(error.message).to.include(`${TIMEOUT_SECONDS} s`);
       expect(res.headers.connection).to.equal('close');
       await connection.closedWithin(BOUND_MS);
       // Nothing was created from the half body.
-      expect((await new ApiClient(api.url, API_KEY).get('/v1/customers')).body.data).to.deep.equal([]);
+      expect((await new ApiClient(api.url, API_KEY).get('/v1/customers')).body.data).to.deep.equal(
+        [],
+      );
     });
 
     it('answers 408 to a chunked body that stops coming', async () => {
       const connection = await connect();
-      connection.write(requestHead('POST', '/v1/customers', [AUTHORIZATION, JSON_TYPE, ['Transfer-Encoding', 'chunked']]) + '5\r\n{"ema\r\n');
-      expectEnvelope(await connection.response(BOUND_MS), 408, 'request_timeout', 'invalid_request_error');
+      connection.write(
+        requestHead('POST', '/v1/customers', [
+          AUTHORIZATION,
+          JSON_TYPE,
+          ['Transfer-Encoding', 'chunked'],
+        ]) + '5\r\n{"ema\r\n',
+      );
+      expectEnvelope(
+        await connection.response(BOUND_MS),
+        408,
+        'request_timeout',
+        'invalid_request_error',
+      );
       await connection.closedWithin(BOUND_MS);
     });
 
-    it('answers 408 in GraphQL\'s shape to a /graphql body that stalls', async () => {
+    it("answers 408 in GraphQL's shape to a /graphql body that stalls", async () => {
       const connection = await connect();
-      connection.write(requestHead('POST', '/graphql', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '60']]) + '{"query":');
+      connection.write(
+        requestHead('POST', '/graphql', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '60']]) +
+          '{"query":',
+      );
       const res = await connection.response(BOUND_MS);
       expect(res.status).to.equal(408);
       expect(res.headers.connection).to.equal('close');
       const { errors } = JSON.parse(res.body);
-      expect(errors[0].extensions).to.include({ code: 'request_timeout', type: 'invalid_request_error', requestId: res.headers['request-id'] });
+      expect(errors[0].extensions).to.include({
+        code: 'request_timeout',
+        type: 'invalid_request_error',
+        requestId: res.headers['request-id'],
+      });
       await connection.closedWithin(BOUND_MS);
     });
   });
@@ -164,8 +237,15 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
     it('refuses two Authorization headers with 400 naming Authorization, even when both are valid', async () => {
       for (const second of [`Bearer ${API_KEY}`, 'Bearer sk_test_someoneelse000000000']) {
         const connection = await connect();
-        connection.write(requestHead('GET', '/v1/customers', [AUTHORIZATION, ['authorization', second]]));
-        const error = expectEnvelope(await connection.response(BOUND_MS), 400, 'parameter_invalid', 'invalid_request_error');
+        connection.write(
+          requestHead('GET', '/v1/customers', [AUTHORIZATION, ['authorization', second]]),
+        );
+        const error = expectEnvelope(
+          await connection.response(BOUND_MS),
+          400,
+          'parameter_invalid',
+          'invalid_request_error',
+        );
         expect(error.param).to.equal('Authorization');
         expect(error.message).to.match(/^Send one Authorization header/);
       }
@@ -182,21 +262,36 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
         ['Content-Length', String(body.length)],
       ];
       connection.write(requestHead('POST', '/v1/customers', headers) + body);
-      const error = expectEnvelope(await connection.response(BOUND_MS), 400, 'parameter_invalid', 'invalid_request_error');
+      const error = expectEnvelope(
+        await connection.response(BOUND_MS),
+        400,
+        'parameter_invalid',
+        'invalid_request_error',
+      );
       expect(error.param).to.equal('Idempotency-Key');
       const customers = await new ApiClient(api.url, API_KEY).get('/v1/customers');
-      expect(customers.body.data.map((c: { email: string }) => c.email)).to.not.include('twice@example.com');
+      expect(customers.body.data.map((c: { email: string }) => c.email)).to.not.include(
+        'twice@example.com',
+      );
     });
 
-    it('refuses two Authorization headers on /graphql in GraphQL\'s shape', async () => {
+    it("refuses two Authorization headers on /graphql in GraphQL's shape", async () => {
       const connection = await connect();
       const body = '{"query":"{ __typename }"}';
       connection.write(
-        requestHead('POST', '/graphql', [AUTHORIZATION, AUTHORIZATION, JSON_TYPE, ['Content-Length', String(body.length)]]) + body,
+        requestHead('POST', '/graphql', [
+          AUTHORIZATION,
+          AUTHORIZATION,
+          JSON_TYPE,
+          ['Content-Length', String(body.length)],
+        ]) + body,
       );
       const res = await connection.response(BOUND_MS);
       expect(res.status).to.equal(400);
-      expect(JSON.parse(res.body).errors[0].extensions).to.include({ code: 'parameter_invalid', param: 'Authorization' });
+      expect(JSON.parse(res.body).errors[0].extensions).to.include({
+        code: 'parameter_invalid',
+        param: 'Authorization',
+      });
     });
   });
 
@@ -217,13 +312,17 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
       });
       let closed: unknown;
       client.on('closed', (event) => (closed = event));
-      const events = client.iterate<{ events: { type: string } }>({ query: 'subscription { events { type } }' });
+      const events = client.iterate<{ events: { type: string } }>({
+        query: 'subscription { events { type } }',
+      });
       const first = nextValue(events, BOUND_MS * 2);
       // Longer than the headers, body and keep-alive timeouts and Node's request-timeout backstop
       // (headers + body + 5 s), with the socket idle the whole time.
       await new Promise((resolve) => setTimeout(resolve, (3 * TIMEOUT_SECONDS + 5) * 1000 + 1500));
       expect(closed, 'the WebSocket was closed').to.equal(undefined);
-      const created = await new ApiClient(api.url, API_KEY).post('/v1/customers', { email: 'live@example.com' });
+      const created = await new ApiClient(api.url, API_KEY).post('/v1/customers', {
+        email: 'live@example.com',
+      });
       expect(created.status).to.equal(200);
       expect((await first).data!.events.type).to.equal('customer.created');
     });

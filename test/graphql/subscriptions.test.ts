@@ -130,6 +130,17 @@ forEachDatabase('GraphQL subscriptions over WebSocket', (engine) => {
     expect(overHttp.body.data).to.deep.equal({ charges: { edges: [] } });
   });
 
+  it('refuses a NUL character in a variable or a literal, naming it, as over HTTP', async () => {
+    const connection = client(bearer(server.apiKeys.first));
+    const inVariable = connection.iterate({ query: EVENTS, variables: { types: ['charge.\u0000'] } });
+    const [variableError] = (await rejectionOf(inVariable.next())) as unknown as Array<{ extensions: { code: string; param: string } }>;
+    expect(variableError.extensions).to.include({ code: 'parameter_invalid', param: 'variables[types][0]' });
+    const inLiteral = connection.iterate({ query: 'subscription { events(types: ["a\\u0000"]) { id } }' });
+    const [literalError] = (await rejectionOf(inLiteral.next())) as unknown as Array<{ extensions: { code: string; param: string } }>;
+    expect(literalError.extensions).to.include({ code: 'parameter_invalid', param: 'types[0]' });
+    expect(server.eventStream.subscriberCount).to.equal(0);
+  });
+
   it('closes a connection whose frame is over 1 MB with 1009, writes nothing to the console, and serves the next', async () => {
     const written: unknown[][] = [];
     const consoleError = console.error;

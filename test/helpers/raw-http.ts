@@ -66,9 +66,15 @@ export class RawConnection {
     for (;;) {
       const parsed = this.takeResponse();
       if (parsed) return parsed;
-      if (this.isClosed) throw new Error(`connection closed without a complete response; received: ${JSON.stringify(this.received.toString())}`);
+      if (this.isClosed)
+        throw new Error(
+          `connection closed without a complete response; received: ${JSON.stringify(this.received.toString())}`,
+        );
       const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`no response within ${boundMs} ms; received: ${JSON.stringify(this.received.toString())}`);
+      if (left <= 0)
+        throw new Error(
+          `no response within ${boundMs} ms; received: ${JSON.stringify(this.received.toString())}`,
+        );
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
         this.waiters.push(() => {
@@ -83,7 +89,10 @@ export class RawConnection {
   async closedWithin(boundMs: number): Promise<number> {
     let timer: NodeJS.Timeout | undefined;
     const bound = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the server kept the connection open for ${boundMs} ms`)), boundMs);
+      timer = setTimeout(
+        () => reject(new Error(`the server kept the connection open for ${boundMs} ms`)),
+        boundMs,
+      );
     });
     try {
       return await Promise.race([this.closed, bound]);
@@ -115,11 +124,26 @@ export class RawConnection {
     if (this.received.length < end + 4 + length) return null;
     const body = this.received.subarray(end + 4, end + 4 + length).toString('utf8');
     this.received = this.received.subarray(end + 4 + length);
-    return { status: Number(statusLine.split(' ')[1]), headers, body, afterMs: Date.now() - this.openedAt };
+    return {
+      status: Number(statusLine.split(' ')[1]),
+      headers,
+      body,
+      afterMs: Date.now() - this.openedAt,
+    };
   }
 }
 
 /** A request's head as raw text: request line, `Host`, the given headers, and the blank line. */
-export function requestHead(method: string, path: string, headers: Array<[string, string]>): string {
-  return [`${method} ${path} HTTP/1.1`, 'Host: 127.0.0.1', ...headers.map(([name, value]) => `${name}: ${value}`), '', ''].join('\r\n');
+export function requestHead(
+  method: string,
+  path: string,
+  headers: Array<[string, string]>,
+): string {
+  return [
+    `${method} ${path} HTTP/1.1`,
+    'Host: 127.0.0.1',
+    ...headers.map(([name, value]) => `${name}: ${value}`),
+    '',
+    '',
+  ].join('\r\n');
 }

@@ -53,10 +53,15 @@ export interface RequestProperty {
 /** The properties of an object schema (its `allOf` parts merged), excluding `readOnly` ones. */
 export function requestProperties(spec: Spec, schema: Schema): RequestProperty[] {
   const resolved = deref(spec, schema);
-  const parts = [resolved, ...((resolved.allOf ?? []) as Schema[]).map((part) => deref(spec, part))];
+  const parts = [
+    resolved,
+    ...((resolved.allOf ?? []) as Schema[]).map((part) => deref(spec, part)),
+  ];
   const properties: RequestProperty[] = [];
   for (const part of parts) {
-    for (const [name, property] of Object.entries((part.properties ?? {}) as Record<string, Schema>)) {
+    for (const [name, property] of Object.entries(
+      (part.properties ?? {}) as Record<string, Schema>,
+    )) {
       const full = deref(spec, property);
       if (full.readOnly === true) continue;
       properties.push({ name, schema: property, writeOnly: full.writeOnly === true });
@@ -89,13 +94,20 @@ export function bodyOperations(spec: Spec): BodyOperation[] {
       const operation = item[method];
       const content = operation?.requestBody && deref(spec, operation.requestBody).content;
       // JSON and form bodies share one schema here; a body in any media type counts.
-      const requestSchema = content && (content['application/json'] ?? Object.values(content)[0])?.schema;
+      const requestSchema =
+        content && (content['application/json'] ?? Object.values(content)[0])?.schema;
       if (!requestSchema) continue;
       const parameters = [...(item.parameters ?? []), ...(operation.parameters ?? [])] as Schema[];
       const pathParams = parameters
-        .map((parameter) => ({ resolved: deref(spec, parameter), ref: parameter.$ref as string | undefined }))
+        .map((parameter) => ({
+          resolved: deref(spec, parameter),
+          ref: parameter.$ref as string | undefined,
+        }))
         .filter(({ resolved }) => resolved.in === 'path')
-        .map(({ resolved, ref }) => ({ name: resolved.name as string, component: ref?.split('/').at(-1) }));
+        .map(({ resolved, ref }) => ({
+          name: resolved.name as string,
+          component: ref?.split('/').at(-1),
+        }));
       const ok = operation.responses?.['200'] && deref(spec, operation.responses['200']);
       operations.push({
         operationId: operation.operationId,
@@ -104,7 +116,9 @@ export function bodyOperations(spec: Spec): BodyOperation[] {
         pathParams,
         requestSchema,
         responseSchema: ok?.content?.['application/json']?.schema ?? {},
-        security: ((operation.security ?? spec.security ?? []) as Array<Record<string, unknown>>).flatMap(Object.keys),
+        security: (
+          (operation.security ?? spec.security ?? []) as Array<Record<string, unknown>>
+        ).flatMap(Object.keys),
       });
     }
   }
@@ -129,7 +143,8 @@ export function expandableFields(spec: Spec, responseSchema: Schema): string[] {
 export function sampleValue(spec: Spec, schema: Schema, seed: number, name: string): unknown {
   const s = deref(spec, schema);
   if (s.const !== undefined) return s.const;
-  if (Array.isArray(s.examples) && s.examples.length > 0) return s.examples[seed % s.examples.length];
+  if (Array.isArray(s.examples) && s.examples.length > 0)
+    return s.examples[seed % s.examples.length];
   if (s.example !== undefined) return s.example;
   if (Array.isArray(s.enum)) return s.enum[seed % s.enum.length];
   const variants = (s.oneOf ?? s.anyOf) as Schema[] | undefined;
@@ -137,7 +152,13 @@ export function sampleValue(spec: Spec, schema: Schema, seed: number, name: stri
     const usable = variants.filter((variant) => deref(spec, variant).type !== 'null');
     return sampleValue(spec, usable[0], seed, name);
   }
-  if (s.allOf) return sampleValue(spec, Object.assign({}, ...(s.allOf as Schema[]).map((part) => deref(spec, part))), seed, name);
+  if (s.allOf)
+    return sampleValue(
+      spec,
+      Object.assign({}, ...(s.allOf as Schema[]).map((part) => deref(spec, part))),
+      seed,
+      name,
+    );
   const type = Array.isArray(s.type) ? s.type.find((t: string) => t !== 'null') : s.type;
   switch (type) {
     case 'string':
@@ -152,19 +173,26 @@ export function sampleValue(spec: Spec, schema: Schema, seed: number, name: stri
       return seed % 2 === 0;
     case 'array': {
       const count = Math.max(s.minItems ?? 1, 1);
-      return Array.from({ length: count }, (_, i) => sampleValue(spec, s.items ?? {}, seed + i, name));
+      return Array.from({ length: count }, (_, i) =>
+        sampleValue(spec, s.items ?? {}, seed + i, name),
+      );
     }
     case 'object': {
       if (s.properties) {
         const properties = Object.entries(s.properties as Record<string, Schema>);
-        return Object.fromEntries(properties.map(([key, property]) => [key, sampleValue(spec, property, seed, key)]));
+        return Object.fromEntries(
+          properties.map(([key, property]) => [key, sampleValue(spec, property, seed, key)]),
+        );
       }
       // A map (metadata): one entry, its key and value carrying the seed.
-      const values = typeof s.additionalProperties === 'object' ? s.additionalProperties : { type: 'string' };
+      const values =
+        typeof s.additionalProperties === 'object' ? s.additionalProperties : { type: 'string' };
       return { [`${name}_key_${seed}`]: sampleValue(spec, values, seed, `${name} value`) };
     }
     default:
-      throw new Error(`cannot build a value for ${name}: schema without a type (${JSON.stringify(s)})`);
+      throw new Error(
+        `cannot build a value for ${name}: schema without a type (${JSON.stringify(s)})`,
+      );
   }
 }
 
@@ -177,7 +205,9 @@ function sampleString(s: Schema, seed: number, name: string): string {
   if (value.length > max) value = `${seed}`.padStart(Math.min(max, 8), 'x').slice(-max);
   if (value.length < (s.minLength ?? 0)) value = value.padEnd(s.minLength, 'x');
   if (s.pattern && !new RegExp(s.pattern, 'u').test(value)) {
-    throw new Error(`cannot build a value for ${name} matching ${s.pattern}: give its schema \`examples\``);
+    throw new Error(
+      `cannot build a value for ${name} matching ${s.pattern}: give its schema \`examples\``,
+    );
   }
   return value;
 }
@@ -211,7 +241,9 @@ export function unreflectedProperties(
   const problems: string[] = [];
   for (const operation of bodyOperations(spec)) {
     if (only && !only.includes(operation.operationId)) continue;
-    const mine = observations.filter((observation) => observation.operationId === operation.operationId);
+    const mine = observations.filter(
+      (observation) => observation.operationId === operation.operationId,
+    );
     if (mine.length === 0) {
       problems.push(`${operation.operationId}: never called`);
       continue;
@@ -237,19 +269,30 @@ export function unreflectedProperties(
 }
 
 /** Why a sent value is not in the response, or undefined when it is. */
-function notReflected(name: string, sent: unknown, received: Record<string, unknown>): string | undefined {
+function notReflected(
+  name: string,
+  sent: unknown,
+  received: Record<string, unknown>,
+): string | undefined {
   if (name === 'expand') {
     const unexpanded = (sent as string[]).filter((fieldPath) => !isObject(at(received, fieldPath)));
-    return unexpanded.length > 0 ? `sent ${JSON.stringify(sent)}, not expanded: ${unexpanded.join(', ')}` : undefined;
+    return unexpanded.length > 0
+      ? `sent ${JSON.stringify(sent)}, not expanded: ${unexpanded.join(', ')}`
+      : undefined;
   }
-  if (!Object.hasOwn(received, name)) return `sent ${JSON.stringify(sent)}, the response has no field ${name}`;
-  return reflects(sent, received[name]) ? undefined : `sent ${JSON.stringify(sent)}, got ${JSON.stringify(received[name])}`;
+  if (!Object.hasOwn(received, name))
+    return `sent ${JSON.stringify(sent)}, the response has no field ${name}`;
+  return reflects(sent, received[name])
+    ? undefined
+    : `sent ${JSON.stringify(sent)}, got ${JSON.stringify(received[name])}`;
 }
 
 function reflects(sent: unknown, got: unknown): boolean {
   if (typeof sent === 'string' && isObject(got) && got.id === sent) return true;
   if (isObject(sent) && isObject(got)) {
-    return Object.entries(sent).every(([key, value]) => Object.hasOwn(got, key) && reflects(value, got[key]));
+    return Object.entries(sent).every(
+      ([key, value]) => Object.hasOwn(got, key) && reflects(value, got[key]),
+    );
   }
   return JSON.stringify(sent) === JSON.stringify(got);
 }
@@ -259,5 +302,7 @@ function isObject(value: unknown): value is Record<string, unknown> {
 }
 
 function at(object: unknown, fieldPath: string): unknown {
-  return fieldPath.split('.').reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), object);
+  return fieldPath
+    .split('.')
+    .reduce<unknown>((node, key) => (isObject(node) ? node[key] : undefined), object);
 }

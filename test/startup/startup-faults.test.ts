@@ -80,11 +80,9 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
       );
       expect(describeStartupFailure(failure), JSON.stringify(env)).to.equal(`invalid configuration: ${reason}`);
     }
-    expect(loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'TRUE', METRICS_PUBLIC: 'false', PORT: '0' })).to.deep.include({
-      port: 0,
-      metricsPublic: false,
-      settings: { webhookAllowPrivateNetworks: true },
-    });
+    const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'TRUE', METRICS_PUBLIC: 'false', PORT: '0' });
+    expect(config).to.include({ port: 0, metricsPublic: false });
+    expect(config.settings.webhookAllowPrivateNetworks).to.equal(true);
   });
 
   it('refuses an address this machine does not have (EADDRNOTAVAIL)', async () => {

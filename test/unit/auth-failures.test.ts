@@ -1,10 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import { expect } from 'chai';
 import { RateLimiterMemory } from 'rate-limiter-flexible';
-import { AuthFailureLimiter, addressKey, authFailuresFromEnv, clientAddress } from '../../src/http/auth-failures.js';
+import {
+  AuthFailureLimiter,
+  addressKey,
+  authFailuresFromEnv,
+  clientAddress,
+} from '../../src/http/auth-failures.js';
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
-  return { socket: { remoteAddress }, headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor } } as unknown as IncomingMessage;
+  return {
+    socket: { remoteAddress },
+    headers: forwardedFor === undefined ? {} : { 'x-forwarded-for': forwardedFor },
+  } as unknown as IncomingMessage;
 }
 
 describe('failed-authentication limiter: addresses', () => {
@@ -63,10 +71,14 @@ describe('failed-authentication limiter: settings', () => {
   it('defaults to 20 failures a minute per address, and turns off with 0', () => {
     expect(authFailuresFromEnv({})).to.deep.equal({ points: 20, durationSeconds: 60 });
     expect(authFailuresFromEnv({ AUTH_FAILURES_PER_MINUTE: '0' })).to.equal(undefined);
-    expect(authFailuresFromEnv({ AUTH_FAILURES_PER_MINUTE: '10', AUTH_FAILURES_WINDOW_SECONDS: '300' })).to.deep.equal({
+    expect(
+      authFailuresFromEnv({ AUTH_FAILURES_PER_MINUTE: '10', AUTH_FAILURES_WINDOW_SECONDS: '300' }),
+    ).to.deep.equal({
       points: 50,
       durationSeconds: 300,
     });
-    expect(() => authFailuresFromEnv({ AUTH_FAILURES_PER_MINUTE: 'many' })).to.throw(/AUTH_FAILURES_PER_MINUTE/);
+    expect(() => authFailuresFromEnv({ AUTH_FAILURES_PER_MINUTE: 'many' })).to.throw(
+      /AUTH_FAILURES_PER_MINUTE/,
+    );
   });
 });
