@@ -8,7 +8,8 @@ import type { RouteOperation } from './routes.js';
  * Form-encoded bodies (`amount=2000&metadata[order]=6735`) arrive as strings. This turns a parsed
  * form into the types the operation's schema declares, strictly (see `FormCoercion`), so that it
  * is validated exactly like JSON, which is never coerced: `"250"` stays an error in JSON. An empty
- * top-level value means "unset": null where the field is nullable, left out otherwise.
+ * value of a declared top-level field means "unset": null where the field is nullable, left out
+ * otherwise.
  *
  * Returns a function of method, path and form giving the body to validate, or undefined when no
  * operation takes a form body there (the validator then answers 404, 405 or 415). Throws a 400
@@ -25,9 +26,10 @@ export function createFormCoercion(
     const schema = route.formSchema as Schema;
     const properties = coercion.resolve(schema)?.properties ?? {};
     for (const [name, value] of Object.entries(form)) {
-      if (value !== '') continue;
-      if (allowsNull(coercion, Object.hasOwn(properties, name) ? properties[name] : undefined))
-        (form as Record<string, unknown>)[name] = null;
+      // An undeclared name stays, empty or not, for the validator to refuse as parameter_unknown:
+      // dropping it would accept anything (a JSON text sent as a form reads as one empty name).
+      if (value !== '' || !Object.hasOwn(properties, name)) continue;
+      if (allowsNull(coercion, properties[name])) (form as Record<string, unknown>)[name] = null;
       else delete form[name];
     }
     return coercion.coerce(form, schema, []);

@@ -38,6 +38,24 @@ forEachDatabase('customers', (engine) => {
       expectError(res, 400, 'parameter_unknown', 'nickname');
     });
 
+    it('rejects an unknown form field even when its value is empty, creating nothing', async () => {
+      const empty = await server.api.post('/v1/customers', { email: 'a@example.com', nickname: '' }, { form: true });
+      expectError(empty, 400, 'parameter_unknown', 'nickname');
+      expect((await server.api.get('/v1/customers')).body.data).to.deep.equal([]);
+    });
+
+    it('refuses a JSON text sent as a form body instead of reading it as no fields', async () => {
+      const created = (await server.api.post('/v1/customers', { email: 'a@example.com', name: 'Ada' })).body;
+      const res = await fetch(`${server.url}/v1/customers/${created.id}`, {
+        method: 'PUT',
+        headers: { Authorization: `Bearer ${server.apiKeys.first}`, 'Content-Type': 'application/x-www-form-urlencoded' },
+        body: '{"email":"b@example.com"}',
+      });
+      expect(res.status).to.equal(400);
+      expect((await res.json()).error).to.include({ code: 'parameter_unknown' });
+      expect((await server.api.get(`/v1/customers/${created.id}`)).body).to.include({ email: 'a@example.com', name: 'Ada' });
+    });
+
     it('names a metadata key that holds a percent sign when its value is too long', async () => {
       const res = await server.api.post('/v1/customers', { metadata: { 'discount 50%': 'x'.repeat(501) } });
       expectError(res, 400, 'parameter_invalid', 'metadata[discount 50%]');
@@ -86,6 +104,19 @@ forEachDatabase('customers', (engine) => {
       expect(res.status).to.equal(200);
       expect(res.body.description).to.equal(null);
       expect(res.body.name).to.equal('Jenny Rosen');
+    });
+
+    it('refuses an update that would leave more than 50 metadata keys, keeping the customer readable', async () => {
+      const fifty = Object.fromEntries(Array.from({ length: 50 }, (_, i) => [`k${i}`, 'v']));
+      const created = (await server.api.post('/v1/customers', { metadata: fifty })).body;
+      const over = await server.api.post(`/v1/customers/${created.id}`, { metadata: { k50: 'v' } }, { form: true });
+      expectError(over, 400, 'parameter_invalid', 'metadata');
+      const read = await server.api.get(`/v1/customers/${created.id}`);
+      expect(read.status).to.equal(200);
+      expect(Object.keys(read.body.metadata)).to.have.length(50);
+      const swapped = await server.api.patch(`/v1/customers/${created.id}`, { metadata: { k0: '', k50: 'v' } });
+      expect(swapped.status).to.equal(200);
+      expect(swapped.body.metadata).to.include({ k50: 'v' }).and.not.have.property('k0');
     });
 
     it('PUT replaces every field', async () => {

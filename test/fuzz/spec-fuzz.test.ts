@@ -13,7 +13,12 @@ import fc from 'fast-check';
 import type { ApiClient } from '../helpers/api-client.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { MUTATION_KINDS, mutatedRequest, mutationApplies } from '../helpers/spec-mutations.js';
-import { specOperations, validRequest, type Fixture, type SpecRequest } from '../helpers/spec-requests.js';
+import {
+  specOperations,
+  validRequest,
+  type Fixture,
+  type SpecRequest,
+} from '../helpers/spec-requests.js';
 import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Runs per property: each operation's valid requests, and each mutation kind on each operation. */
@@ -57,13 +62,25 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
       return created(await api.post('/v1/customers', { email: 'fuzz@example.com' }), schema);
     // The largest amount, so that any valid refund amount fits in it.
     case 'Charge':
-      return created(await api.post('/v1/charges', { amount: 99_999_999, currency: 'usd', source: 'tok_visa' }), schema);
+      return created(
+        await api.post('/v1/charges', { amount: 99_999_999, currency: 'usd', source: 'tok_visa' }),
+        schema,
+      );
     case 'User':
       return created(await api.post('/v1/users', { email: 'fuzz@example.com' }), schema);
     case 'Order':
-      return created(await api.post(`/v1/users/${fixture.ids.User}/orders`, { amount: 500, currency: 'usd' }), schema);
+      return created(
+        await api.post(`/v1/users/${fixture.ids.User}/orders`, { amount: 500, currency: 'usd' }),
+        schema,
+      );
     case 'WebhookEndpoint':
-      return created(await api.post('/v1/webhook_endpoints', { url: `${fixture.webhookUrl}/fresh`, enabled_events: ['*'] }), schema);
+      return created(
+        await api.post('/v1/webhook_endpoints', {
+          url: `${fixture.webhookUrl}/fresh`,
+          enabled_events: ['*'],
+        }),
+        schema,
+      );
   }
   throw new Error(`no recipe for a fresh ${schema}`);
 }
@@ -77,15 +94,26 @@ async function createFixture(server: TestServer): Promise<Fixture> {
   fixture.ids.WebhookEndpoint = await createObject(api, 'WebhookEndpoint', fixture);
   fixture.ids.Customer = await createObject(api, 'Customer', fixture);
   fixture.ids.Charge = await created(
-    await api.post('/v1/charges', { amount: 99_999_999, currency: 'usd', source: 'tok_visa', customer: fixture.ids.Customer }),
+    await api.post('/v1/charges', {
+      amount: 99_999_999,
+      currency: 'usd',
+      source: 'tok_visa',
+      customer: fixture.ids.Customer,
+    }),
     'Charge',
   );
-  fixture.ids.Refund = await created(await api.post('/v1/refunds', { charge: fixture.ids.Charge, amount: 1 }), 'Refund');
+  fixture.ids.Refund = await created(
+    await api.post('/v1/refunds', { charge: fixture.ids.Charge, amount: 1 }),
+    'Refund',
+  );
   fixture.ids.User = await createObject(api, 'User', fixture);
   fixture.ids.Order = await createObject(api, 'Order', fixture);
   fixture.ids.Event = (await api.get('/v1/events?limit=1')).body.data[0].id;
   fixture.ids.WebhookDelivery = (await api.get('/v1/webhook_deliveries?limit=1')).body.data[0].id;
-  fixture.foreignId = await created(await server.otherApi.post('/v1/customers', { email: 'other@example.com' }), 'foreign');
+  fixture.foreignId = await created(
+    await server.otherApi.post('/v1/customers', { email: 'other@example.com' }),
+    'foreign',
+  );
   return fixture;
 }
 
@@ -95,7 +123,9 @@ let keyCounter = 0;
 async function send(server: TestServer, fixture: Fixture, request: SpecRequest, admin: boolean) {
   let { url, body } = request;
   // Placeholders for objects of the request's own: created now, before the counts are taken.
-  for (const schema of new Set([...`${url} ${body ?? ''}`.matchAll(/FRESH_([A-Za-z]+)/g)].map((m) => m[1]))) {
+  for (const schema of new Set(
+    [...`${url} ${body ?? ''}`.matchAll(/FRESH_([A-Za-z]+)/g)].map((m) => m[1]),
+  )) {
     const id = await createObject(server.api, schema, fixture);
     url = url.replaceAll(`FRESH_${schema}`, id);
     body = body?.replaceAll(`FRESH_${schema}`, id);
@@ -111,35 +141,55 @@ async function send(server: TestServer, fixture: Fixture, request: SpecRequest, 
   if (request.contentType) headers['Content-Type'] = request.contentType;
   const before = await rowCounts(server);
   // A Uint8Array body makes fetch send no Content-Type of its own.
-  const payload = body === undefined ? undefined : request.contentType ? body : new TextEncoder().encode(body);
-  const response = await fetch(server.url + url, { method: request.method, headers, body: payload });
+  const payload =
+    body === undefined ? undefined : request.contentType ? body : new TextEncoder().encode(body);
+  const response = await fetch(server.url + url, {
+    method: request.method,
+    headers,
+    body: payload,
+  });
   const text = await response.text();
-  const after = await rowCounts(server);
-  return { status: response.status, headers: response.headers, text, before, after };
+  return { status: response.status, headers: response.headers, text, before };
 }
 
 /** The invariants every answer keeps, and those of its expectation. */
-async function check(server: TestServer, fixture: Fixture, request: SpecRequest, admin: boolean): Promise<void> {
+async function check(
+  server: TestServer,
+  fixture: Fixture,
+  request: SpecRequest,
+  admin: boolean,
+): Promise<void> {
   const prototypeNames = Object.getOwnPropertyNames(Object.prototype).join();
   const res = await send(server, fixture, request, admin);
   const context = `${request.method} ${request.url} ${request.body ?? ''} → ${res.status} ${res.text}`;
-  expect(Object.getOwnPropertyNames(Object.prototype).join(), `Object.prototype polluted: ${context}`).to.equal(prototypeNames);
+  expect(
+    Object.getOwnPropertyNames(Object.prototype).join(),
+    `Object.prototype polluted: ${context}`,
+  ).to.equal(prototypeNames);
   expect(res.status, `no 5xx: ${context}`).to.be.below(500);
   expect(res.headers.get('content-type'), context).to.match(/^application\/json/);
+  expect(res.headers.get('request-id'), `Request-Id: ${context}`).to.be.a('string');
   const body = JSON.parse(res.text);
   if (res.status >= 400) {
     const error = body.error;
     expect(error, `the error envelope: ${context}`).to.be.an('object');
-    for (const key of ['type', 'code', 'message', 'request_id']) expect(error[key], `error.${key}: ${context}`).to.be.a('string');
+    for (const key of ['type', 'code', 'message', 'request_id'])
+      expect(error[key], `error.${key}: ${context}`).to.be.a('string');
     expect(error.request_id, context).to.equal(res.headers.get('request-id'));
     if (PARAMETER_CODES.includes(error.code)) {
-      expect(error.param, `param of a ${error.code}: ${context}`).to.be.a('string').and.not.equal('');
-      if (request.param) expect(error.param.split('[')[0], `the param at fault: ${context}`).to.equal(request.param);
+      expect(error.param, `param of a ${error.code}: ${context}`)
+        .to.be.a('string')
+        .and.not.equal('');
+      if (request.param)
+        expect(error.param.split('[')[0], `the param at fault: ${context}`).to.equal(request.param);
     }
-    expect(res.after, `a refused request wrote nothing: ${context}`).to.deep.equal(res.before);
+    const after = await rowCounts(server);
+    expect(after, `a refused request wrote nothing: ${context}`).to.deep.equal(res.before);
   }
-  if (request.expect === 'success') expect(res.status, `a valid request succeeds: ${context}`).to.be.within(200, 299);
-  if (request.expect === 'rejected') expect(res.status, `refused: ${context}`).to.be.within(400, 499);
+  if (request.expect === 'success')
+    expect(res.status, `a valid request succeeds: ${context}`).to.be.within(200, 299);
+  if (request.expect === 'rejected')
+    expect(res.status, `refused: ${context}`).to.be.within(400, 499);
 }
 
 forEachDatabase('requests from the spec', (engine) => {
@@ -157,16 +207,25 @@ forEachDatabase('requests from the spec', (engine) => {
       this.timeout(60_000 + RUNS * 10_000);
       const failures: string[] = [];
       const run = async (label: string, arbitrary: fc.Arbitrary<SpecRequest>, numRuns: number) => {
-        const property = fc.asyncProperty(arbitrary, (request) => check(server, fixture, request, op.admin));
+        const property = fc.asyncProperty(arbitrary, (request) =>
+          check(server, fixture, request, op.admin),
+        );
         // Every kind is tried even after one fails, so that one run shows every failure.
         const started = Date.now();
         const details = await fc.check(property, { numRuns, seed: SEED });
-        if (process.env.FUZZ_TIMING) console.log(`    ${op.operationId} ${label}: ${Date.now() - started} ms${details.failed ? ' FAILED' : ''}`);
-        if (details.failed) failures.push(`${label}: ${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}`);
+        if (process.env.FUZZ_TIMING)
+          console.log(
+            `    ${op.operationId} ${label}: ${Date.now() - started} ms${details.failed ? ' FAILED' : ''}`,
+          );
+        if (details.failed)
+          failures.push(
+            `${label}: ${fc.defaultReportMessage(details)}\n${String(details.errorInstance)}`,
+          );
       };
       await run('valid', validRequest(op, fixture), 2 * RUNS);
       for (const kind of MUTATION_KINDS) {
-        if (mutationApplies(op, kind, fixture)) await run(kind, mutatedRequest(op, fixture, kind), RUNS);
+        if (mutationApplies(op, kind, fixture))
+          await run(kind, mutatedRequest(op, fixture, kind), RUNS);
       }
       expect(failures, failures.join('\n\n')).to.deep.equal([]);
     });

@@ -1,9 +1,9 @@
 /**
- * Requests built from `openapi/openapi.yaml` for property-based tests (fast-check): for every
- * operation, valid requests sampled from its parameter and body schemas (JSON and form-encoded),
- * and hostile variants of them, one mutation kind at a time, each saying what the server must do
- * with it. Only what the schema cannot know is written by hand: which ids exist (a fixture), and
- * the few fields whose valid values depend on the data (`source`, `customer`, `expand`, …).
+ * Valid requests built from `openapi/openapi.yaml` for property-based tests (fast-check): for
+ * every operation, its path, query and header parameters and its body (JSON or form-encoded)
+ * sampled from their schemas; spec-mutations.ts breaks them. Only what a schema cannot know is
+ * written by hand: which ids exist (a fixture), and the few fields whose valid values depend on
+ * the data (`source`, `customer`, `charge`, `url`, `enabled_events`, `expand`).
  */
 import fc from 'fast-check';
 import { sample } from 'openapi-sampler';
@@ -68,7 +68,10 @@ export interface Draft {
   pathParams: Record<string, string>;
   query: Pair[];
   headers: Record<string, string>;
-  body?: { encoding: 'json'; value: Record<string, unknown> } | { encoding: 'form'; pairs: Pair[] } | { raw: string; contentType?: string };
+  body?:
+    | { encoding: 'json'; value: Record<string, unknown> }
+    | { encoding: 'form'; pairs: Pair[] }
+    | { raw: string; contentType?: string };
 }
 
 /** What the server must do with a request. */
@@ -102,7 +105,10 @@ export interface Fixture {
   webhookUrl: string;
 }
 
-const spec = loadSpec() as unknown as { paths: Record<string, Record<string, any>>; components: Record<string, Record<string, any>> };
+const spec = loadSpec() as unknown as {
+  paths: Record<string, Record<string, any>>;
+  components: Record<string, Record<string, any>>;
+};
 
 function refName(ref: string): string {
   return ref.slice(ref.lastIndexOf('/') + 1);
@@ -111,7 +117,8 @@ function refName(ref: string): string {
 /** Follows `$ref`s to the schema itself. */
 export function resolve(schema: Schema): Schema {
   let current = schema;
-  while (current.$ref) current = spec.components[current.$ref.split('/')[2]][refName(current.$ref)] as Schema;
+  while (current.$ref)
+    current = spec.components[current.$ref.split('/')[2]][refName(current.$ref)] as Schema;
   return current;
 }
 
@@ -127,13 +134,6 @@ export function nonNull(schema: Schema): Schema {
   return s;
 }
 
-function typeOf(schema: Schema): string | undefined {
-  const s = nonNull(schema);
-  if (s.type) return s.type as string;
-  if (s.enum || s.const !== undefined) return 'string';
-  return undefined;
-}
-
 /** Every operation under `paths` (not the 3.1 `webhooks`, which the server receives nowhere). */
 export function specOperations(): Operation[] {
   const operations: Operation[] = [];
@@ -143,16 +143,33 @@ export function specOperations(): Operation[] {
       if (method === 'parameters') continue;
       const fields: Field[] = [];
       for (const ref of [...shared, ...((op.parameters ?? []) as Schema[])]) {
-        const p = resolve(ref) as unknown as { name: string; in: Field['in']; required?: boolean; schema: Schema };
-        const names = ref.$ref && p.in === 'path' ? refName(ref.$ref).replace(/Id$/, '') : undefined;
-        fields.push({ in: p.in, name: p.name, required: p.required ?? false, schema: p.schema, names });
+        const p = resolve(ref) as unknown as {
+          name: string;
+          in: Field['in'];
+          required?: boolean;
+          schema: Schema;
+        };
+        const names =
+          ref.$ref && p.in === 'path' ? refName(ref.$ref).replace(/Id$/, '') : undefined;
+        fields.push({
+          in: p.in,
+          name: p.name,
+          required: p.required ?? false,
+          schema: p.schema,
+          names,
+        });
       }
       const content = op.requestBody?.content as Record<string, { schema: Schema }> | undefined;
       const bodySchema = content?.['application/json']?.schema;
       if (bodySchema) {
         const object = resolve(bodySchema);
         for (const [name, schema] of Object.entries(object.properties ?? {})) {
-          fields.push({ in: 'body', name, required: (object.required ?? []).includes(name), schema });
+          fields.push({
+            in: 'body',
+            name,
+            required: (object.required ?? []).includes(name),
+            schema,
+          });
         }
       }
       operations.push({
@@ -172,26 +189,59 @@ export function specOperations(): Operation[] {
 // ---------------------------------------------------------------------------------------------
 // Valid values
 
-/** Characters a valid free-text value may hold: any code point but control characters (those are a mutation). */
+/**
+ * A character a valid free-text value may hold: any code point but control characters (those are
+ * a mutation) and lone surrogates; printable ASCII most of the time. (fast-check's own full-Unicode
+ * strings spend three seconds building a table on first use.)
+ */
+const character = fc
+  .oneof(
+    { weight: 3, arbitrary: fc.integer({ min: 0x20, max: 0x7e }) },
+    {
+      weight: 1,
+      arbitrary: fc.integer({ min: 0xa0, max: 0x10ffff }).filter((c) => c < 0xd800 || c > 0xdfff),
+    },
+  )
+  .map((c) => String.fromCodePoint(c));
+
 const text = (minLength: number, maxLength: number): fc.Arbitrary<string> =>
-  fc
-    .string({ unit: 'binary', minLength, maxLength })
-    .map((s) => s.replace(/\p{Cc}/gu, '.'))
-    .filter((s) => [...s].length <= maxLength);
+  fc.array(character, { minLength, maxLength }).map((cs) => cs.join(''));
+
+const patterns = new Map<string, fc.Arbitrary<string>>();
+
+/** Strings matching a pattern; built once each, as building one for `[^\[\]]` takes seconds. */
+function matching(pattern: string): fc.Arbitrary<string> {
+  if (!patterns.has(pattern))
+    patterns.set(pattern, fc.stringMatching(new RegExp(pattern), { size: 'small' }));
+  return patterns.get(pattern)!;
+}
 
 /** Short strings mostly, and now and then one of exactly the maximum length (the boundary). */
 function stringArb(s: Schema, minLength: number): fc.Arbitrary<string> {
   const min = Math.max(s.minLength ?? 0, minLength);
   const max = s.maxLength ?? 1000;
-  if (s.format === 'email') return fc.stringMatching(/^[a-z0-9][a-z0-9.+_-]{0,20}@[a-z0-9]{1,10}\.(com|test|org)$/);
+  if (s.format === 'email')
+    return fc.stringMatching(/^[a-z0-9][a-z0-9.+_-]{0,20}@[a-z0-9]{1,10}\.(com|test|org)$/);
+  const excluded = s.pattern && /^\^\[\^(.+)\]\+\$$/.exec(s.pattern);
+  if (excluded) {
+    // `^[^…]+$` only excludes characters: text without them is quicker than stringMatching,
+    // which takes seconds to build the complement of a class over all of Unicode.
+    const without = new RegExp(`[${excluded[1]}]`, 'gu');
+    return text(Math.max(min, 1), Math.min(max, 30)).map((v) => v.replace(without, '_'));
+  }
   if (s.pattern) {
-    return fc
-      .stringMatching(new RegExp(s.pattern), { size: 'small' })
-      .filter((v) => v.length >= min && v.length <= max && !/\p{Cc}/u.test(v));
+    return matching(s.pattern).filter(
+      (v) => v.length >= min && v.length <= max && !/\p{Cc}/u.test(v),
+    );
   }
   // A long random string costs fast-check ~50 ms; a short one repeated up to the limit costs nothing.
-  const longest = text(1, 8).map((unit) => Array.from({ length: max }, (_v, i) => [...unit][i % [...unit].length]).join(''));
-  return fc.oneof({ weight: 4, arbitrary: text(min, Math.min(max, 30)) }, { weight: 1, arbitrary: longest });
+  const longest = text(1, 8).map((unit) =>
+    Array.from({ length: max }, (_v, i) => [...unit][i % [...unit].length]).join(''),
+  );
+  return fc.oneof(
+    { weight: 4, arbitrary: text(min, Math.min(max, 30)) },
+    { weight: 1, arbitrary: longest },
+  );
 }
 
 function integerArb(s: Schema): fc.Arbitrary<number> {
@@ -214,7 +264,8 @@ export function valueArb(schema: Schema, ctx: Context): fc.Arbitrary<unknown> {
   if (s.enum) return fc.constantFrom(...s.enum);
   const options = s.oneOf ?? s.anyOf;
   if (options) return fc.oneof(...options.map((o) => valueArb(o, ctx)));
-  if (Array.isArray(s.type)) return fc.oneof(...s.type.map((type) => valueArb({ ...s, type }, ctx)));
+  if (Array.isArray(s.type))
+    return fc.oneof(...s.type.map((type) => valueArb({ ...s, type }, ctx)));
   switch (s.type) {
     case 'null':
       return fc.constant(null);
@@ -228,7 +279,9 @@ export function valueArb(schema: Schema, ctx: Context): fc.Arbitrary<unknown> {
     case 'array': {
       const item = valueArb(s.items ?? {}, { ...ctx, required: true });
       const constraints = { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 5, 5) };
-      return s.uniqueItems ? fc.uniqueArray(item, { ...constraints, selector: (v) => JSON.stringify(v) }) : fc.array(item, constraints);
+      return s.uniqueItems
+        ? fc.uniqueArray(item, { ...constraints, selector: (v) => JSON.stringify(v) })
+        : fc.array(item, constraints);
     }
     case 'object':
       return objectArb(s, ctx);
@@ -239,7 +292,10 @@ export function valueArb(schema: Schema, ctx: Context): fc.Arbitrary<unknown> {
 function objectArb(s: Schema, ctx: Context): fc.Arbitrary<Record<string, unknown>> {
   if (s.properties) {
     const model = Object.fromEntries(
-      Object.entries(s.properties).map(([k, v]) => [k, valueArb(v, { ...ctx, required: (s.required ?? []).includes(k) })]),
+      Object.entries(s.properties).map(([k, v]) => [
+        k,
+        valueArb(v, { ...ctx, required: (s.required ?? []).includes(k) }),
+      ]),
     );
     return fc.record(model, { requiredKeys: s.required ?? [] });
   }
@@ -269,13 +325,27 @@ export function toPairs(name: string, value: unknown): Pair[] {
  * `FRESH_<Schema>` asks for an object created just before the request (a refund needs a charge
  * not yet refunded).
  */
-function dataDependent(op: Operation, field: Field, fixture: Fixture): fc.Arbitrary<unknown> | undefined {
+function dataDependent(
+  op: Operation,
+  field: Field,
+  fixture: Fixture,
+): fc.Arbitrary<unknown> | undefined {
   const id = (schema: string) => fc.constant(fixture.ids[schema]);
-  if (field.in === 'path' && field.names) return fc.constant(op.method === 'DELETE' ? `FRESH_${field.names}` : fixture.ids[field.names]);
+  if (field.in === 'path' && field.names) {
+    // An operation on an object's own path that deletes or changes it gets an object of its own:
+    // the fixture must survive a DELETE, and its metadata must not add up past 50 keys.
+    const own = op.path.endsWith(`{${field.name}}`) && op.method !== 'GET';
+    return fc.constant(own ? `FRESH_${field.names}` : fixture.ids[field.names]);
+  }
   if (field.in === 'query') {
     const listed = op.answers.replace(/List$/, '');
     if (field.name === 'starting_after' || field.name === 'ending_before') return id(listed);
-    const refs: Record<string, string> = { customer: 'Customer', charge: 'Charge', endpoint: 'WebhookEndpoint', event: 'Event' };
+    const refs: Record<string, string> = {
+      customer: 'Customer',
+      charge: 'Charge',
+      endpoint: 'WebhookEndpoint',
+      event: 'Event',
+    };
     if (refs[field.name]) return id(refs[field.name]);
   }
   if (field.in === 'body') {
@@ -286,24 +356,41 @@ function dataDependent(op: Operation, field: Field, fixture: Fixture): fc.Arbitr
     if (field.name === 'enabled_events') {
       const types = resolve({ $ref: '#/components/schemas/EventType' }).enum as string[];
       // `*` stands for every type and cannot be combined with named ones.
-      return fc.oneof(fc.constant(['*']), fc.uniqueArray(fc.constantFrom(...types), { minLength: 1, maxLength: 5 }));
+      return fc.oneof(
+        fc.constant(['*']),
+        fc.uniqueArray(fc.constantFrom(...types), { minLength: 1, maxLength: 5 }),
+      );
     }
   }
   if (field.name === 'expand') {
     const list = op.answers.endsWith('List');
-    const expandable: Record<string, string[]> = { Charge: ['customer'], Refund: ['charge', 'charge.customer'] };
-    const paths = (expandable[op.answers.replace(/List$/, '')] ?? []).map((p) => (list ? `data.${p}` : p));
-    return fc.uniqueArray(fc.constantFrom(...paths, ...paths), { maxLength: paths.length, selector: (p) => p });
+    const expandable: Record<string, string[]> = {
+      Charge: ['customer'],
+      Refund: ['charge', 'charge.customer'],
+    };
+    const paths = (expandable[op.answers.replace(/List$/, '')] ?? []).map((p) =>
+      list ? `data.${p}` : p,
+    );
+    return fc.uniqueArray(fc.constantFrom(...paths, ...paths), {
+      maxLength: paths.length,
+      selector: (p) => p,
+    });
   }
   return undefined;
 }
 
 /** The documented sample of a body (openapi-sampler), with its data-dependent fields made real. */
 function sampledBody(op: Operation, fixture: Fixture): fc.Arbitrary<Record<string, unknown>> {
-  const body = sample(op.body!.schema as never, { quiet: true, skipNonRequired: false, enablePatterns: true }, spec) as Record<string, unknown>;
+  const body = sample(
+    op.body!.schema as never,
+    { quiet: true, skipNonRequired: false, enablePatterns: true },
+    spec,
+  ) as Record<string, unknown>;
   const fields = op.fields.filter((f) => f.in === 'body');
   const real = Object.fromEntries(
-    fields.map((f) => [f.name, dataDependent(op, f, fixture) ?? fc.constant(body[f.name])] as const).filter(([k]) => k in body),
+    fields
+      .map((f) => [f.name, dataDependent(op, f, fixture) ?? fc.constant(body[f.name])] as const)
+      .filter(([k]) => k in body),
   );
   return fc.record(real);
 }
@@ -313,19 +400,47 @@ function sampledBody(op: Operation, fixture: Fixture): fc.Arbitrary<Record<strin
  * query parameters, and a body (JSON or form) from its schema, or now and then its documented sample.
  */
 export function validDraft(op: Operation, fixture: Fixture): fc.Arbitrary<Draft> {
-  const encoding = op.body ? fc.constantFrom('json' as const, 'form' as const) : fc.constant('json' as const);
-  return encoding.chain((enc) => {
-    const arb = (f: Field) => dataDependent(op, f, fixture) ?? valueArb(f.schema, { encoding: enc, required: f.required });
-    const group = (where: Field['in']) => {
-      const fields = op.fields.filter((f) => f.in === where);
-      return fc.record(Object.fromEntries(fields.map((f) => [f.name, arb(f)])), {
-        requiredKeys: fields.filter((f) => f.required).map((f) => f.name),
-      });
-    };
-    const bodyArb = op.body
-      ? fc.oneof({ weight: 4, arbitrary: group('body') }, { weight: 1, arbitrary: sampledBody(op, fixture) })
-      : fc.constant(undefined);
-    return fc.record({ path: group('path'), query: group('query'), headers: group('header'), body: bodyArb }).map(({ path, query, headers, body }) => {
+  return fc.oneof(
+    ...(op.body ? (['json', 'form'] as const) : (['json'] as const)).map((enc) =>
+      draftArb(op, fixture, enc),
+    ),
+  );
+}
+
+const drafts = new WeakMap<Fixture, Map<string, fc.Arbitrary<Draft>>>();
+
+/** The valid drafts of one encoding, built once per fixture and operation (building is the slow part). */
+function draftArb(op: Operation, fixture: Fixture, enc: 'json' | 'form'): fc.Arbitrary<Draft> {
+  if (!drafts.has(fixture)) drafts.set(fixture, new Map());
+  const cache = drafts.get(fixture)!;
+  const key = `${op.operationId} ${enc}`;
+  if (!cache.has(key)) cache.set(key, buildDraftArb(op, fixture, enc));
+  return cache.get(key)!;
+}
+
+function buildDraftArb(op: Operation, fixture: Fixture, enc: 'json' | 'form'): fc.Arbitrary<Draft> {
+  const arb = (f: Field) =>
+    dataDependent(op, f, fixture) ?? valueArb(f.schema, { encoding: enc, required: f.required });
+  const group = (where: Field['in']) => {
+    const fields = op.fields.filter((f) => f.in === where);
+    return fc.record(Object.fromEntries(fields.map((f) => [f.name, arb(f)])), {
+      requiredKeys: fields.filter((f) => f.required).map((f) => f.name),
+    });
+  };
+  const bodyArb = op.body
+    ? fc.oneof(
+        { weight: 4, arbitrary: group('body') },
+        { weight: 1, arbitrary: sampledBody(op, fixture) },
+      )
+    : fc.constant(undefined);
+  return fc
+    .record({
+      path: group('path'),
+      query: group('query'),
+      headers: group('header'),
+      body: bodyArb,
+    })
+    .map(({ path, query, headers, body }) => {
       // Both cursors at once is an error of its own (a mutation below), not a valid page.
       if (query.starting_after !== undefined) delete query.ending_before;
       const draft: Draft = {
@@ -335,17 +450,30 @@ export function validDraft(op: Operation, fixture: Fixture): fc.Arbitrary<Draft>
         headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
       };
       if (body !== undefined) {
-        draft.body = enc === 'json' ? { encoding: 'json', value: body } : { encoding: 'form', pairs: Object.entries(body).flatMap(([k, v]) => toPairs(k, v)) };
+        draft.body =
+          enc === 'json'
+            ? { encoding: 'json', value: body }
+            : {
+                encoding: 'form',
+                pairs: Object.entries(body).flatMap(([k, v]) => toPairs(k, v)),
+              };
       }
       return draft;
     });
-  });
 }
 
 /** Turns a draft into bytes: form pairs percent-encoded, JSON stringified, the path ids encoded. */
-export function render(draft: Draft, label: string, expect: Expectation, param?: string): SpecRequest {
-  const encodePairs = (pairs: Pair[]) => pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
-  const path = draft.op.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(draft.pathParams[name] ?? ''));
+export function render(
+  draft: Draft,
+  label: string,
+  expect: Expectation,
+  param?: string,
+): SpecRequest {
+  const encodePairs = (pairs: Pair[]) =>
+    pairs.map(([k, v]) => `${encodeURIComponent(k)}=${encodeURIComponent(v)}`).join('&');
+  const path = draft.op.path.replace(/\{([^}]+)\}/g, (_m, name: string) =>
+    encodeURIComponent(draft.pathParams[name] ?? ''),
+  );
   const query = encodePairs(draft.query);
   const request: SpecRequest = {
     operationId: draft.op.operationId,
@@ -359,7 +487,8 @@ export function render(draft: Draft, label: string, expect: Expectation, param?:
   const body = draft.body;
   if (body && 'encoding' in body) {
     request.body = body.encoding === 'json' ? JSON.stringify(body.value) : encodePairs(body.pairs);
-    request.contentType = body.encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
+    request.contentType =
+      body.encoding === 'json' ? 'application/json' : 'application/x-www-form-urlencoded';
   } else if (body) {
     request.body = body.raw;
     request.contentType = body.contentType;

@@ -26,6 +26,14 @@ describe('metadata', () => {
       expect(current).to.deep.equal({ a: '1', b: '2' });
     });
 
+    it('refuses a result of more than 50 keys, naming metadata, and allows exactly 50', () => {
+      const fortyNine = Object.fromEntries(Array.from({ length: 49 }, (_, i) => [`k${i}`, 'v']));
+      expect(Object.keys(mergeMetadata(fortyNine, { k49: 'v' }))).to.have.length(50);
+      expect(() => mergeMetadata({ ...fortyNine, k49: 'v' }, { k50: 'v' }))
+        .to.throw(/at most 50 metadata keys/)
+        .with.nested.property('details.param', 'metadata');
+    });
+
     it("cannot be used to change an object's prototype", () => {
       const merged = mergeMetadata({}, JSON.parse('{"__proto__": "x", "constructor": "y"}'));
       expect(Object.getPrototypeOf(merged)).to.equal(Object.prototype);
