@@ -52,7 +52,7 @@ forEachDatabase('customers', (engine) => {
         body: '{"email":"b@example.com"}',
       });
       expect(res.status).to.equal(400);
-      expect((await res.json()).error).to.include({ code: 'parameter_unknown' });
+      expect(((await res.json()) as { error: object }).error).to.include({ code: 'parameter_unknown' });
       expect((await server.api.get(`/v1/customers/${created.id}`)).body).to.include({ email: 'a@example.com', name: 'Ada' });
     });
 
