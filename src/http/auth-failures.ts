@@ -22,7 +22,7 @@
  *   /64, the block a single host is usually given.
  */
 import type { IncomingMessage } from 'node:http';
-import { isIPv4, isIPv6 } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import { LRUCache } from 'lru-cache';
 import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible';
 import type { Database } from '../db/database.js';
@@ -153,26 +153,14 @@ export function clientAddress(req: IncomingMessage, trustProxyHops: number): str
   return addressKey(address);
 }
 
-/** The form an address is counted under. */
+/** The form an address is counted under: IPv4 as it is (IPv4-mapped IPv6 included), IPv6 as its /64. */
 export function addressKey(address: string): string {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address);
-  if (mapped) return mapped[1];
-  if (isIPv4(address) || !isIPv6(address.split('%')[0])) return address;
-  return `${ipv6Groups(address.split('%')[0]).slice(0, 4).join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of an IPv6 address, in hex without leading zeros. */
-function ipv6Groups(address: string): string[] {
-  const width = (groups: string[]) =>
-    groups.reduce((n, group) => n + (group.includes('.') ? 2 : 1), 0);
-  const [head, tail] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const zeros =
-    tail === undefined ? [] : new Array<string>(8 - width(left) - width(right)).fill('0');
-  return [...left, ...zeros, ...right].map((group) =>
-    group.includes('.') ? group : parseInt(group, 16).toString(16),
-  );
+  const bare = address.split('%')[0]; // without an IPv6 zone
+  if (!ipaddr.isValid(bare)) return address;
+  const parsed = ipaddr.process(bare);
+  if (parsed.kind() === 'ipv4') return parsed.toString();
+  const network = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
+  return `${network.join(':')}::/64`;
 }
 
 /**

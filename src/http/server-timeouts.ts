@@ -20,8 +20,8 @@ export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
 const BACKSTOP_MARGIN_MS = 5_000;
 
 /**
- * Sets the server's timeouts against slow and idle clients. Call it right after `listen()`, before
- * the server is listening: Node reads `connectionsCheckingInterval` when listening starts.
+ * Sets the server's timeouts against slow and idle clients. Call it before `listen()`: Node reads
+ * `connectionsCheckingInterval` when listening starts.
  *
  * - `headersTimeout`: a client that has not sent its complete headers in time gets Node's bare
  *   408 and is disconnected (slowloris). No request exists yet, so there is no request id to give.
