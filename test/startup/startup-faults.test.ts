@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
+import YAML from 'yaml';
 import { loadConfig } from '../../src/config.js';
 import { assertEveryOperationBound, handlers } from '../../src/http/handlers.js';
 import { routeOperations } from '../../src/http/routes.js';
@@ -30,6 +31,27 @@ function expectRefusedStart(run: MainRun, line: RegExp): void {
   expect(run.stderr).not.to.match(/^\s+at /m);
   expect(run.stdout).not.to.include('listening');
   expect(run.stdout).not.to.include('webhook worker started');
+}
+
+/**
+ * A copy of the project (sources and contracts; `node_modules` linked) whose spec has one more
+ * operation, `POST /v1/widgets`, than the handler map serves: what a designer has after editing
+ * the spec and before writing the handler.
+ */
+function projectWithExtraOperation(operationId: string): string {
+  const root = path.resolve(import.meta.dirname, '../..');
+  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'missing-handler-'));
+  for (const entry of ['src', 'generated', 'graphql', 'openapi', 'package.json', 'tsconfig.json']) {
+    fs.cpSync(path.join(root, entry), path.join(copy, entry), { recursive: true });
+  }
+  fs.symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+  const specFile = path.join(copy, 'openapi/openapi.yaml');
+  const spec = YAML.parse(fs.readFileSync(specFile, 'utf8')) as { paths: Record<string, unknown> };
+  spec.paths['/v1/widgets'] = {
+    post: { operationId, security: [{ apiKey: [] }], responses: { '200': { description: 'The widget.' } } },
+  };
+  fs.writeFileSync(specFile, YAML.stringify(spec));
+  return copy;
 }
 
 /** A port on 127.0.0.1 held by another listener for the test's duration. */
@@ -190,6 +212,21 @@ describe('every operation of the spec has a handler (the start-up check)', () =>
     expect(describeStartupFailure(failure)).to.equal(
       'cannot serve the spec: the spec has operations without a handler in src/http/handlers.ts: listRefunds, retrieveRefund',
     );
+  });
+
+  it('refuses `npm start` of a spec with an operation no handler serves, naming it in one line', async function () {
+    this.timeout(120_000);
+    const copy = projectWithExtraOperation('frobnicateWidget');
+    try {
+      const run = await runMain({ DATA_DIR: path.join(copy, 'data') }, 60_000, copy);
+      expectRefusedStart(
+        run,
+        /^payments-api: cannot serve the spec: the spec has operations without a handler in src\/http\/handlers\.ts: frobnicateWidget$/,
+      );
+      expect(fs.existsSync(path.join(copy, 'data')), 'no database was created').to.equal(false);
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
   });
 
   it('reports an operation without an operationId by method and path', () => {
