@@ -23,7 +23,7 @@ import { assignRequestId } from './http/request-id.js';
 import { routeOperations } from './http/routes.js';
 import { cacheValidatorRoutePatterns } from './http/validator-route-cache.js';
 import { limitRequestsPerCredential, type RateLimiter } from './http/rate-limit.js';
-import { refuseOversizedBodies, refuseRepeatedHeaders } from './http/request-guards.js';
+import { inviteExpectedBodies, refuseOversizedBodies, refuseRepeatedHeaders } from './http/request-guards.js';
 import { limitBodyTime } from './http/request-timeouts.js';
 import { DEFAULT_HTTP_TIMEOUTS } from './http/server-timeouts.js';
 import { negotiateVersion } from './http/versioning.js';
@@ -104,6 +104,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(refuseRepeatedHeaders);
   app.use(negotiateVersion);
   app.use(authenticateEarly(deps.auth));
+  // Only now, past every check that refuses a request unread, is a waiting client asked for its body.
+  app.use(inviteExpectedBodies);
   // Before bodies and validation, so a refused request costs one counter update and nothing more.
   if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));
   app.use(createGraphQLRouter({ ...deps, trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false }));

@@ -28,6 +28,7 @@ import { createAuthFailureLimiter } from './http/auth-failures.js';
 import { assertEveryOperationBound } from './http/handlers.js';
 import { purgeExpiredKeys } from './http/idempotency.js';
 import { routeOperations } from './http/routes.js';
+import { serveExpectContinue } from './http/request-guards.js';
 import { applyServerTimeouts } from './http/server-timeouts.js';
 import { createLogger, type Logger } from './logger.js';
 import { startMetricsServer } from './metrics/metrics-server.js';
@@ -142,6 +143,7 @@ async function listenApi({ config, target, db, clock, logger, adminDigest, metri
   });
   const server = http.createServer(app);
   applyServerTimeouts(server, config.httpTimeouts);
+  serveExpectContinue(server, app);
   const subscriptions = attachGraphQLSubscriptions(server, { ...shared, rateLimiter });
   track('HTTP server', () => new Promise<void>((resolve) => server.close(() => resolve())));
   track('GraphQL subscriptions', () => subscriptions.close());

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, RequestListener, Server } from 'node:http';
 import type { RequestHandler } from 'express';
 import { ApiError } from '../domain/errors.js';
 import { refuse } from './refusals.js';
@@ -65,3 +65,20 @@ function countOf(raw: string[], lowerName: string): number {
   for (let i = 0; i < raw.length; i += 2) if (raw[i].toLowerCase() === lowerName) count++;
   return count;
 }
+
+/**
+ * Lets the app decide `Expect: 100-continue` (RFC 9110 §10.1.1) instead of Node, which would
+ * invite every body at once: requests that ask are handed to the app like any other, and
+ * `inviteExpectedBodies`, placed after the checks that refuse a request unread (size, repeated
+ * headers, credentials), sends the `100 Continue`. A refused client is told so without having
+ * sent its body.
+ */
+export function serveExpectContinue(server: Server, app: RequestListener): void {
+  server.on('checkContinue', app);
+}
+
+/** Sends `100 Continue` to a request that waits for it (see `serveExpectContinue`). */
+export const inviteExpectedBodies: RequestHandler = (req, res, next) => {
+  if (req.headers.expect?.toLowerCase() === '100-continue' && !res.headersSent) res.writeContinue();
+  next();
+};

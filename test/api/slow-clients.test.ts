@@ -132,6 +132,25 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
       }
     });
 
+    it('answers Expect: 100-continue with the refusal when credentials are wrong, and with 100 Continue when they are right', async () => {
+      const refused = await connect();
+      refused.write(
+        requestHead('POST', '/v1/customers', [JSON_TYPE, ['Expect', '100-continue'], ['Content-Length', '25']]),
+      );
+      // The first thing the client hears is the 401, so it never sends the body.
+      expectEnvelope(await refused.response(BOUND_MS), 401, 'api_key_missing', 'authentication_error');
+
+      const invited = await connect();
+      invited.write(
+        requestHead('POST', '/v1/users', [AUTHORIZATION, JSON_TYPE, ['Expect', '100-continue'], ['Content-Length', '25']]),
+      );
+      expect((await invited.response(BOUND_MS)).status).to.equal(100);
+      invited.write('{"email":"a@example.com"}');
+      const created = await invited.response(BOUND_MS);
+      expect(created.status).to.equal(200);
+      expect(JSON.parse(created.body)).to.include({ object: 'user', email: 'a@example.com' });
+    });
+
     it("answers 401 in GraphQL's shape on /graphql without waiting for the body", async () => {
       const connection = await connect();
       connection.write(

@@ -1,11 +1,12 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import http, { type Server } from 'node:http';
 import { pino } from 'pino';
 import { createApp } from '../../src/app.js';
 import type { Database } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/open-database.js';
 import type { Clock } from '../../src/domain/clock.js';
 import { adminCredentialsDigest, createAuthenticator } from '../../src/http/auth.js';
+import { serveExpectContinue } from '../../src/http/request-guards.js';
 import { createAuthFailureLimiter } from '../../src/http/auth-failures.js';
 import { createAccount } from '../../src/resources/accounts/accounts.service.js';
 import type { DatabaseTarget } from '../../src/db/knex.js';
@@ -109,7 +110,9 @@ export async function startTestServer(
     eventStream,
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = http.createServer(app);
+    serveExpectContinue(s, app);
+    s.listen(0, '127.0.0.1', () => resolve(s));
   });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
