@@ -104,10 +104,10 @@ export function createApp(deps: AppDeps): Express {
   app.use(refuseRepeatedHeaders);
   app.use(negotiateVersion);
   app.use(authenticateEarly(deps.auth));
-  // Only now, past every check that refuses a request unread, is a waiting client asked for its body.
-  app.use(inviteExpectedBodies);
   // Before bodies and validation, so a refused request costs one counter update and nothing more.
   if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));
+  // Only now, past every check that refuses a request unread, is a waiting client asked for its body.
+  app.use(inviteExpectedBodies);
   app.use(createGraphQLRouter({ ...deps, trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false }));
   app.use(createBodyReader(routes));
   // Path and query strictly, like form bodies: NUL refused, `limit=1e1` refused (the validator would coerce it).
