@@ -1,7 +1,6 @@
 import express, { Router, type ErrorRequestHandler, type RequestHandler } from 'express';
 import { GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
-import type { Authenticator } from '../http/auth.js';
 import '../http/request-state.js';
 import { requestIdOf } from '../http/request-id.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
@@ -14,7 +13,6 @@ import { apiErrorResponse, createRequestParamsParser, graphQLErrorResponse } fro
 import { graphQLSchema } from './schema.js';
 
 export interface GraphQLHttpDeps extends GraphQLDeps {
-  auth: Authenticator;
   /** Accept only documents registered as trusted (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
   trustedDocumentsOnly: boolean;
   limits?: GraphQLLimits;
@@ -24,7 +22,7 @@ const ONE_MEGABYTE = 1024 * 1024;
 
 /**
  * `POST /graphql` and `GET /graphql` (queries only), served by graphql-http with the same API keys
- * as REST. Before execution: the persisted document is looked up if the request names one, the
+ * as REST, checked before this router by `authenticateEarly`, which it must follow. Before execution: the persisted document is looked up if the request names one, the
  * document is parsed within the token limit, validated, and held to the depth, cost and alias
  * limits (a 400 that says which); a string holding U+0000, in a literal or a variable, is a 400
  * `parameter_invalid` naming it, as in REST. Execution errors keep the REST error codes; unexpected ones are
@@ -74,7 +72,8 @@ export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
   router.all(
     '/graphql',
     varyOnAccept,
-    authenticate(deps.auth),
+    // No authentication here: authenticateEarly (app.ts) has answered every request to /graphql
+    // without valid credentials (401 in GraphQL's shape) and left the principal of the others.
     express.text({ type: () => true, limit: ONE_MEGABYTE }),
     graphql,
   );
@@ -88,22 +87,6 @@ const varyOnAccept: RequestHandler = (_req, res, next) => {
   res.vary('Accept');
   next();
 };
-
-/** The same API keys as REST; a refusal is a 401 in GraphQL's shape, with the REST reason. */
-function authenticate(auth: Authenticator): RequestHandler {
-  return async (req, res, next) => {
-    const result = await auth.apiKey(req);
-    if (result.ok) {
-      req.principal = result.principal;
-      return next();
-    }
-    res
-      .status(401)
-      .set('WWW-Authenticate', 'Bearer')
-      .type('application/json')
-      .send(JSON.stringify({ errors: [{ message: result.message, extensions: { code: 'UNAUTHENTICATED', reason: result.code } }] }));
-  };
-}
 
 /** A body over 1 MB, or one that cannot be read, answered in GraphQL's shape. */
 const bodyErrors: ErrorRequestHandler = (error: { type?: string; status?: number }, _req, res, next) => {
