@@ -1,14 +1,13 @@
 import type { RequestHandler } from 'express';
 import type { Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
-import type { Authenticator } from './auth.js';
 import { findReplay } from './idempotency.js';
+import './request-state.js';
 import { requestIdOf } from './request-id.js';
 
 export interface ReplayDeps {
   db: Queryable;
   clock: Clock;
-  auth: Authenticator;
   idempotencyTtlSeconds: number;
 }
 
@@ -25,11 +24,11 @@ export interface ReplayDeps {
 export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
   return async (req, res, next) => {
     const key = req.method === 'POST' ? req.headers['idempotency-key'] : undefined;
-    if (typeof key !== 'string' || !req.headers.authorization) return next();
-    const auth = await deps.auth.apiKey(req);
-    if (!auth.ok || auth.principal.kind !== 'account') return next();
+    // The principal that authenticateEarly (mounted before) found; none: refused credentials, or /admin.
+    const principal = req.principal;
+    if (typeof key !== 'string' || principal?.kind !== 'account') return next();
     const { replay, precheck } = await findReplay(deps.db, {
-      accountId: auth.principal.accountId,
+      accountId: principal.accountId,
       key,
       requestId: requestIdOf(res),
       method: 'POST',
