@@ -17,7 +17,10 @@ export function refuse(
   if (req.path !== '/graphql') return next(error);
   for (const [name, value] of Object.entries(error.details.headers ?? {}))
     res.setHeader(name, value);
-  const extensions = apiErrorExtensions(error.toBody(requestIdOf(res)));
-  const body = { errors: [{ message: error.message, extensions }] };
-  res.status(error.status).type('application/json').send(JSON.stringify(body));
+  res.status(error.status).type('application/json').send(JSON.stringify(graphQLRefusal(error, requestIdOf(res))));
+}
+
+/** An `ApiError` in GraphQL's shape: `{"errors": [{message, extensions}]}` carrying the REST code. */
+export function graphQLRefusal(error: ApiError, requestId: string): { errors: object[] } {
+  return { errors: [{ message: error.message, extensions: apiErrorExtensions(error.toBody(requestId)) }] };
 }

@@ -26,7 +26,7 @@ interface Parameter {
 export function readRequestParameters(routes: readonly RouteOperation[]): RequestHandler {
   const spec = loadSpec();
   const coercion = new FormCoercion(spec);
-  const match = createRouteMatcher(routes.map((route) => ({ ...route, querySchemas: querySchemas(spec, route) })));
+  const match = createRouteMatcher(routes.map((route) => ({ ...route, querySchemas: querySchemas(spec, coercion, route) })));
   return (req, _res, next) => {
     const start = req.url.indexOf('?');
     const query = start === -1 ? '' : req.url.slice(start + 1);
@@ -60,22 +60,15 @@ export function readRequestParameters(routes: readonly RouteOperation[]): Reques
 }
 
 /** The schemas of an operation's query parameters (path-level and operation-level), by name. */
-function querySchemas(spec: SpecDocument, route: RouteOperation): Map<string, Schema | undefined> {
+function querySchemas(spec: SpecDocument, coercion: FormCoercion, route: RouteOperation): Map<string, Schema | undefined> {
   const item = spec.paths[route.specPath] as { parameters?: Parameter[] } & Record<string, { parameters?: Parameter[] }>;
   const declared = [...(item.parameters ?? []), ...(item[route.method]?.parameters ?? [])];
   const schemas = new Map<string, Schema | undefined>();
   for (const reference of declared) {
-    const parameter = reference.$ref ? (dereference(spec, reference.$ref) as Parameter) : reference;
+    const parameter = coercion.resolve(reference) as Parameter;
     if (parameter.in === 'query') schemas.set(parameter.name, parameter.schema);
   }
   return schemas;
-}
-
-function dereference(spec: SpecDocument, ref: string): unknown {
-  return ref
-    .slice(2)
-    .split('/')
-    .reduce<unknown>((node, key) => (node as Record<string, unknown>)[key], spec);
 }
 
 function decoded(segment: string): string {

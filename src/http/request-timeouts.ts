@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../domain/errors.js';
-import { apiErrorExtensions } from '../graphql/errors.js';
+import { graphQLRefusal } from './refusals.js';
 import { hasBody } from './request-guards.js';
 import { requestIdOf } from './request-id.js';
 
@@ -39,11 +39,8 @@ function bodyTimedOut(req: Request, res: Response, timeoutMs: number): void {
     'request_timeout',
     `The request body did not arrive within ${timeoutMs / 1000} s of its headers; the connection is closed.`,
   );
-  const body = error.toBody(requestIdOf(res));
-  const payload =
-    req.path === '/graphql'
-      ? { errors: [{ message: error.message, extensions: apiErrorExtensions(body) }] }
-      : { error: body };
+  const requestId = requestIdOf(res);
+  const payload = req.path === '/graphql' ? graphQLRefusal(error, requestId) : { error: error.toBody(requestId) };
   // Written directly: no later step of the pipeline runs for this response (response validation
   // included, which would wait on the body like the rest).
   res.statusCode = error.status;
