@@ -1,6 +1,7 @@
 import path from 'node:path';
+import type { ServiceSettings } from './operations/operations.js';
 import type { RateLimitWindow } from './db/rate-limit-store.js';
-import { authFailuresFromEnv, trustProxyHopsFromEnv, type AuthFailureWindow } from './http/auth-failures.js';
+import { authFailuresFromEnv, trustProxyHopsFromEnv, type AuthFailureWindow } from './auth/auth-failures.js';
 import { httpTimeoutsFromEnv, type HttpTimeouts } from './http/server-timeouts.js';
 import { parseRetrySchedule } from './webhooks/retry-policy.js';
 
@@ -68,12 +69,6 @@ export interface Config {
   metricsPort: number | undefined;
   /** Settings the services read (see `ServiceSettings`). */
   settings: ServiceSettings;
-}
-
-/** Settings that change what the services accept, handed to them in the request context. */
-export interface ServiceSettings {
-  /** Allow webhook URLs on loopback and private networks (local development and tests only). */
-  webhookAllowPrivateNetworks: boolean;
 }
 
 function atLeastOne(name: string, value: number): number {

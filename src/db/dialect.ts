@@ -29,7 +29,7 @@ export function forUpdateSkipLocked(dialect: Dialect): string {
   return dialect === 'postgres' ? ' FOR UPDATE SKIP LOCKED' : '';
 }
 
-/** The Postgres channel on which committed events are announced (see src/events/event-notification.ts). */
+/** The Postgres channel on which committed events are announced (see src/resources/events/event-notification.ts). */
 export const EVENTS_CHANNEL = 'payments_events';
 
 /**

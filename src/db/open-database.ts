@@ -1,6 +1,5 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Config } from '../config.js';
 import type { Database } from './database.js';
 import { createKnex, type DatabaseTarget } from './knex.js';
 import { migrationSource } from './migrations/index.js';
@@ -8,7 +7,7 @@ import { PostgresDatabase } from './postgres.js';
 import { SqliteDatabase } from './sqlite.js';
 
 /** The database named by the configuration: Postgres when `DATABASE_URL` is set, else SQLite. */
-export function databaseTarget(config: Pick<Config, 'databaseUrl' | 'dataDir'>): DatabaseTarget {
+export function databaseTarget(config: { databaseUrl?: string; dataDir: string }): DatabaseTarget {
   if (config.databaseUrl) return { kind: 'postgres', url: config.databaseUrl };
   return { kind: 'sqlite', filename: path.join(config.dataDir, 'payments.sqlite') };
 }

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import helmet from 'helmet';
-import { loadSpec, SPEC_PATH } from '../spec.js';
+import { loadSpec, SPEC_PATH } from '../operations/spec.js';
 
 const require = createRequire(import.meta.url);
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));

@@ -1,11 +1,11 @@
-import type { EventStream } from '../events/event-stream.js';
-import type { BinderDeps } from '../http/binder.js';
-import type { RequestContext } from '../http/operations.js';
-import type { Logger } from '../logger.js';
+import type { EventStream } from '../live-events/event-stream.js';
+import type { OperationDeps } from '../operations/run-operation.js';
+import type { RequestContext } from '../operations/operations.js';
+import type { Logger } from '../logging/logger.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** What the GraphQL door needs from the process: the REST binder's dependencies and the live event feed. */
-export interface GraphQLDeps extends BinderDeps {
+export interface GraphQLDeps extends OperationDeps {
   eventStream: EventStream;
   logger: Logger;
 }

@@ -1,19 +1,7 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { isApiError, type ApiError, type ErrorBody } from '../domain/errors.js';
-import type { Logger } from '../logger.js';
-
-/**
- * The extensions of an error that the services reported: the REST error code as `code`, and the
- * other fields a REST client would read in the error envelope.
- */
-export function apiErrorExtensions(body: ErrorBody): Record<string, unknown> {
-  const extensions: Record<string, unknown> = { code: body.code, type: body.type };
-  if (body.param !== undefined) extensions.param = body.param;
-  if (body.decline_code !== undefined) extensions.declineCode = body.decline_code;
-  if (body.charge !== undefined) extensions.charge = body.charge;
-  extensions.requestId = body.request_id;
-  return extensions;
-}
+import type { Logger } from '../logging/logger.js';
+import { apiErrorExtensions } from '../operations/error-extensions.js';
 
 /** An error envelope (a REST handler's error response, maybe replayed) as a GraphQL error. */
 export function errorFromEnvelope(body: { error: ErrorBody }): GraphQLError {

@@ -1,7 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Queryable, SqlValue } from '../db/database.js';
 import { inJsonArray } from '../db/dialect.js';
-import type { RequestContext } from '../http/operations.js';
+import type { RequestContext } from '../operations/operations.js';
 import { toChargeResource, type Charge } from '../resources/charges/charges.mapper.js';
 import { findChargesByIds, type ChargeRow } from '../resources/charges/charges.repo.js';
 import { toCustomerResource, type Customer } from '../resources/customers/customers.mapper.js';

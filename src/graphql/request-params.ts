@@ -4,7 +4,7 @@ import type { Queryable } from '../db/database.js';
 import type { ApiError } from '../domain/errors.js';
 import { findNul, nulError } from '../domain/nul-guard.js';
 import { requestIdOf } from '../http/request-id.js';
-import { apiErrorExtensions } from './errors.js';
+import { apiErrorExtensions } from '../operations/error-extensions.js';
 import { resolveDocument } from './persisted-documents.js';
 
 type Params = Omit<RequestParams, 'query'> & { query?: string; documentId?: string };

@@ -1,11 +1,11 @@
 import type { GraphQLResolveInfo } from 'graphql';
 import { ApiError, type ErrorBody } from '../domain/errors.js';
 import { hasNul, nulError } from '../domain/nul-guard.js';
-import { runOperation } from '../http/binder.js';
-import { handlers } from '../http/handlers.js';
-import { assertValidBody } from '../http/operation-bodies.js';
-import type { Handler, OperationId, OperationInput } from '../http/operations.js';
-import { routeOperations, type RouteOperation } from '../http/routes.js';
+import { runOperation } from '../operations/run-operation.js';
+import { handlers, preflightOf } from '../resources/handlers.js';
+import { assertValidBody } from '../operations/operation-bodies.js';
+import type { Handler, OperationId, OperationInput } from '../operations/operations.js';
+import { routeOperations, type RouteOperation } from '../operations/routes.js';
 import type { GraphQLContext } from './context.js';
 import { errorFromEnvelope } from './errors.js';
 
@@ -53,6 +53,7 @@ export async function callRestOperation<K extends OperationId>(
     operationId,
     method: route.method,
     path: concretePath,
+    preflight: preflightOf(operationId),
   });
   if (response.status !== 200) throw errorFromEnvelope(response.body as { error: ErrorBody });
   return response.body as SuccessBody<K>;

@@ -1,7 +1,7 @@
 import { CloseCode, handleProtocols, makeServer, type ServerOptions } from 'graphql-ws';
 import type { Extra } from 'graphql-ws/use/ws';
 import type { WebSocketServer } from 'ws';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 
 /** How often an idle connection is pinged, and how long its pong may take before it is cut. */
 const KEEP_ALIVE_MS = 12_000;

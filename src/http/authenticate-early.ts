@@ -1,6 +1,6 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError, isApiError } from '../domain/errors.js';
-import type { AuthResult, Authenticator } from './auth.js';
+import type { AuthResult, Authenticator } from '../auth/authenticator.js';
 import { hasBody } from './request-guards.js';
 import './request-state.js';
 import { refuse } from './refusals.js';

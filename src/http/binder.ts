@@ -1,28 +1,18 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import type { Database } from '../db/database.js';
-import type { ServiceSettings } from '../config.js';
-import type { Clock } from '../domain/clock.js';
 import { ApiError } from '../domain/errors.js';
+import type { Handler, OperationId, OperationInput, RequestContext } from '../operations/operations.js';
+import type { RouteOperation } from '../operations/routes.js';
+import { runOperation, type OperationCall, type OperationDeps } from '../operations/run-operation.js';
+import { preflightOf } from '../resources/handlers.js';
 import './request-state.js';
-import { preflightOf } from './handlers.js';
-import { runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
-import type { Handler, OperationId, OperationInput, RequestContext } from './operations.js';
 import { requestIdOf } from './request-id.js';
-import type { RouteOperation } from './routes.js';
-
-export interface BinderDeps {
-  db: Database;
-  clock: Clock;
-  settings: ServiceSettings;
-  idempotencyTtlSeconds: number;
-}
 
 /**
  * The one place that turns HTTP into a handler call and a handler result into HTTP. Reads run on
  * the database; every change runs in one transaction (its events included); a POST with an
  * `Idempotency-Key` runs through the idempotency layer.
  */
-export function bindOperation(route: RouteOperation, handler: Handler<OperationId>, deps: BinderDeps): RequestHandler {
+export function bindOperation(route: RouteOperation, handler: Handler<OperationId>, deps: OperationDeps): RequestHandler {
   return async (req: Request, res: Response) => {
     const principal = req.principal;
     const idempotencyKey = req.get('idempotency-key') ?? null;
@@ -37,56 +27,17 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};
     const input = { path, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
-    const call = { operationId: route.operationId, method: route.method, path: req.path, idempotencyPrecheck: req.idempotencyPrecheck };
+    const call: OperationCall = {
+      operationId: route.operationId,
+      method: route.method,
+      path: req.path,
+      preflight: preflightOf(route.operationId),
+      idempotencyPrecheck: req.idempotencyPrecheck,
+    };
     const { response, replayed } = await runOperation(deps, handler, input, call);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
     send(res, response);
   };
-}
-
-/** Where an operation is being called: which operation, its method, and the path a stored idempotent response is bound to. */
-export interface OperationCall {
-  operationId: OperationId;
-  method: RouteOperation['method'];
-  path: string;
-  /** What the REST door's replay check already found for the `Idempotency-Key`. */
-  idempotencyPrecheck?: KeyPrecheck;
-}
-
-/**
- * Runs one operation as both doors (REST and GraphQL) must: a read on the database; a change in
- * one transaction, its events included; a POST with an `Idempotency-Key` through the idempotency
- * layer, which may answer with the stored response instead (`replayed`).
- */
-export async function runOperation(
-  deps: BinderDeps,
-  handler: Handler<OperationId>,
-  input: OperationInput<OperationId>,
-  call: OperationCall,
-): Promise<{ response: StoredResponse; replayed: boolean }> {
-  const { ctx } = input;
-  if (call.method === 'get') return { response: await handler(input), replayed: false };
-  // Before the transaction, so that what it waits on (DNS) holds no lock and no connection.
-  await preflightOf(call.operationId)?.(input);
-  const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
-  if (call.method === 'post' && ctx.idempotencyKey) {
-    return runIdempotent(
-      deps.db,
-      {
-        accountId: ctx.accountId,
-        key: ctx.idempotencyKey,
-        requestId: ctx.requestId,
-        method: 'POST',
-        path: call.path,
-        body: input.body,
-        nowMs: deps.clock.nowMs(),
-        ttlSeconds: deps.idempotencyTtlSeconds,
-      },
-      execute,
-      call.idempotencyPrecheck,
-    );
-  }
-  return { response: await deps.db.transaction(execute), replayed: false };
 }
 
 function send(res: Response, result: { status: number; body: unknown }): void {

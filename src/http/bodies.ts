@@ -3,7 +3,7 @@ import { ApiError } from '../domain/errors.js';
 import { findNul, nulError } from '../domain/nul-guard.js';
 import { createFormCoercion } from './form-bodies.js';
 import { parseForm } from './form-parser.js';
-import type { RouteOperation } from './routes.js';
+import type { RouteOperation } from '../operations/routes.js';
 
 const BODY_LIMIT = '1mb';
 const FORM_TYPE = 'application/x-www-form-urlencoded';

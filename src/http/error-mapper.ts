@@ -1,7 +1,8 @@
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
-import { ApiError, isApiError, type ErrorCode } from '../domain/errors.js';
-import { unusableCredentials, type SchemeName } from './auth.js';
+import { ApiError, isApiError } from '../domain/errors.js';
+import { violationError, type SchemaViolation } from '../operations/validation-errors.js';
+import { unusableCredentials, type SchemeName } from '../auth/authenticator.js';
 import './request-state.js';
 import { requestIdOf } from './request-id.js';
 
@@ -98,43 +99,23 @@ function authenticationError(req: Request): ApiError {
   return new ApiError(failure.code, failure.message);
 }
 
-/** Turns the validator's first failure into a Stripe-style error naming the parameter. */
+/** Reads the validator's first failure as a schema violation, for the one translator of them. */
 function validationError(items: ValidationItem[]): ApiError {
   const item = items[0] ?? {};
   const location = (item.path ?? '').split('/').filter(Boolean);
   const where = location[0];
   let segments = location.slice(1);
-  let code: ErrorCode = 'parameter_invalid';
-  let message = item.message ?? 'is invalid';
-  const unknown = /must NOT have additional properties|Unknown query parameter/.exec(message);
-  if (item.errorCode?.startsWith('required')) code = 'parameter_missing';
-  if (unknown || item.errorCode?.startsWith('additionalProperties')) code = 'parameter_unknown';
+  const message = item.message ?? 'is invalid';
+  let kind: SchemaViolation['kind'] = 'invalid';
+  if (item.errorCode?.startsWith('required')) kind = 'missing';
+  if (/must NOT have additional properties|Unknown query parameter/.test(message) || item.errorCode?.startsWith('additionalProperties')) {
+    kind = 'unknown';
+  }
   // The validator reports a query parameter by name in its message, and an unknown field as the last segment.
   const quoted = /'([^']+)'/.exec(message);
   if (where === 'query' && quoted && segments.length === 0) segments = [quoted[1]];
-  if (segments.length === 0) {
-    return new ApiError('body_invalid', `Invalid request: ${message}.`);
-  }
-  const param = toFormNotation(where === 'headers' ? [headerName(segments[0])] : segments);
-  if (code === 'parameter_missing') message = `Missing required param: ${param}.`;
-  else if (code === 'parameter_unknown') message = `Received unknown parameter: ${param}.`;
-  else message = `Invalid ${param}: ${message}.`;
-  return new ApiError(code, message, { param });
-}
-
-/** `metadata/order` → `metadata[order]`, the notation of form bodies and payment SDKs. */
-export function toFormNotation(segments: string[]): string {
-  const [first, ...rest] = segments.map((s) => decodeSegment(s.replace(/~1/g, '/').replace(/~0/g, '~')));
-  return first + rest.map((s) => `[${s}]`).join('');
-}
-
-/** A path segment as the client wrote it; a key like `50%` is not URI-encoded, and stays as it is. */
-function decodeSegment(segment: string): string {
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return segment;
-  }
+  if (where === 'headers' && segments.length > 0) segments = [headerName(segments[0])];
+  return violationError({ segments, kind, message });
 }
 
 function headerName(lower: string): string {

@@ -1,8 +1,8 @@
-import { loadSpec } from '../spec.js';
+import { loadSpec } from '../operations/spec.js';
 import type { FormObject } from './form-parser.js';
 import { FormCoercion, type Schema } from './form-values.js';
 import { createRouteMatcher } from './route-matcher.js';
-import type { RouteOperation } from './routes.js';
+import type { RouteOperation } from '../operations/routes.js';
 
 /**
  * Form-encoded bodies (`amount=2000&metadata[order]=6735`) arrive as strings. This turns a parsed

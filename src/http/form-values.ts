@@ -1,6 +1,6 @@
 import { ApiError } from '../domain/errors.js';
 import { formNotation } from '../domain/nul-guard.js';
-import type { SpecDocument } from '../spec.js';
+import type { SpecDocument } from '../operations/spec.js';
 import type { FormValue } from './form-parser.js';
 
 /** The parts of a JSON Schema this step reads. */

@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import type { Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
-import { findReplay } from './idempotency.js';
+import { findReplay } from '../operations/idempotency.js';
 import './request-state.js';
 import { requestIdOf } from './request-id.js';
 

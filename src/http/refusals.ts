@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import type { ApiError } from '../domain/errors.js';
-import { apiErrorExtensions } from '../graphql/errors.js';
+import { apiErrorExtensions } from '../operations/error-extensions.js';
 import { requestIdOf } from './request-id.js';
 
 /**

@@ -1,10 +1,10 @@
 import type { RequestHandler } from 'express';
 import { findNul, hasNul, nulError } from '../domain/nul-guard.js';
-import { loadSpec, type SpecDocument } from '../spec.js';
+import { loadSpec, type SpecDocument } from '../operations/spec.js';
 import { parseForm } from './form-parser.js';
 import { FormCoercion, type Schema } from './form-values.js';
 import { createRouteMatcher } from './route-matcher.js';
-import type { RouteOperation } from './routes.js';
+import type { RouteOperation } from '../operations/routes.js';
 
 interface Parameter {
   $ref?: string;

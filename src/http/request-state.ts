@@ -1,6 +1,6 @@
 import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
-import type { AuthFailure, Principal } from './auth.js';
-import type { KeyPrecheck } from './idempotency.js';
+import type { AuthFailure, Principal } from '../auth/authenticator.js';
+import type { KeyPrecheck } from '../operations/idempotency.js';
 
 /** What the steps before a handler leave on the request. */
 declare global {

@@ -1,4 +1,4 @@
-import type { RouteOperation } from './routes.js';
+import type { RouteOperation } from '../operations/routes.js';
 
 /** An operation matched by method and path, with its path parameters as sent (still percent-encoded). */
 export interface MatchedRoute<T extends RouteOperation> {

@@ -1,7 +1,7 @@
 import type { Request, RequestHandler } from 'express';
 import type { Registry } from 'prom-client';
 import { ApiError } from '../domain/errors.js';
-import type { AuthResult } from '../http/auth.js';
+import type { AuthResult } from '../auth/authenticator.js';
 
 export interface MetricsEndpointOptions {
   registry: Registry;

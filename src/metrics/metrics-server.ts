@@ -3,7 +3,7 @@ import express from 'express';
 import { ApiError } from '../domain/errors.js';
 import { createErrorMapper } from '../http/error-mapper.js';
 import { assignRequestId } from '../http/request-id.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import { serveMetrics, type MetricsEndpointOptions } from './metrics-endpoint.js';
 
 /**

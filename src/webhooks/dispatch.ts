@@ -1,10 +1,10 @@
 import type { Database, Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import { toBoolean } from '../db/dialect.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import { toEventResource } from '../resources/events/events.mapper.js';
 import type { WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
-import { finishAttempt, insertAttempt, recordSucceededAttempts, type DeliveryRow, type DeliveryTargets } from './deliveries.repo.js';
+import { finishAttempt, insertAttempt, recordSucceededAttempts, type DeliveryRow, type DeliveryTargets } from '../resources/webhook-deliveries/webhook-deliveries.repo.js';
 import { nextRetryDelayMs, parseRetryAfter } from './retry-policy.js';
 import type { FailureNotifier } from './failure-notices.js';
 import type { Sender } from './sender.js';

@@ -1,7 +1,7 @@
 import nodemailer from 'nodemailer';
 import type { Queryable } from '../db/database.js';
 import { isUniqueViolation } from '../db/dialect.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 
 /** Tells an account's owner that deliveries to one of its endpoints failed for good. */
 export type FailureNotifier = (

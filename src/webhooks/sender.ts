@@ -2,7 +2,7 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isForbiddenAddress } from './ssrf.js';
+import { isForbiddenAddress } from '../resources/webhook-endpoints/ssrf.js';
 
 /** What one HTTP attempt produced; `status` is absent when no response arrived. */
 export interface SendResult {

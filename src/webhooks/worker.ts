@@ -9,7 +9,7 @@
  *   timeout), so no lease is left behind.
  */
 import { randomBase62 } from '../domain/ids.js';
-import { claimDueDeliveries, loadDeliveryTargets, type DeliveryTargets } from './deliveries.repo.js';
+import { claimDueDeliveries, loadDeliveryTargets, type DeliveryTargets } from '../resources/webhook-deliveries/webhook-deliveries.repo.js';
 import { dispatchDelivery, type DispatchDeps } from './dispatch.js';
 import { batchTransactions } from './transaction-batcher.js';
 

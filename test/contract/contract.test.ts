@@ -1,8 +1,8 @@
 import { expect } from 'chai';
 import { ERROR_CATALOG } from '../../src/domain/errors.js';
-import { handlers } from '../../src/http/handlers.js';
-import { routeOperations } from '../../src/http/routes.js';
-import { loadSpec } from '../../src/spec.js';
+import { handlers } from '../../src/resources/handlers.js';
+import { routeOperations } from '../../src/operations/routes.js';
+import { loadSpec } from '../../src/operations/spec.js';
 
 const spec = loadSpec();
 const schemas = spec.components.schemas as Record<string, { enum?: string[]; description?: string }>;

@@ -30,8 +30,8 @@ describe('typed handlers', function () {
 
   it('fails the typecheck, naming the operation, when a handler is missing or returns what the spec does not declare', async () => {
     const diagnostics = await typecheck(`
-      import type { Handlers } from '../../src/http/operations.js';
-      import { handlers } from '../../src/http/handlers.js';
+      import type { Handlers } from '../../src/operations/operations.js';
+      import { handlers } from '../../src/resources/handlers.js';
       const { retrieveRefund: _missing, ...withoutOne } = handlers;
       export const incomplete = withoutOne satisfies Handlers;
       export const wrongStatus = {

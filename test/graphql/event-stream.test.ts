@@ -2,13 +2,13 @@ import { expect } from 'chai';
 import { pino } from 'pino';
 import type { Database } from '../../src/db/database.js';
 import { openDatabase } from '../../src/db/open-database.js';
-import { createEventStream } from '../../src/events/create-event-stream.js';
-import type { LocalEventStream } from '../../src/events/event-stream.js';
+import { createEventStream } from '../../src/live-events/create-event-stream.js';
+import type { LocalEventStream } from '../../src/live-events/event-stream.js';
 import {
   EventStreamInterruptedError,
   EventStreamUnavailableError,
   SubscriberTooSlowError,
-} from '../../src/events/event-subscription.js';
+} from '../../src/live-events/event-subscription.js';
 import type { Event } from '../../src/resources/events/events.mapper.js';
 import { recordEvent } from '../../src/resources/events/events.service.js';
 import { aCharge, aCustomer } from '../helpers/builders.js';

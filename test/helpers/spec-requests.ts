@@ -7,7 +7,7 @@
  */
 import fc from 'fast-check';
 import { sample } from 'openapi-sampler';
-import { loadSpec } from '../../src/spec.js';
+import { loadSpec } from '../../src/operations/spec.js';
 
 /** The subset of JSON Schema the spec uses. */
 export interface Schema {

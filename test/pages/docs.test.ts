@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
-import { routeOperations } from '../../src/http/routes.js';
-import { loadSpec } from '../../src/spec.js';
+import { routeOperations } from '../../src/operations/routes.js';
+import { loadSpec } from '../../src/operations/spec.js';
 import { browserAvailable, launchBrowser } from '../helpers/browser.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 

@@ -6,8 +6,8 @@ import { expect } from 'chai';
 import pg from 'pg';
 import YAML from 'yaml';
 import { loadConfig } from '../../src/config.js';
-import { assertEveryOperationBound, handlers } from '../../src/http/handlers.js';
-import { routeOperations } from '../../src/http/routes.js';
+import { assertEveryOperationBound, handlers } from '../../src/resources/handlers.js';
+import { routeOperations } from '../../src/operations/routes.js';
 import { describeStartupFailure, startupStage } from '../../src/startup-failure.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess } from '../helpers/api-process.js';
@@ -199,7 +199,7 @@ describe('every operation of the spec has a handler (the start-up check)', () =>
   it('names an operation of the spec that has no handler', () => {
     const routes = [...routeOperations(), { operationId: 'frobnicateWidget', method: 'post', specPath: '/v1/widgets' }];
     expect(() => assertEveryOperationBound(routes)).to.throw(
-      'the spec has operations without a handler in src/http/handlers.ts: frobnicateWidget',
+      'the spec has operations without a handler in src/resources/handlers.ts: frobnicateWidget',
     );
   });
 
@@ -210,7 +210,7 @@ describe('every operation of the spec has a handler (the start-up check)', () =>
       (error: unknown) => error,
     );
     expect(describeStartupFailure(failure)).to.equal(
-      'cannot serve the spec: the spec has operations without a handler in src/http/handlers.ts: listRefunds, retrieveRefund',
+      'cannot serve the spec: the spec has operations without a handler in src/resources/handlers.ts: listRefunds, retrieveRefund',
     );
   });
 

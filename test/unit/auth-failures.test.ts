@@ -6,7 +6,7 @@ import {
   addressKey,
   authFailuresFromEnv,
   clientAddress,
-} from '../../src/http/auth-failures.js';
+} from '../../src/auth/auth-failures.js';
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
   return {

@@ -4,7 +4,7 @@ import { ApiError } from '../../src/domain/errors.js';
 import { findNul, formNotation, nulError } from '../../src/domain/nul-guard.js';
 import { parseForm } from '../../src/http/form-parser.js';
 import { FormCoercion, type Schema } from '../../src/http/form-values.js';
-import { loadSpec } from '../../src/spec.js';
+import { loadSpec } from '../../src/operations/spec.js';
 
 /** The ApiError a call throws, to compare code and param. */
 function thrown(call: () => unknown): ApiError {

@@ -7,7 +7,7 @@ import {
   resolvedAddressProblem,
   webhookUrlProblem,
   type LookupAll,
-} from '../../src/webhooks/ssrf.js';
+} from '../../src/resources/webhook-endpoints/ssrf.js';
 
 /** A resolver that answers from a table, and fails like getaddrinfo for anything else. */
 function fakeLookup(table: Record<string, string[]>): LookupAll {

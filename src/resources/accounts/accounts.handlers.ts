@@ -1,4 +1,4 @@
-import { ok, type Handlers } from '../../http/operations.js';
+import { ok, type Handlers } from '../../operations/operations.js';
 import * as accounts from './accounts.service.js';
 
 export const accountHandlers = {

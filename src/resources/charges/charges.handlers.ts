@@ -1,5 +1,5 @@
 import { ApiError } from '../../domain/errors.js';
-import { ok, type Handlers } from '../../http/operations.js';
+import { ok, type Handlers } from '../../operations/operations.js';
 import { listExpansion, objectExpansion } from '../shared/expansion.js';
 import { chargeExpandableFields } from './charges.expansion.js';
 import * as charges from './charges.service.js';

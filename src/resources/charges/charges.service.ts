@@ -1,7 +1,7 @@
 import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import type { RequestContext } from '../../http/operations.js';
+import type { RequestContext } from '../../operations/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { recordEvent, recordEvents } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';

@@ -1,4 +1,4 @@
-import { ok, type Handlers } from '../../http/operations.js';
+import { ok, type Handlers } from '../../operations/operations.js';
 import { chargeExpandableFields } from '../charges/charges.expansion.js';
 import { listChargesOfCustomer } from '../charges/charges.service.js';
 import { listExpansion } from '../shared/expansion.js';

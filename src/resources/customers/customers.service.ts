@@ -1,7 +1,7 @@
 import { unixSeconds } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import type { RequestContext } from '../../http/operations.js';
+import type { RequestContext } from '../../operations/operations.js';
 import { recordEvent } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';

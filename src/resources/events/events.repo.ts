@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { announcedInsert } from '../../db/dialect.js';
-import { encodeEventNotice } from '../../events/event-notification.js';
+import { encodeEventNotice } from './event-notification.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface EventRow {
@@ -22,7 +22,7 @@ const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
 /**
  * Inserts a change's events (in order, so their `seq` follows it) and, in the same statement,
  * announces them to live subscribers in every process (delivered when, and only if, the
- * transaction commits; see src/events/event-notification.ts).
+ * transaction commits; see src/resources/events/event-notification.ts).
  */
 export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 'seq'>[]): Promise<void> {
   const values = new Array<string>(rows.length).fill(EVENT_VALUES).join(', ');

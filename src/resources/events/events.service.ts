@@ -1,8 +1,8 @@
 import { unixSeconds } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { enqueueDeliveries, readSubscriptions } from '../../webhooks/outbox.js';
-import type { RequestContext } from '../../http/operations.js';
+import { enqueueDeliveries, readSubscriptions } from '../webhook-deliveries/outbox.js';
+import type { RequestContext } from '../../operations/operations.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { findEvent, insertEvents, listEventRows } from './events.repo.js';
 import { toEventResource, type Event, type EventType } from './events.mapper.js';

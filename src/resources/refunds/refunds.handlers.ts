@@ -1,4 +1,4 @@
-import { ok, type Handlers } from '../../http/operations.js';
+import { ok, type Handlers } from '../../operations/operations.js';
 import { listExpansion, objectExpansion } from '../shared/expansion.js';
 import { refundExpandableFields } from './refunds.expansion.js';
 import * as refunds from './refunds.service.js';

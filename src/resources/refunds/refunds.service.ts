@@ -1,7 +1,7 @@
 import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import type { RequestContext } from '../../http/operations.js';
+import type { RequestContext } from '../../operations/operations.js';
 import { addRefundedAmount, findChargeForUpdate } from '../charges/charges.repo.js';
 import { toChargeResource } from '../charges/charges.mapper.js';
 import { recordEvents } from '../events/events.service.js';

@@ -9,7 +9,7 @@
  * page; a field that holds no id (`null`) stays as it is.
  */
 import { ApiError } from '../../domain/errors.js';
-import type { RequestContext } from '../../http/operations.js';
+import type { RequestContext } from '../../operations/operations.js';
 
 /** A field holding an id that can be replaced by the object it names. */
 export interface ExpandableField {

@@ -1,4 +1,4 @@
-import { ok, type Handlers } from '../../http/operations.js';
+import { ok, type Handlers } from '../../operations/operations.js';
 import * as deliveries from './webhook-deliveries.service.js';
 
 export const webhookDeliveryHandlers = {

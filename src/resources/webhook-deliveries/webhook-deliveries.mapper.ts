@@ -1,5 +1,5 @@
 import type { components } from '../../../generated/openapi.js';
-import type { AttemptRow, DeliveryRow } from '../../webhooks/deliveries.repo.js';
+import type { AttemptRow, DeliveryRow } from './webhook-deliveries.repo.js';
 import { toBoolean } from '../../db/dialect.js';
 
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];

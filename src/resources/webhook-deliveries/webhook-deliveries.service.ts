@@ -1,12 +1,12 @@
 import { notFound } from '../../domain/errors.js';
-import type { RequestContext } from '../../http/operations.js';
+import type { RequestContext } from '../../operations/operations.js';
 import {
   deliveriesToReplay,
   findDelivery,
   listAttempts,
   listDeliveryRows,
   requeueDelivery,
-} from '../../webhooks/deliveries.repo.js';
+} from './webhook-deliveries.repo.js';
 import { findWebhookEndpoint } from '../webhook-endpoints/webhook-endpoints.repo.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { allParamsRead } from '../shared/params.js';

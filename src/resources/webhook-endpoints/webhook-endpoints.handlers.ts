@@ -1,4 +1,4 @@
-import { ok, type Handlers, type Preflights } from '../../http/operations.js';
+import { ok, type Handlers, type Preflights } from '../../operations/operations.js';
 import * as endpoints from './webhook-endpoints.service.js';
 
 export const webhookEndpointHandlers = {

@@ -1,8 +1,8 @@
 import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { newId, randomBase62 } from '../../domain/ids.js';
-import type { RequestContext } from '../../http/operations.js';
-import { checkWebhookUrl } from '../../webhooks/ssrf.js';
+import type { RequestContext } from '../../operations/operations.js';
+import { checkWebhookUrl } from './ssrf.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';

@@ -1,9 +1,9 @@
-import type { Queryable, SqlValue } from '../db/database.js';
-import { forUpdateSkipLocked, inJsonArray } from '../db/dialect.js';
+import type { Queryable, SqlValue } from '../../db/database.js';
+import { forUpdateSkipLocked, inJsonArray } from '../../db/dialect.js';
 import { eventsByIds } from '../events/live-events.repo.js';
-import type { EventRow } from '../resources/events/events.repo.js';
-import type { WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
-import { fetchPage, type PageParams } from '../resources/shared/pagination.js';
+import type { EventRow } from '../events/events.repo.js';
+import type { WebhookEndpointRow } from '../webhook-endpoints/webhook-endpoints.repo.js';
+import { fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface DeliveryRow {
   seq: number;

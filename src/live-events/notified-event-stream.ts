@@ -1,10 +1,10 @@
 import type { Database } from '../db/database.js';
 import { EVENTS_CHANNEL } from '../db/dialect.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Event } from '../resources/events/events.mapper.js';
 import type { LocalEventStream } from './event-stream.js';
-import { decodeEventNotice, type EventNotice } from './event-notification.js';
-import { eventsByIds } from './live-events.repo.js';
+import { decodeEventNotice, type EventNotice } from '../resources/events/event-notification.js';
+import { eventsByIds } from '../resources/events/live-events.repo.js';
 import { startPostgresListener, type PostgresListener } from './postgres-listener.js';
 import { SubscriberRegistry } from './subscriber-registry.js';
 import { EventStreamInterruptedError, EventStreamUnavailableError } from './event-subscription.js';

@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/database.js';
-import { newId } from '../domain/ids.js';
-import { insertDelivery } from './deliveries.repo.js';
+import type { Queryable } from '../../db/database.js';
+import { newId } from '../../domain/ids.js';
+import { insertDelivery } from './webhook-deliveries.repo.js';
 
 /** Which of an account's enabled endpoints an event type goes to (`*` subscribes to all). */
 export type Subscriptions = (type: string) => string[];

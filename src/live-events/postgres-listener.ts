@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 
 /** A LISTEN connection that stays up. */
 export interface PostgresListener {

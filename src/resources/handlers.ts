@@ -1,13 +1,13 @@
-import { accountHandlers } from '../resources/accounts/accounts.handlers.js';
-import { chargeHandlers } from '../resources/charges/charges.handlers.js';
-import { customerHandlers } from '../resources/customers/customers.handlers.js';
-import { eventHandlers } from '../resources/events/events.handlers.js';
-import { orderHandlers } from '../resources/orders/orders.handlers.js';
-import { refundHandlers } from '../resources/refunds/refunds.handlers.js';
-import { userHandlers } from '../resources/users/users.handlers.js';
-import { webhookDeliveryHandlers } from '../resources/webhook-deliveries/webhook-deliveries.handlers.js';
-import { webhookEndpointHandlers, webhookEndpointPreflights } from '../resources/webhook-endpoints/webhook-endpoints.handlers.js';
-import type { Handlers, MissingHandlers, OperationId, Preflight, Preflights } from './operations.js';
+import { accountHandlers } from './accounts/accounts.handlers.js';
+import { chargeHandlers } from './charges/charges.handlers.js';
+import { customerHandlers } from './customers/customers.handlers.js';
+import { eventHandlers } from './events/events.handlers.js';
+import { orderHandlers } from './orders/orders.handlers.js';
+import { refundHandlers } from './refunds/refunds.handlers.js';
+import { userHandlers } from './users/users.handlers.js';
+import { webhookDeliveryHandlers } from './webhook-deliveries/webhook-deliveries.handlers.js';
+import { webhookEndpointHandlers, webhookEndpointPreflights } from './webhook-endpoints/webhook-endpoints.handlers.js';
+import type { Handlers, MissingHandlers, OperationId, Preflight, Preflights } from '../operations/operations.js';
 
 // An operation of the spec without a handler fails here first, in one short line: "Type 'true' is
 // not assignable to type '"no handler for operation createFoo"'" (tsc sorts diagnostics by file,
@@ -58,6 +58,6 @@ export function assertEveryOperationBound(
     .filter((route) => !route.operationId || typeof map[route.operationId] !== 'function')
     .map((route) => route.operationId ?? `${route.method.toUpperCase()} ${route.specPath} (no operationId)`);
   if (missing.length > 0) {
-    throw new Error(`the spec has operations without a handler in src/http/handlers.ts: ${missing.join(', ')}`);
+    throw new Error(`the spec has operations without a handler in src/resources/handlers.ts: ${missing.join(', ')}`);
   }
 }

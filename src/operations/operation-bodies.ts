@@ -2,8 +2,8 @@ import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.
 import addFormats from 'ajv-formats';
 import { ApiError } from '../domain/errors.js';
 import { findNul, nulError } from '../domain/nul-guard.js';
-import { loadSpec, type SpecOperation } from '../spec.js';
-import { toFormNotation } from './error-mapper.js';
+import { loadSpec, type SpecOperation } from './spec.js';
+import { violationError } from './validation-errors.js';
 import type { OperationId } from './operations.js';
 import { routeOperations } from './routes.js';
 
@@ -39,18 +39,16 @@ export function assertValidBody(operationId: OperationId, body: unknown): void {
   throw toApiError(validate.errors?.[0]);
 }
 
+/** Reads Ajv's failure as a schema violation, for the one translator of them. */
 function toApiError(error: ErrorObject | undefined): ApiError {
   if (!error) return new ApiError('body_invalid', 'Invalid request.');
   const segments = error.instancePath.split('/').filter(Boolean);
+  const message = error.message ?? 'is invalid';
   if (error.keyword === 'required') {
-    const param = toFormNotation([...segments, String(error.params.missingProperty)]);
-    return new ApiError('parameter_missing', `Missing required param: ${param}.`, { param });
+    return violationError({ segments: [...segments, String(error.params.missingProperty)], kind: 'missing', message });
   }
   if (error.keyword === 'additionalProperties') {
-    const param = toFormNotation([...segments, String(error.params.additionalProperty)]);
-    return new ApiError('parameter_unknown', `Received unknown parameter: ${param}.`, { param });
+    return violationError({ segments: [...segments, String(error.params.additionalProperty)], kind: 'unknown', message });
   }
-  if (segments.length === 0) return new ApiError('body_invalid', `Invalid request: ${error.message ?? 'is invalid'}.`);
-  const param = toFormNotation(segments);
-  return new ApiError('parameter_invalid', `Invalid ${param}: ${error.message ?? 'is invalid'}.`, { param });
+  return violationError({ segments, kind: 'invalid', message });
 }

@@ -1,13 +1,6 @@
-import { pino, type Logger } from 'pino';
 import type { RequestHandler } from 'express';
-import { requestIdOf } from './http/request-id.js';
-
-export type { Logger };
-
-/** Structured JSON logs on stdout. */
-export function createLogger(level: string): Logger {
-  return pino({ level, base: undefined, timestamp: pino.stdTimeFunctions.isoTime });
-}
+import type { Logger } from '../logging/logger.js';
+import { requestIdOf } from './request-id.js';
 
 /** One line per request, with its id, once the response is sent (install it only at `info`). */
 export function logRequests(logger: Logger): RequestHandler {

@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { DatabaseTarget } from '../db/knex.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { EventStreamOptions, LocalEventStream } from './event-stream.js';
 import { DEFAULT_SUBSCRIBER_BUFFER } from './event-subscription.js';
 import { NotifiedEventStream } from './notified-event-stream.js';

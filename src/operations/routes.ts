@@ -1,4 +1,4 @@
-import { loadSpec, type SpecOperation } from '../spec.js';
+import { loadSpec, type SpecOperation } from './spec.js';
 import type { OperationId } from './operations.js';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;

@@ -1,6 +1,6 @@
-import type { Queryable } from '../db/database.js';
-import { inJsonArray } from '../db/dialect.js';
-import type { EventRow } from '../resources/events/events.repo.js';
+import type { Queryable } from '../../db/database.js';
+import { inJsonArray } from '../../db/dialect.js';
+import type { EventRow } from './events.repo.js';
 
 /** The `seq` of the newest committed event (0 when there is none). */
 export async function newestEventSeq(db: Queryable): Promise<number> {

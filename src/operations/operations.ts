@@ -1,6 +1,5 @@
 import type { operations } from '../../generated/openapi.js';
 import type { Queryable } from '../db/database.js';
-import type { ServiceSettings } from '../config.js';
 import type { Clock } from '../domain/clock.js';
 
 /**
@@ -10,6 +9,12 @@ import type { Clock } from '../domain/clock.js';
 
 /** Every REST operation of the spec (the 3.1 `webhooks` carry no operationId). */
 export type OperationId = keyof operations;
+
+/** Settings that change what the services accept, handed to them in the request context. */
+export interface ServiceSettings {
+  /** Allow webhook URLs on loopback and private networks (local development and tests only). */
+  webhookAllowPrivateNetworks: boolean;
+}
 
 /** What a handler knows about the request besides its inputs. */
 export interface RequestContext {

@@ -1,9 +1,9 @@
 import type { Database } from '../db/database.js';
-import type { Logger } from '../logger.js';
+import type { Logger } from '../logging/logger.js';
 import type { Event } from '../resources/events/events.mapper.js';
 import type { LocalEventStream } from './event-stream.js';
 import { EventStreamUnavailableError } from './event-subscription.js';
-import { eventsInSeqRange, newestEventSeq } from './live-events.repo.js';
+import { eventsInSeqRange, newestEventSeq } from '../resources/events/live-events.repo.js';
 import { SubscriberRegistry } from './subscriber-registry.js';
 
 /** At most this many `seq` values are read per poll, so that a burst is fanned out in slices. */

@@ -1,0 +1,60 @@
+import type { Database } from '../db/database.js';
+import type { Clock } from '../domain/clock.js';
+import { runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
+import type { Handler, OperationId, OperationInput, Preflight, RequestContext, ServiceSettings } from './operations.js';
+import type { RouteOperation } from './routes.js';
+
+/** What running an operation needs, whichever door it comes through. */
+export interface OperationDeps {
+  db: Database;
+  clock: Clock;
+  settings: ServiceSettings;
+  idempotencyTtlSeconds: number;
+}
+
+/** Where an operation is being called: which operation, its method, and the path a stored idempotent response is bound to. */
+export interface OperationCall {
+  operationId: OperationId;
+  method: RouteOperation['method'];
+  path: string;
+  /** The operation's check before its transaction, if it has one (`Preflight`). */
+  preflight?: Preflight<OperationId>;
+  /** What the REST door's replay check already found for the `Idempotency-Key`. */
+  idempotencyPrecheck?: KeyPrecheck;
+}
+
+/**
+ * Runs one operation as both doors (REST and GraphQL) must: a read on the database; a change in
+ * one transaction, its events included; a POST with an `Idempotency-Key` through the idempotency
+ * layer, which may answer with the stored response instead (`replayed`).
+ */
+export async function runOperation(
+  deps: OperationDeps,
+  handler: Handler<OperationId>,
+  input: OperationInput<OperationId>,
+  call: OperationCall,
+): Promise<{ response: StoredResponse; replayed: boolean }> {
+  const { ctx } = input;
+  if (call.method === 'get') return { response: await handler(input), replayed: false };
+  // Before the transaction, so that what it waits on (DNS) holds no lock and no connection.
+  await call.preflight?.(input);
+  const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
+  if (call.method === 'post' && ctx.idempotencyKey) {
+    return runIdempotent(
+      deps.db,
+      {
+        accountId: ctx.accountId,
+        key: ctx.idempotencyKey,
+        requestId: ctx.requestId,
+        method: 'POST',
+        path: call.path,
+        body: input.body,
+        nowMs: deps.clock.nowMs(),
+        ttlSeconds: deps.idempotencyTtlSeconds,
+      },
+      execute,
+      call.idempotencyPrecheck,
+    );
+  }
+  return { response: await deps.db.transaction(execute), replayed: false };
+}
