@@ -77,11 +77,12 @@ export const resolvers: Resolvers = {
   Customer: {
     charges: async (customer, args, ctx) => {
       const params = toPageParams(args);
-      if (params.starting_after === undefined) {
-        const page = await ctx.loaders.firstChargesOfCustomer.load({ customerId: customer.id, limit: params.limit! });
-        return toConnection({ data: page.charges, has_more: page.hasMore }, params);
-      }
-      return toConnection(await listChargesOfCustomer(ctx.request, customer.id, params), params);
+      // Only a first page (no cursor either way) is batched across the customers of a list.
+      const page =
+        params.starting_after === undefined && params.ending_before === undefined
+          ? await ctx.loaders.firstChargesOfCustomer.load({ customerId: customer.id, limit: params.limit! })
+          : await listChargesOfCustomer(ctx.request, customer.id, params);
+      return toConnection(page, params);
     },
   },
 

@@ -5,6 +5,7 @@ import type { ChargeRow } from './charges.repo.js';
 export type Charge = components['schemas']['Charge'];
 export type ChargeCreateParams = components['schemas']['ChargeCreateParams'];
 export type ChargeUpdateParams = components['schemas']['ChargeUpdateParams'];
+export type PaymentIntent = components['schemas']['PaymentIntent'];
 
 export function toChargeResource(row: ChargeRow): Charge {
   return {
@@ -27,5 +28,21 @@ export function toChargeResource(row: ChargeRow): Charge {
       type: 'card',
       card: { brand: row.card_brand as Charge['payment_method_details']['card']['brand'], last4: row.card_last4 },
     },
+  };
+}
+
+/**
+ * The payment a succeeded charge completes, as `payment_intent.succeeded` carries it. Payment
+ * intents are not stored (no endpoint serves them), so the caller gives each one a new id.
+ */
+export function toPaymentIntent(row: ChargeRow, id: string): PaymentIntent {
+  return {
+    id,
+    object: 'payment_intent',
+    amount: row.amount,
+    currency: row.currency,
+    customer: row.customer_id,
+    latest_charge: row.id,
+    status: 'succeeded',
   };
 }

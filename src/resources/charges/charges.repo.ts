@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { forUpdate, inJsonArray } from '../../db/dialect.js';
-import { fetchPage, type PageParams } from '../shared/pagination.js';
+import { fetchFirstPages, fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface ChargeRow {
   seq: number;
@@ -89,5 +89,20 @@ export function listChargeRows(
         : [],
     },
     page,
+  );
+}
+
+/** The first page of one customer's charges: `limit` newest. */
+export interface CustomerChargesPageKey {
+  customerId: string;
+  limit: number;
+}
+
+/** The first page of each customer's charges, newest first, in one statement whatever their number. */
+export function firstChargesOfCustomers(db: Queryable, accountId: string, pages: readonly CustomerChargesPageKey[]) {
+  return fetchFirstPages<ChargeRow>(
+    db,
+    { table: 'charges', accountId, column: 'customer_id' },
+    pages.map((page) => ({ value: page.customerId, limit: page.limit })),
   );
 }

@@ -9,7 +9,13 @@ import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { findCharge, insertCharge, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
-import { toChargeResource, type Charge, type ChargeCreateParams, type ChargeUpdateParams } from './charges.mapper.js';
+import {
+  toChargeResource,
+  toPaymentIntent,
+  type Charge,
+  type ChargeCreateParams,
+  type ChargeUpdateParams,
+} from './charges.mapper.js';
 import { findTestSource } from './test-sources.js';
 
 /** A charge as created: succeeded, or recorded as failed with why the card was declined. */
@@ -50,18 +56,9 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     await recordEvent(ctx, 'charge.failed', charge);
     return { charge, decline: source.decline };
   }
-  const paymentIntent = {
-    id: newId('paymentIntent'),
-    object: 'payment_intent',
-    amount: charge.amount,
-    currency: charge.currency,
-    customer: charge.customer,
-    latest_charge: charge.id,
-    status: 'succeeded',
-  };
   await recordEvents(ctx, [
     { type: 'charge.succeeded', object: charge },
-    { type: 'payment_intent.succeeded', object: paymentIntent },
+    { type: 'payment_intent.succeeded', object: toPaymentIntent(row, newId('paymentIntent')) },
   ]);
   return { charge };
 }

@@ -1,3 +1,4 @@
+import type { webhooks } from '../../../generated/openapi.js';
 import { unixSeconds } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
@@ -10,37 +11,61 @@ import { toEventResource, type Event, type EventType } from './events.mapper.js'
 /** The API version stamped on every event. */
 export const API_VERSION = '2026-11-01';
 
+/**
+ * The event the spec's `webhooks:` section says is delivered for an event type (an `EventType`
+ * without a webhook there does not compile).
+ */
+type WebhookEvent<T extends EventType> = webhooks[T]['post']['requestBody']['content']['application/json'];
+
+/** The `data` of an event type, as the spec types it. */
+type EventData<T extends EventType> = WebhookEvent<T>['data'];
+
+/**
+ * The object an event of each type carries (`data.object`), as the spec's schema for it: what
+ * {@link recordEvent} must be given for that type (e.g. `Charge` for `charge.succeeded`,
+ * `PaymentIntent` for `payment_intent.succeeded`).
+ */
+export type EventObjects = { [T in EventType]: EventData<T>['object'] };
+
+/** `previous_attributes` for the types whose schema has it (`*.updated`, `charge.refunded`); `never` for the rest. */
+export type PreviousAttributes<T extends EventType> = 'previous_attributes' extends keyof EventData<T>
+  ? EventData<T> extends { previous_attributes?: infer P }
+    ? P
+    : never
+  : never;
+
 /** One event a change records: its type, the object as it is now, and for updates what changed. */
-export interface EventRecord {
-  type: EventType;
-  object: { id: string; object: string };
-  previousAttributes?: object;
-}
+export type EventRecord<T extends EventType = EventType> = {
+  [K in T]: { type: K; object: EventObjects[K]; previousAttributes?: PreviousAttributes<K> };
+}[T];
 
 /**
  * Records an event for a change, with its webhook deliveries (the outbox), on the same connection
  * (so in the same transaction) as the change itself: an event exists if and only if its change
  * was committed, and so do its deliveries.
  */
-export function recordEvent(
+export function recordEvent<T extends EventType>(
   ctx: RequestContext,
-  type: EventType,
-  object: EventRecord['object'],
-  previousAttributes?: object,
+  type: T,
+  object: EventObjects[T],
+  previousAttributes?: PreviousAttributes<T>,
 ): Promise<void> {
-  return recordEvents(ctx, [{ type, object, previousAttributes }]);
+  return recordEvents<T>(ctx, [{ type, object, previousAttributes }]);
 }
 
 /**
  * Records the events of one change, in order, as {@link recordEvent} does; the subscribed endpoints
  * are read once and the events inserted in one statement, whatever their number.
  */
-export async function recordEvents(ctx: RequestContext, events: readonly EventRecord[]): Promise<void> {
+export async function recordEvents<T extends EventType>(
+  ctx: RequestContext,
+  events: readonly EventRecord<T>[],
+): Promise<void> {
   const subscribers = await readSubscriptions(ctx.db, ctx.accountId);
   const created = unixSeconds(ctx.clock);
   const recorded = events.map(({ type, object, previousAttributes }) => {
     const data: Event['data'] = previousAttributes
-      ? { object, previous_attributes: previousAttributes as Record<string, unknown> }
+      ? { object, previous_attributes: previousAttributes }
       : { object };
     const endpointIds = subscribers(type);
     const row = {

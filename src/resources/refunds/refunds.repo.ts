@@ -1,4 +1,5 @@
 import type { Queryable } from '../../db/database.js';
+import { inJsonArray } from '../../db/dialect.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface RefundRow {
@@ -25,6 +26,18 @@ export async function insertRefund(db: Queryable, row: Omit<RefundRow, 'seq'>): 
 
 export function findRefund(db: Queryable, accountId: string, id: string): Promise<RefundRow | undefined> {
   return db.one<RefundRow>('SELECT * FROM refunds WHERE account_id = ? AND id = ?', [accountId, id]);
+}
+
+/** The account's refunds of these charges, newest first, in one statement. */
+export function findRefundsOfCharges(
+  db: Queryable,
+  accountId: string,
+  chargeIds: readonly string[],
+): Promise<RefundRow[]> {
+  return db.all<RefundRow>(
+    `SELECT * FROM refunds WHERE account_id = ? AND ${inJsonArray(db.dialect, 'charge_id')} ORDER BY seq DESC`,
+    [accountId, JSON.stringify(chargeIds)],
+  );
 }
 
 export function listRefundRows(db: Queryable, accountId: string, chargeId: string | undefined, page: PageParams) {

@@ -73,6 +73,44 @@ export async function fetchPage<Row extends { seq: number }>(
   return { rows: pageRows, hasMore };
 }
 
+/** One parent's first page: its rows are those whose filter column equals `value`. */
+export interface FirstPageKey {
+  value: SqlValue;
+  limit: number;
+}
+
+/**
+ * The first pages (newest first, no cursor) of several parents' rows in one statement: a UNION ALL
+ * of one index seek per parent on `(account_id, column, seq)`, so each parent costs what its own
+ * {@link fetchPage} would. Answers one page per key, in the keys' order.
+ */
+export async function fetchFirstPages<Row extends { seq: number }>(
+  db: Queryable,
+  scope: { table: string; accountId: string; column: string },
+  keys: readonly FirstPageKey[],
+): Promise<Array<{ rows: Row[]; hasMore: boolean }>> {
+  if (keys.length === 0) return [];
+  const branches: string[] = [];
+  const params: SqlValue[] = [];
+  keys.forEach((key, i) => {
+    // Each branch is its own subquery so that its ORDER BY and LIMIT apply to it alone.
+    branches.push(
+      `SELECT ${i} AS branch, page${i}.* FROM
+         (SELECT * FROM ${scope.table} WHERE account_id = ? AND ${scope.column} = ?
+          ORDER BY seq DESC LIMIT ?) AS page${i}`,
+    );
+    params.push(scope.accountId, key.value, key.limit + 1);
+  });
+  const rows = await db.all<Row & { branch: number }>(branches.join(' UNION ALL '), params);
+  const byBranch = keys.map((): Row[] => []);
+  for (const { branch, ...row } of rows) byBranch[branch].push(row as unknown as Row);
+  // UNION ALL keeps no order across or within branches: sort each page again.
+  return keys.map((key, i) => {
+    const list = byBranch[i].sort((a, b) => b.seq - a.seq);
+    return { rows: list.slice(0, key.limit), hasMore: list.length > key.limit };
+  });
+}
+
 /** The position (`seq`) of the account's row with a given id. */
 const CURSOR_SEQ = (table: string) => `SELECT seq FROM ${table} WHERE account_id = ? AND id = ?`;
 
@@ -82,7 +120,7 @@ async function requireCursor(db: Queryable, scope: ListScope, param: string, cur
   if (!row) throw new ApiError('parameter_invalid', `No such object: '${cursor}'`, { param });
 }
 
-/** The list envelope of DESIGN §3. */
+/** The list envelope of `docs/conventions.md` (pagination). */
 export function listOf<Row, T>(url: string, page: { rows: Row[]; hasMore: boolean }, map: (row: Row) => T): ListEnvelope<T> {
   return { object: 'list', data: page.rows.map(map), has_more: page.hasMore, url };
 }
