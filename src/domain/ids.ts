@@ -2,7 +2,7 @@ import { randomFillSync } from 'node:crypto';
 
 const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
-/** The id prefixes of every object kind (DESIGN §3). */
+/** The id prefixes of every object kind (docs/conventions.md#ids). */
 export const ID_PREFIX = {
   account: 'acct',
   apiKey: 'key',

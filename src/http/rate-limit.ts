@@ -1,5 +1,5 @@
 /**
- * Rate limits per credential (DESIGN §3), in front of body parsing, validation and idempotency.
+ * Rate limits per credential (docs/conventions.md#rate-limits), in front of body parsing, validation and idempotency.
  *
  * - The counter is keyed by the SHA-256 of the raw `Authorization` value: a raw key never reaches
  *   the store, and every distinct credential (a valid key, a wrong one) has its own allowance.

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 
 /** Where the REST contract lives. */
-export const SPEC_PATH = fileURLToPath(new URL('../openapi/openapi.yaml', import.meta.url));
+export const SPEC_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
 
 /** A parsed OpenAPI document (only the parts this service reads are typed). */
 export interface SpecDocument {

@@ -67,7 +67,7 @@ describe('typed handlers', function () {
         (error: { stdout?: string }) => String(error.stdout),
       );
       const [first] = diagnostics.split('\n');
-      expect(first).to.match(/^src\/http\/handlers\.ts\(\d+,\d+\): error TS2322: /);
+      expect(first).to.match(/^src\/resources\/handlers\.ts\(\d+,\d+\): error TS2322: /);
       expect(first).to.include('"no handler for operation frobnicateWidget"');
       expect(first.length).to.be.below(160);
     } finally {

@@ -22,7 +22,7 @@ export async function aUser(api: ApiClient, params: Record<string, unknown> = {}
   return res.body;
 }
 
-/** Asserts the error envelope of DESIGN §3 and returns its `error` object. */
+/** Asserts the error envelope (docs/conventions.md#errors) and returns its `error` object. */
 export function expectError(
   res: { status: number; body: any; headers: Headers },
   status: number,

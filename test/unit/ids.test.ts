@@ -8,7 +8,7 @@ describe('ids', () => {
     }
   });
 
-  it('uses the prefixes of DESIGN §3', () => {
+  it('uses the prefixes of docs/conventions.md#ids', () => {
     expect(ID_PREFIX).to.include({ customer: 'cus', charge: 'ch', refund: 're', event: 'evt', user: 'usr', order: 'ord', request: 'req' });
   });
 

@@ -1,0 +1,50 @@
+import type { Request, RequestHandler } from 'express';
+import * as OpenApiValidator from 'express-openapi-validator';
+import type { Authenticator } from '../auth/authenticator.js';
+import { loadSpec } from '../operations/spec.js';
+import { securityHandler } from './authenticate-early.js';
+
+/** The validators made in this process, by whether they check responses too. */
+const validators = new Map<boolean, RequestHandler[]>();
+
+/**
+ * express-openapi-validator over the spec: every request (and, when asked, every response) is
+ * checked against it, and the operation it matched is left on the request (`req.openapi`).
+ *
+ * Made once per process and shared by every app built in it: the validator compiles a schema the
+ * first time an operation is called, which costs a hundred milliseconds and more per operation, so
+ * an app built afresh (each test's server) would pay it again. Nothing in it belongs to one app:
+ * the security step asks the authenticator of the app that serves the request (`app.locals`).
+ */
+export function specValidator(validateResponses: boolean): RequestHandler[] {
+  let middleware = validators.get(validateResponses);
+  if (!middleware) {
+    middleware = OpenApiValidator.middleware({
+      apiSpec: structuredClone(loadSpec()) as never,
+      validateApiSpec: true,
+      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
+      validateResponses: validateResponses ? { removeAdditional: false } : false,
+      validateFormats: true,
+      // Match on the URL after versioning rewrote it (Accept: application/vnd.api.v1+json).
+      useRequestUrl: true,
+      validateSecurity: {
+        handlers: {
+          // authenticateEarly has checked the credentials: its verdict is reused.
+          apiKey: securityHandler('account', (req) => authenticatorOf(req).apiKey(req)),
+          adminBasic: securityHandler('admin', (req) => authenticatorOf(req).adminBasic(req)),
+        },
+      },
+    }) as unknown as RequestHandler[];
+    validators.set(validateResponses, middleware);
+  }
+  return middleware;
+}
+
+/** Where `createApp` leaves the app's authenticator for the shared validator's security step. */
+export function setAppAuthenticator(app: { locals: Record<string, unknown> }, auth: Authenticator): void {
+  app.locals.authenticator = auth;
+}
+
+function authenticatorOf(req: Request): Authenticator {
+  return req.app.locals.authenticator as Authenticator;
+}
