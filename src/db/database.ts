@@ -1,4 +1,7 @@
-/** The values a query parameter may take; booleans are stored as 0/1 on SQLite. */
+/**
+ * The values a query parameter may take. Booleans are stored as 0/1 on SQLite; columns declared
+ * `boolean` are read back as `true`/`false` on both engines.
+ */
 export type SqlValue = string | number | boolean | null;
 
 export type Dialect = 'sqlite' | 'postgres';

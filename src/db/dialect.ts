@@ -1,4 +1,4 @@
-import type { Dialect } from './database.js';
+import type { Dialect, Queryable, SqlValue } from './database.js';
 
 /**
  * The one place that knows how SQLite and Postgres differ. Everything else writes SQL that both
@@ -9,11 +9,6 @@ import type { Dialect } from './database.js';
 export function isUniqueViolation(error: unknown): boolean {
   const code = (error as { code?: unknown } | null)?.code;
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
-}
-
-/** SQLite stores booleans as 0/1; Postgres returns real booleans. */
-export function toBoolean(value: unknown): boolean {
-  return value === true || value === 1 || value === '1';
 }
 
 /** The row-locking suffix for a `SELECT` inside a transaction (SQLite locks the whole file). */
@@ -33,20 +28,39 @@ export function forUpdateSkipLocked(dialect: Dialect): string {
 export const EVENTS_CHANNEL = 'payments_events';
 
 /**
- * An INSERT (`insert`, without `RETURNING`) that also announces its rows to the other processes, in
- * one statement: on Postgres one `pg_notify` on {@link EVENTS_CHANNEL} per announced row, delivered
- * when, and only if, the transaction commits, whose payloads are the statement's last `notices`
- * parameters. SQLite has nothing to announce (readers poll the table): the INSERT alone, without
- * the payload parameters.
+ * An INSERT (`insert` with its `params`, without `RETURNING`) that also announces its rows to the
+ * other processes, in one statement: on Postgres one `pg_notify` on {@link EVENTS_CHANNEL} per
+ * notice, delivered when, and only if, the transaction commits (see `commitNotificationsOf`).
+ * SQLite has nothing to announce (readers poll the table): the INSERT alone.
  */
-export function announcedInsert(dialect: Dialect, insert: string, notices: number): { sql: string; takesPayloads: boolean } {
-  if (dialect !== 'postgres') return { sql: insert, takesPayloads: false };
+export function announcedInsert(
+  dialect: Dialect,
+  insert: string,
+  params: readonly SqlValue[],
+  notices: readonly string[],
+): { sql: string; params: readonly SqlValue[] } {
+  if (dialect !== 'postgres') return { sql: insert, params };
   // A data-modifying WITH runs to completion whether or not the query reads it.
-  const payloads = new Array<string>(notices).fill('(?)').join(', ');
+  const payloads = new Array<string>(notices.length).fill('(?)').join(', ');
   return {
     sql: `WITH inserted AS (${insert}) SELECT pg_notify('${EVENTS_CHANNEL}', notice) FROM (VALUES ${payloads}) AS notices(notice)`,
-    takesPayloads: true,
+    params: [...params, ...notices],
   };
+}
+
+/**
+ * Runs `work`, a query that reads the first rows of an index in its order, with the planner told
+ * to walk that index. Postgres plans such a query from its statistics, which lag behind a table
+ * that grew in a burst, and may then bitmap-scan and sort every matching row instead; here it runs
+ * in a transaction of its own with bitmap and sequential scans off for that transaction only.
+ * SQLite's planner walks the index anyway: `work` runs as it is.
+ */
+export function preferringIndexScans<T>(db: Queryable, work: (q: Queryable) => Promise<T>): Promise<T> {
+  if (db.dialect !== 'postgres') return work(db);
+  return db.transaction(async (tx) => {
+    await tx.one("SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)");
+    return work(tx);
+  });
 }
 
 /**

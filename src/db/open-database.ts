@@ -13,6 +13,18 @@ export function databaseTarget(config: { databaseUrl?: string; dataDir: string }
 }
 
 /**
+ * The database for a message or a log line: `SQLite <file>`, or the Postgres URL with its password
+ * replaced by `***` (`DATABASE_URL` when it is not a URL at all).
+ */
+export function describeTarget(target: DatabaseTarget): string {
+  if (target.kind === 'sqlite') return `SQLite ${target.filename}`;
+  if (!URL.canParse(target.url)) return 'DATABASE_URL';
+  const url = new URL(target.url);
+  if (url.password) url.password = '***';
+  return url.toString();
+}
+
+/**
  * Creates a directory and its missing parents, or throws the system's error (ENOTDIR, EACCES, …).
  * Not `mkdirSync(dir, {recursive: true})`: on some kernels (gVisor) that spins forever on a path
  * the kernel refuses with ENOENT, such as one under /proc.

@@ -4,6 +4,13 @@ import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-check
 
 type Statement = BetterSqlite3.Statement<unknown[], unknown>;
 
+/** A prepared statement, with the result columns it reads that are declared `boolean`. */
+interface Prepared {
+  statement: Statement;
+  /** SQLite stores booleans as 0/1: these columns are handed back as `true`/`false`, as Postgres does. */
+  booleans: readonly string[];
+}
+
 /**
  * A write transaction shared by consecutive `transaction` calls (group commit): each call runs in
  * a savepoint of its own, and all of them commit at once.
@@ -43,7 +50,7 @@ const MAX_UNITS_PER_BATCH = 32;
  */
 export class SqliteDatabase implements Database {
   readonly dialect = 'sqlite' as const;
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<string, Prepared>();
   private locked = false;
   private readonly waiters: Waiter[] = [];
   private batch: OpenBatch | undefined;
@@ -119,24 +126,29 @@ export class SqliteDatabase implements Database {
   }
 
   private allNow<T>(sql: string, params?: readonly SqlValue[]): T[] {
-    const statement = this.prepare(sql);
+    const { statement, booleans } = this.prepare(sql);
     const values = bind(params);
-    if (statement.reader) return statement.all(...values) as T[];
-    statement.run(...values);
-    return [];
+    if (!statement.reader) {
+      statement.run(...values);
+      return [];
+    }
+    const rows = statement.all(...values) as Array<Record<string, unknown>>;
+    if (booleans.length > 0) decodeBooleans(rows, booleans);
+    return rows as T[];
   }
 
   private runNow(sql: string, params?: readonly SqlValue[]): number {
-    return this.prepare(sql).run(...bind(params)).changes;
+    return this.prepare(sql).statement.run(...bind(params)).changes;
   }
 
-  private prepare(sql: string): Statement {
-    let statement = this.statements.get(sql);
-    if (!statement) {
-      statement = this.connection.prepare(sql);
-      this.statements.set(sql, statement);
+  private prepare(sql: string): Prepared {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      const statement = this.connection.prepare(sql);
+      prepared = { statement, booleans: statement.reader ? booleanColumns(statement) : [] };
+      this.statements.set(sql, prepared);
     }
-    return statement;
+    return prepared;
   }
 
   /** The open batch, with one more unit; a new one (`BEGIN IMMEDIATE`) if none is open. */
@@ -230,6 +242,27 @@ export class SqliteDatabase implements Database {
         next.resume();
       }
     });
+  }
+}
+
+/**
+ * The result columns declared `boolean` (Knex's `t.boolean`), as SQLite reports them for a column
+ * read directly, through an alias, a subquery or `RETURNING`; an expression has no declared type.
+ */
+function booleanColumns(statement: Statement): string[] {
+  return statement
+    .columns()
+    .filter((column) => column.type?.toLowerCase() === 'boolean')
+    .map((column) => column.name);
+}
+
+/** Turns the 0/1 of boolean columns into `false`/`true` in place (NULL stays null). */
+function decodeBooleans(rows: Array<Record<string, unknown>>, columns: readonly string[]): void {
+  for (const row of rows) {
+    for (const column of columns) {
+      const value = row[column];
+      if (value !== null && value !== undefined) row[column] = Number(value) !== 0;
+    }
   }
 }
 

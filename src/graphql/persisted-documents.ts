@@ -23,7 +23,6 @@ import { createHash } from 'node:crypto';
 import { Kind, parse } from 'graphql';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.js';
-import { toBoolean } from '../db/dialect.js';
 import { systemClock, unixSeconds, type Clock } from '../domain/clock.js';
 
 /** The params graphql-http parsed from the request (query may be absent), before the document is resolved. */
@@ -282,13 +281,8 @@ async function findDocument(db: Queryable, hash: string, trustRequired: boolean)
   const cached = cache.get(hash);
   // Trust only grows: an entry cached as untrusted may have been trusted since, by another process.
   if (cached && (cached.trusted || !trustRequired)) return cached;
-  const row = await db.one<{ document: string; trusted: unknown }>(
-    'SELECT document, trusted FROM graphql_documents WHERE hash = ?',
-    [hash],
-  );
-  if (!row) return undefined;
-  const found = { document: row.document, trusted: toBoolean(row.trusted) };
-  cache.set(hash, found);
+  const found = await db.one<StoredDocument>('SELECT document, trusted FROM graphql_documents WHERE hash = ?', [hash]);
+  if (found) cache.set(hash, found);
   return found;
 }
 

@@ -1,3 +1,4 @@
+import { commitNotificationsOf } from '../db/commit-notifications.js';
 import type { Database } from '../db/database.js';
 import type { DatabaseTarget } from '../db/knex.js';
 import type { Logger } from '../logging/logger.js';
@@ -7,9 +8,10 @@ import { NotifiedEventStream } from './notified-event-stream.js';
 import { PollingEventStream } from './polling-event-stream.js';
 
 /**
- * The live event feed for the process's database: LISTEN/NOTIFY on Postgres (one LISTEN
- * connection, opened now, from the same URL), a poller of the `events` table on SQLite (running
- * only while someone subscribes). Close it before the database.
+ * The live event feed for the process's database: fed by the database's commit notifications
+ * where it has them (Postgres: one LISTEN connection, opened now, to the same URL), else by a
+ * poller of the `events` table (SQLite; running only while someone subscribes). Close it before
+ * the database.
  */
 export function createEventStream(
   db: Database,
@@ -18,8 +20,9 @@ export function createEventStream(
   options: EventStreamOptions = {},
 ): LocalEventStream {
   const bufferLimit = options.bufferLimit ?? DEFAULT_SUBSCRIBER_BUFFER;
-  if (target.kind === 'postgres') {
-    return new NotifiedEventStream(db, target.url, logger, {
+  const notifications = commitNotificationsOf(target);
+  if (notifications) {
+    return new NotifiedEventStream(db, notifications, logger, {
       bufferLimit,
       reconnectDelayMs: options.reconnectDelayMs ?? { initial: 250, max: 10_000 },
     });

@@ -1,11 +1,10 @@
+import type { CommitNotifications, NotificationListener } from '../db/commit-notifications.js';
 import type { Database } from '../db/database.js';
-import { EVENTS_CHANNEL } from '../db/dialect.js';
 import type { Logger } from '../logging/logger.js';
 import type { Event } from '../resources/events/events.mapper.js';
 import type { LocalEventStream } from './event-stream.js';
 import { decodeEventNotice, type EventNotice } from '../resources/events/event-notification.js';
 import { eventsByIds } from '../resources/events/live-events.repo.js';
-import { startPostgresListener, type PostgresListener } from './postgres-listener.js';
 import { SubscriberRegistry } from './subscriber-registry.js';
 import { EventStreamInterruptedError, EventStreamUnavailableError } from './event-subscription.js';
 
@@ -13,9 +12,10 @@ import { EventStreamInterruptedError, EventStreamUnavailableError } from './even
 const FETCH_BATCH = 200;
 
 /**
- * The live feed on Postgres: every process LISTENs on one channel, and `recordEvent` issues a
- * `pg_notify` in the transaction of each change (see event-notification.ts), which Postgres
- * delivers on commit, in commit order, to every listening process.
+ * The live feed where the database announces commits (Postgres: LISTEN/NOTIFY): every process
+ * listens, and `recordEvent` announces the events in the transaction of each change (see
+ * event-notification.ts), which the database delivers on commit, in commit order, to every
+ * listening process.
  *
  * A notification names the event's account, id and type. Only those that someone here wants are
  * fetched (several per query, collected while the previous fetch runs) and fanned out in the
@@ -26,7 +26,7 @@ const FETCH_BATCH = 200;
  */
 export class NotifiedEventStream implements LocalEventStream {
   private readonly registry: SubscriberRegistry;
-  private readonly listener: PostgresListener;
+  private readonly listener: NotificationListener;
   private pending: Array<{ notice: EventNotice; position: number }> = [];
   /** How many notifications this process has received: a subscription receives those after its start. */
   private received = 0;
@@ -38,14 +38,12 @@ export class NotifiedEventStream implements LocalEventStream {
 
   constructor(
     private readonly db: Database,
-    connectionString: string,
+    notifications: CommitNotifications,
     private readonly logger: Logger,
     options: { bufferLimit: number; reconnectDelayMs: { initial: number; max: number } },
   ) {
     this.registry = new SubscriberRegistry(options.bufferLimit);
-    this.listener = startPostgresListener({
-      connectionString,
-      channel: EVENTS_CHANNEL,
+    this.listener = notifications.listen({
       logger,
       reconnectDelayMs: options.reconnectDelayMs,
       onNotification: (payload) => this.noticed(payload),

@@ -1,5 +1,6 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { AttemptObserver, AttemptOutcome } from '../webhooks/dispatch.js';
+import type { AttemptOutcome } from '../webhooks/classify-attempt.js';
+import type { AttemptObserver } from '../webhooks/dispatch.js';
 
 const OUTCOMES: readonly AttemptOutcome[] = ['succeeded', 'failed', 'no_response'];
 

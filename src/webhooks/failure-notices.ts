@@ -2,11 +2,15 @@ import nodemailer from 'nodemailer';
 import type { Queryable } from '../db/database.js';
 import { isUniqueViolation } from '../db/dialect.js';
 import type { Logger } from '../logging/logger.js';
+import type { DisabledBecause } from './record-attempt.js';
 
-/** Tells an account's owner that deliveries to one of its endpoints failed for good. */
+/**
+ * Tells an account's owner that deliveries to one of its endpoints failed for good, or that the
+ * endpoint was disabled (`disabled` says why).
+ */
 export type FailureNotifier = (
   db: Queryable,
-  failure: { accountId: string; endpointId: string; endpointUrl: string; nowMs: number; disabled?: boolean },
+  failure: { accountId: string; endpointId: string; endpointUrl: string; nowMs: number; disabled?: DisabledBecause },
 ) => Promise<void>;
 
 /**
@@ -25,7 +29,7 @@ export function createFailureNotifier(options: { smtpUrl?: string; from: string;
        WHERE d.endpoint_id = ? AND d.status = 'failed' AND d.completed_at >= ? GROUP BY e.type ORDER BY e.type`,
       [failure.endpointId, failure.nowMs - 24 * 3600 * 1000],
     );
-    const message = composeNotice(failure.endpointId, failure.endpointUrl, failed, failure.disabled ?? false);
+    const message = composeNotice(failure.endpointId, failure.endpointUrl, failed, failure.disabled);
     if (!transport || !owner) {
       options.logger.warn({ endpoint: failure.endpointId, to: owner?.email }, message.text);
       return;
@@ -54,11 +58,17 @@ async function claimDay(db: Queryable, endpointId: string, day: string): Promise
   }
 }
 
-function composeNotice(endpointId: string, url: string, failed: Array<{ type: string; n: number }>, disabled: boolean) {
+/** Why an endpoint was disabled, as the notice says it. */
+const DISABLED_BECAUSE: Record<DisabledBecause, string> = {
+  gone: 'It answered 410 Gone, saying it is gone for good',
+  failing: 'Every attempt to reach it has failed for days',
+};
+
+function composeNotice(endpointId: string, url: string, failed: Array<{ type: string; n: number }>, disabled?: DisabledBecause) {
   const total = failed.reduce((sum, row) => sum + Number(row.n), 0);
   const lines = failed.map((row) => `  ${row.type}: ${row.n}`).join('\n');
   const disabledNote = disabled
-    ? `Every attempt to reach it has failed for days, so it has been disabled: no more events are sent to it. ` +
+    ? `${DISABLED_BECAUSE[disabled]}, so it has been disabled: no more events are sent to it. ` +
       `Enable it again with POST /v1/webhook_endpoints/${endpointId} disabled=false.\n\n`
     : '';
   return {

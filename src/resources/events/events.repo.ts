@@ -26,7 +26,6 @@ const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
  */
 export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 'seq'>[]): Promise<void> {
   const values = new Array<string>(rows.length).fill(EVENT_VALUES).join(', ');
-  const { sql, takesPayloads } = announcedInsert(db.dialect, `INSERT INTO events ${EVENT_COLUMNS} VALUES ${values}`, rows.length);
   const params = rows.flatMap((row) => [
     row.id,
     row.account_id,
@@ -38,10 +37,9 @@ export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 
     row.pending_webhooks,
     row.created,
   ]);
-  if (takesPayloads) {
-    for (const row of rows) params.push(encodeEventNotice({ accountId: row.account_id, eventId: row.id, type: row.type }));
-  }
-  await db.run(sql, params);
+  const notices = rows.map((row) => encodeEventNotice({ accountId: row.account_id, eventId: row.id, type: row.type }));
+  const announced = announcedInsert(db.dialect, `INSERT INTO events ${EVENT_COLUMNS} VALUES ${values}`, params, notices);
+  await db.run(announced.sql, announced.params);
 }
 
 export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {

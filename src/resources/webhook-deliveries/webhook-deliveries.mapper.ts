@@ -1,6 +1,5 @@
 import type { components } from '../../../generated/openapi.js';
 import type { AttemptRow, DeliveryRow } from './webhook-deliveries.repo.js';
-import { toBoolean } from '../../db/dialect.js';
 
 export type WebhookDelivery = components['schemas']['WebhookDelivery'];
 export type WebhookAttempt = components['schemas']['WebhookAttempt'];
@@ -32,6 +31,6 @@ function toWebhookAttemptResource(row: AttemptRow): WebhookAttempt {
     response_status: row.response_status,
     response_body: row.response_body,
     error: row.error,
-    manual: toBoolean(row.manual),
+    manual: row.manual,
   };
 }

@@ -1,5 +1,5 @@
-import type { Queryable, SqlValue } from '../../db/database.js';
-import { forUpdateSkipLocked, inJsonArray } from '../../db/dialect.js';
+import type { Queryable } from '../../db/database.js';
+import { forUpdateSkipLocked, inJsonArray, preferringIndexScans } from '../../db/dialect.js';
 import { eventsByIds } from '../events/live-events.repo.js';
 import type { EventRow } from '../events/events.repo.js';
 import type { WebhookEndpointRow } from '../webhook-endpoints/webhook-endpoints.repo.js';
@@ -18,7 +18,8 @@ export interface DeliveryRow {
   lease_until: number | null;
   last_response_status: number | null;
   last_error: string | null;
-  manual_retry: boolean | number;
+  /** Set by a manual retry or replay: the next attempt is recorded as manual. */
+  manual_retry: boolean;
   created: number;
   completed_at: number | null;
 }
@@ -54,17 +55,11 @@ export function claimDueDeliveries(
   db: Queryable,
   claim: { owner: string; nowMs: number; leaseUntil: number; limit: number },
 ): Promise<DeliveryRow[]> {
-  if (db.dialect === 'postgres') {
-    return db.transaction(async (tx) => {
-      // Walk the (status, next_attempt_at) index in order and stop at `limit`. Without this, a
-      // backlog that grew faster than the statistics (a burst, an outage caught up) is planned as
-      // a bitmap scan and a sort of every due row at each claim: measured 8.4 ms instead of 1.7 ms
-      // per claim with 10,000 due, and growing with the backlog.
-      await tx.one("SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)");
-      return claimStatement(tx, claim);
-    });
-  }
-  return claimStatement(db, claim);
+  // Walk the (status, next_attempt_at) index in order and stop at `limit`. Otherwise a backlog
+  // that grew faster than the statistics (a burst, an outage caught up) is planned on Postgres as
+  // a bitmap scan and a sort of every due row at each claim: measured 8.4 ms instead of 1.7 ms per
+  // claim with 10,000 due, and growing with the backlog.
+  return preferringIndexScans(db, (q) => claimStatement(q, claim));
 }
 
 function claimStatement(
@@ -80,74 +75,6 @@ function claimStatement(
      ) RETURNING *`,
     [claim.owner, claim.leaseUntil, claim.nowMs, claim.nowMs, claim.limit],
   );
-}
-
-const INSERT_ATTEMPTS =
-  'INSERT INTO webhook_attempts (delivery_id, account_id, started_at, duration_ms, response_status, response_body, error, manual) VALUES ';
-
-export async function insertAttempt(db: Queryable, attempt: AttemptRow): Promise<void> {
-  await db.run(`${INSERT_ATTEMPTS}(?, ?, ?, ?, ?, ?, ?, ?)`, attemptValues(attempt));
-}
-
-function attemptValues(attempt: AttemptRow): SqlValue[] {
-  return [
-    attempt.delivery_id, attempt.account_id, attempt.started_at, attempt.duration_ms, attempt.response_status,
-    attempt.response_body, attempt.error, attempt.manual,
-  ];
-}
-
-/** A successful attempt of a leased delivery, as the worker records it. */
-export interface SucceededAttempt {
-  attempt: AttemptRow;
-  delivery: { id: string; owner: string; eventId: string };
-  responseStatus: number;
-  completedAt: number;
-}
-
-/**
- * Records successful attempts in three statements however many there are: their attempt rows,
- * their deliveries marked succeeded (only those still leased to the one recording them, as
- * {@link finishAttempt} does), and their events' `pending_webhooks` counted down by the deliveries
- * that did end. `VALUES` columns are `column1…` on both engines; the casts type Postgres's parameters.
- */
-export async function recordSucceededAttempts(tx: Queryable, rows: readonly SucceededAttempt[]): Promise<void> {
-  if (rows.length === 0) return;
-  await tx.run(INSERT_ATTEMPTS + rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', '), rows.flatMap((row) => attemptValues(row.attempt)));
-  const finished = await tx.all<{ event_id: string }>(
-    `UPDATE webhook_deliveries
-     SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = v.column3, last_response_status = v.column4,
-         last_error = NULL, completed_at = v.column3, lease_owner = NULL, lease_until = NULL, manual_retry = ?
-     FROM (VALUES ${rows.map(() => '(?, ?, CAST(? AS BIGINT), CAST(? AS INTEGER))').join(', ')}) AS v
-     WHERE webhook_deliveries.id = v.column1 AND webhook_deliveries.lease_owner = v.column2
-     RETURNING webhook_deliveries.event_id`,
-    [false, ...rows.flatMap((row) => [row.delivery.id, row.delivery.owner, row.completedAt, row.responseStatus])],
-  );
-  const endedPerEvent = new Map<string, number>();
-  for (const { event_id } of finished) endedPerEvent.set(event_id, (endedPerEvent.get(event_id) ?? 0) + 1);
-  if (endedPerEvent.size === 0) return;
-  await tx.run(
-    `UPDATE events
-     SET pending_webhooks = CASE WHEN pending_webhooks > v.column2 THEN pending_webhooks - v.column2 ELSE 0 END
-     FROM (VALUES ${[...endedPerEvent].map(() => '(?, CAST(? AS INTEGER))').join(', ')}) AS v
-     WHERE events.id = v.column1`,
-    [...endedPerEvent].flat(),
-  );
-}
-
-/** Records the outcome of the leased attempt; false when the lease was lost meanwhile. */
-export async function finishAttempt(
-  db: Queryable,
-  delivery: { id: string; owner: string },
-  outcome: Pick<DeliveryRow, 'status' | 'next_attempt_at' | 'last_response_status' | 'last_error' | 'completed_at'>,
-): Promise<boolean> {
-  const changed = await db.run(
-    `UPDATE webhook_deliveries
-     SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_response_status = ?, last_error = ?,
-         completed_at = ?, lease_owner = NULL, lease_until = NULL, manual_retry = ?
-     WHERE id = ? AND lease_owner = ?`,
-    [outcome.status, outcome.next_attempt_at, outcome.last_response_status, outcome.last_error, outcome.completed_at, false, delivery.id, delivery.owner],
-  );
-  return changed === 1;
 }
 
 export function findDelivery(db: Queryable, accountId: string, id: string): Promise<DeliveryRow | undefined> {

@@ -1,25 +1,9 @@
 import pg from 'pg';
-import type { Logger } from '../logging/logger.js';
+import type { ListenOptions, NotificationListener } from './commit-notifications.js';
 
-/** A LISTEN connection that stays up. */
-export interface PostgresListener {
-  /** Resolves once the first LISTEN is in place. */
-  readonly ready: Promise<void>;
-  /** Whether the LISTEN is in place now (false while reconnecting). */
-  readonly listening: boolean;
-  close(): Promise<void>;
-}
-
-export interface PostgresListenerOptions {
+export interface PostgresListenerOptions extends ListenOptions {
   connectionString: string;
   channel: string;
-  logger: Logger;
-  /** Called with each notification's payload, in commit order. */
-  onNotification(payload: string | undefined): void;
-  /** Called when an established LISTEN is lost: notifications are missed until it is back. */
-  onDropped?(): void;
-  /** The first and the longest wait before reconnecting; the wait doubles in between, with ±20% jitter. */
-  reconnectDelayMs: { initial: number; max: number };
 }
 
 /**
@@ -29,7 +13,7 @@ export interface PostgresListenerOptions {
  * are listening), so every failed attempt is logged at `warn` until it is back, with how long it
  * has been down.
  */
-export function startPostgresListener(options: PostgresListenerOptions): PostgresListener {
+export function startPostgresListener(options: PostgresListenerOptions): NotificationListener {
   const { logger, channel } = options;
   let client: pg.Client | undefined;
   let listening = false;
