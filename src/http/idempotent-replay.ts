@@ -1,25 +1,22 @@
 import type { RequestHandler } from 'express';
 import type { Queryable } from '../db/database.js';
-import type { Clock } from '../domain/clock.js';
-import { findReplay } from '../operations/idempotency.js';
+import { findReplay, idempotentPost, type IdempotencySettings } from '../operations/idempotency.js';
 import './request-state.js';
 import { requestIdOf } from './request-id.js';
 
-export interface ReplayDeps {
+export interface ReplayDeps extends IdempotencySettings {
   db: Queryable;
-  clock: Clock;
-  idempotencyTtlSeconds: number;
 }
 
 /**
- * Answers a repeated idempotent POST from its stored response before request validation, so that a
- * client retrying (the common case after a timeout) costs no more than a read. Only an exact
- * repeat qualifies: same account, key, path and body as a request that completed. Anything else
- * (a first request, one still running, another body, bad credentials) goes on down the pipeline,
- * where validation and the idempotency layer decide it in full; what was found is left on the
- * request (the fingerprint, and whether the key was unused), so that it is not looked up twice.
+ * The REST door's adapter over idempotency's replay stage (src/operations/idempotency.ts): an
+ * exact repeat of a completed idempotent POST is answered from its stored response before request
+ * validation, so that a client retrying (the common case after a timeout) costs no more than a
+ * read. Anything else goes on down the pipeline with what the stage found left on the request
+ * (`idempotencyPrecheck`), for the binder to hand to the operation.
  *
- * Mounted after the body reader: the body it compares is the one the handler would get.
+ * Mounted after the body reader, so the body compared is the one the handler would get, and
+ * after the early authentication, whose principal names the account.
  */
 export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
   return async (req, res, next) => {
@@ -27,16 +24,9 @@ export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
     // The principal that authenticateEarly (mounted before) found; none: refused credentials, or /admin.
     const principal = req.principal;
     if (typeof key !== 'string' || principal?.kind !== 'account') return next();
-    const { replay, precheck } = await findReplay(deps.db, {
-      accountId: principal.accountId,
-      key,
-      requestId: requestIdOf(res),
-      method: 'POST',
-      path: req.path,
-      body: req.body ?? {},
-      nowMs: deps.clock.nowMs(),
-      ttlSeconds: deps.idempotencyTtlSeconds,
-    });
+    const post = { key, accountId: principal.accountId, requestId: requestIdOf(res), path: req.path, body: req.body ?? {} };
+    const request = idempotentPost(deps, post);
+    const { replay, precheck } = await findReplay(deps.db, request);
     if (!replay) {
       req.idempotencyPrecheck = precheck;
       return next();

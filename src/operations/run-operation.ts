@@ -1,6 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
-import { runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
+import { idempotentPost, runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, Preflight, RequestContext, ServiceSettings } from './operations.js';
 import type { RouteOperation } from './routes.js';
 
@@ -40,21 +40,9 @@ export async function runOperation(
   await call.preflight?.(input);
   const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
   if (call.method === 'post' && ctx.idempotencyKey) {
-    return runIdempotent(
-      deps.db,
-      {
-        accountId: ctx.accountId,
-        key: ctx.idempotencyKey,
-        requestId: ctx.requestId,
-        method: 'POST',
-        path: call.path,
-        body: input.body,
-        nowMs: deps.clock.nowMs(),
-        ttlSeconds: deps.idempotencyTtlSeconds,
-      },
-      execute,
-      call.idempotencyPrecheck,
-    );
+    const { accountId, idempotencyKey: key, requestId } = ctx;
+    const request = idempotentPost(deps, { accountId, key, requestId, path: call.path, body: input.body });
+    return runIdempotent(deps.db, request, execute, call.idempotencyPrecheck);
   }
   return { response: await deps.db.transaction(execute), replayed: false };
 }

@@ -5,6 +5,7 @@ import { expectError } from '../helpers/builders.js';
 import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { graphql } from '../helpers/graphql-client.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
@@ -272,6 +273,38 @@ forEachDatabase('idempotency', (engine) => {
       const res = await server.api.post('/v1/charges', CHARGE, { headers: { 'Idempotency-Key': 'two words' } });
       expectError(res, 400, 'parameter_invalid', 'Idempotency-Key');
     });
+
+    it('is the same rule through GraphQL, refused with the same words, as header or as argument', async () => {
+      const document = `mutation ($input: CreateChargeInput!, $key: String) { createCharge(input: $input, idempotencyKey: $key) { id } }`;
+      for (const key of ['k'.repeat(256), 'two words', 'clé']) {
+        const rest = await server.api.post('/v1/charges', CHARGE, { headers: { 'Idempotency-Key': key } });
+        const restError = expectError(rest, 400, 'parameter_invalid', 'Idempotency-Key');
+        const viaHeader = await graphql(server.url, server.api.apiKey, document, { input: CHARGE }, { headers: { 'Idempotency-Key': key } });
+        expect(viaHeader.body.errors![0], key).to.deep.include({ message: restError.message });
+        expect(viaHeader.body.errors![0].extensions).to.include({ code: 'parameter_invalid', param: 'Idempotency-Key' });
+        const viaArgument = await graphql(server.url, server.api.apiKey, document, { input: CHARGE, key });
+        expect(viaArgument.body.errors![0].extensions).to.include({ code: 'parameter_invalid', param: 'idempotencyKey' });
+      }
+      expect(await chargeIds(server.api)).to.deep.equal([]);
+    });
+  });
+
+  it('treats a row left `running` by an earlier version as a free key', async () => {
+    const earlier = await server.api.post('/v1/charges', CHARGE);
+    const account = await server.db.one<{ account_id: string }>('SELECT account_id FROM charges WHERE id = ?', [earlier.body.id]);
+    // Earlier versions committed the key as `running` before executing, with no response.
+    await server.db.run(
+      `INSERT INTO idempotency_keys (account_id, key, request_method, request_path, request_hash, state, created, locked_at)
+       VALUES (?, 'legacy', 'POST', '/v1/charges', 'f00d', 'running', ?, ?)`,
+      [account!.account_id, Math.floor(server.clock.nowMs() / 1000), server.clock.nowMs()],
+    );
+    const res = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'legacy' });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    expectNotReplayed(res);
+    expectReplayed(await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'legacy' }), res);
+    expect(await chargeIds(server.api)).to.deep.equal([res.body.id, earlier.body.id]);
+    const states = await server.db.all<{ state: string }>("SELECT state FROM idempotency_keys WHERE key = 'legacy'");
+    expect(states).to.deep.equal([{ state: 'done' }]);
   });
   describe('across API processes over one database', () => {
     const apiKey = 'sk_test_idempotencyscaleout';

@@ -1,0 +1,62 @@
+import type { Queryable } from '../../db/database.js';
+import { isApiError } from '../../domain/errors.js';
+import { claimAcrossProcesses, claimInProcess, keyInUse } from './claim.js';
+import { requestFingerprint, type IdempotentRequest } from './idempotent-request.js';
+import type { KeyPrecheck } from './replay.js';
+import { answerOfKey, storeAnswer, type StoredResponse } from './store.js';
+
+/** Thrown inside the transaction when another request stored this key first; never leaves this file. */
+const KEY_TAKEN = Symbol('idempotency key taken');
+
+/**
+ * Runs `execute` once per key; returns its response, or the stored one with `replayed: true`.
+ *
+ * Claims the key in this process, then, in one transaction, claims it across processes, reads it
+ * (a stored answer is replayed), executes and stores the answer: the operation's writes and the
+ * key's row commit together or not at all. The row is written once, after the operation,
+ * by an INSERT that only one transaction can make: if another made it first (a copy that committed
+ * after this one's read), this one's writes are rolled back and the stored answer is given instead.
+ * `precheck`, from the replay stage (`findReplay`) on the same request, spares the fingerprint
+ * and, for a key that had no row, the read.
+ */
+export async function runIdempotent(
+  db: Queryable,
+  request: IdempotentRequest,
+  execute: (tx: Queryable) => Promise<StoredResponse>,
+  precheck?: KeyPrecheck,
+): Promise<{ response: StoredResponse; replayed: boolean }> {
+  const fingerprint = precheck?.fingerprint ?? requestFingerprint(request);
+  const release = claimInProcess(db, request);
+  let refusal: unknown;
+  try {
+    return await db.transaction(async (tx) => {
+      await claimAcrossProcesses(tx, request);
+      const stored = precheck?.keyWasUnused ? undefined : await answerOfKey(tx, request, fingerprint);
+      if (stored) return { response: stored, replayed: true };
+      let response: StoredResponse;
+      try {
+        response = await execute(tx);
+      } catch (error) {
+        refusal = error;
+        throw error;
+      }
+      if (!(await storeAnswer(tx, request, fingerprint, response))) throw KEY_TAKEN;
+      return { response, replayed: false };
+    });
+  } catch (error) {
+    // The operation's writes were rolled back. A key that another request took meanwhile holds
+    // that request's answer; an expected refusal of the operation is the answer to this key from
+    // now on; anything else leaves the key free for a retry.
+    if (error === KEY_TAKEN) {
+      const stored = await answerOfKey(db, request, fingerprint);
+      if (stored) return { response: stored, replayed: true };
+      throw keyInUse();
+    }
+    if (error === refusal && isApiError(error)) {
+      await storeAnswer(db, request, fingerprint, { status: error.status, body: { error: error.toBody(request.requestId) } });
+    }
+    throw error;
+  } finally {
+    release();
+  }
+}
