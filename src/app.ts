@@ -1,5 +1,4 @@
 import express, { type Express } from 'express';
-import * as OpenApiValidator from 'express-openapi-validator';
 import helmet from 'helmet';
 import type { Registry } from 'prom-client';
 import type { ServiceSettings } from './operations/operations.js';
@@ -11,7 +10,7 @@ import type { EventStream } from './live-events/event-stream.js';
 import { createGraphQLRouter } from './graphql/http-handler.js';
 import type { Clock } from './domain/clock.js';
 import type { Authenticator } from './auth/authenticator.js';
-import { authenticateEarly, securityHandler } from './http/authenticate-early.js';
+import { authenticateEarly } from './http/authenticate-early.js';
 import { bindOperation, dispatchOperations } from './http/binder.js';
 import { createErrorMapper, lastResortErrorHandler } from './http/error-mapper.js';
 import { createBodyReader } from './http/bodies.js';
@@ -32,7 +31,7 @@ import { logRequests } from './http/request-logging.js';
 import { measureRequests } from './metrics/measure-requests.js';
 import { serveMetrics } from './metrics/metrics-endpoint.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
-import { loadSpec } from './operations/spec.js';
+import { setAppAuthenticator, specValidator } from './http/spec-validator.js';
 
 export interface AppDeps {
   db: Database;
@@ -115,24 +114,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(readRequestParameters(routes));
   app.use(replayIdempotentRequests(deps));
   cacheValidatorRoutePatterns();
-  app.use(
-    OpenApiValidator.middleware({
-      apiSpec: structuredClone(loadSpec()) as never,
-      validateApiSpec: true,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
-      validateResponses: deps.validateResponses ? { removeAdditional: false } : false,
-      validateFormats: true,
-      // Match on the URL after versioning rewrote it (Accept: application/vnd.api.v1+json).
-      useRequestUrl: true,
-      validateSecurity: {
-        handlers: {
-          // authenticateEarly has checked the credentials: its verdict is reused.
-          apiKey: securityHandler('account', deps.auth.apiKey),
-          adminBasic: securityHandler('admin', deps.auth.adminBasic),
-        },
-      },
-    }),
-  );
+  setAppAuthenticator(app, deps.auth);
+  app.use(specValidator(deps.validateResponses));
   const bound = new Map(
     routes.map((route) => [route.operationId, bindOperation(route, handlers[route.operationId] as Handler<OperationId>, deps)]),
   );

@@ -1,8 +1,10 @@
 /**
  * Why the process could not start, as one line for stderr (`payments-api: <what>: <why>`): each
  * start-up stage says what it was doing (`startupStage`), and the system's, the driver's or the
- * configuration's error says why, in words rather than a stack.
+ * configuration's error says why, in words rather than a stack. What the start had opened by then
+ * is closed in a fixed order (`OpenedResources`), as at shutdown.
  */
+import type { Logger } from './logging/logger.js';
 
 /** A start-up failure whose message is the whole line to print. */
 export class StartupError extends Error {
@@ -81,10 +83,32 @@ export function hostAndPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-/** A database URL fit for a message: the password replaced by `***`. */
-export function redactedUrl(url: string): string {
-  if (!URL.canParse(url)) return 'DATABASE_URL';
-  const parsed = new URL(url);
-  if (parsed.password) parsed.password = '***';
-  return parsed.toString();
+/**
+ * What a process has opened, each with how to close it, closed in a fixed order: at shutdown, and
+ * after a failed start (then only what was opened by the time it failed).
+ */
+export class OpenedResources<Name extends string> {
+  private readonly opened = new Map<Name, () => unknown>();
+
+  /** `order`: the order things close in, whatever the order they were opened in. */
+  constructor(private readonly order: readonly Name[]) {}
+
+  /** Remembers how to close `name`, which is open now. */
+  track(name: Name, close: () => unknown): void {
+    this.opened.set(name, close);
+  }
+
+  /** Closes everything opened, in order; a close that fails does not stop the others. */
+  async closeAll(logger?: Logger): Promise<void> {
+    for (const name of this.order) {
+      const close = this.opened.get(name);
+      if (!close) continue;
+      this.opened.delete(name);
+      try {
+        await close();
+      } catch (err) {
+        logger?.warn({ err }, `closing the ${name} failed`);
+      }
+    }
+  }
 }

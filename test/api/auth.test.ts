@@ -3,7 +3,7 @@ import { countAccounts } from '../../src/resources/accounts/accounts.repo.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ADMIN, useTestServer } from '../helpers/test-server.js';
 
 function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -13,13 +13,7 @@ const ADMIN_AUTH = basic(ADMIN.user, ADMIN.password);
 const ACCOUNT = { name: 'Rocket Rides', email: 'ops@rocketrides.example' };
 
 forEachDatabase('auth', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   /** POST /admin/accounts with these headers (no API key). */
   function createAccount(headers: Record<string, string>, body: object = ACCOUNT) {

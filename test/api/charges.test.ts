@@ -1,16 +1,10 @@
 import { expect } from 'chai';
 import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 forEachDatabase('charges', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   describe('createCharge', () => {
     it('charges tok_visa and returns a succeeded charge with its card', async () => {

@@ -1,16 +1,10 @@
 import { expect } from 'chai';
 import { aCustomer, aUser, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 forEachDatabase('events', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   /** The events of one type, newest first. */
   async function eventsOfType(type: string): Promise<any[]> {

@@ -1,16 +1,10 @@
 import { expect } from 'chai';
 import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 forEachDatabase('expand', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   /** Posts a form body written by hand, for the bracket spelling the test client does not produce (`expand[]=`). */
   async function postForm(path: string, form: string) {

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { aCharge, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer, type TestServer } from '../helpers/test-server.js';
 
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
 const V1 = 'application/vnd.api.v1+json';
@@ -53,13 +53,7 @@ function expectCleanError(res: RawResponse): void {
 }
 
 forEachDatabase('http', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   describe('Request-Id', () => {
     it('is on every response, unique, and equal to error.request_id', async () => {

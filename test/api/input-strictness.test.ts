@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { aCharge, aUser, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 /** Integers a loose parser (`Number()`, Ajv's coerceTypes) would take, and a strict one refuses. */
 const LOOSE_INTEGERS = [
@@ -27,14 +27,8 @@ interface RawResponse {
 }
 
 forEachDatabase('hostile input over REST', (engine) => {
-  let server: TestServer;
   // One server for the file: every case asserts what it created (or did not) by counting.
-  before(async () => {
-    server = await startTestServer(engine);
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine, {}, { per: 'suite' });
 
   /** Sends exactly these bytes, with the first account's key. */
   async function send(

@@ -1,90 +1,35 @@
-import http, { type Server } from 'node:http';
+import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
-import { pino } from 'pino';
 import type { Registry } from 'prom-client';
-import { createApp } from '../../src/app.js';
-import type { Database } from '../../src/db/database.js';
-import type { DatabaseTarget } from '../../src/db/knex.js';
-import { openDatabase } from '../../src/db/open-database.js';
-import { createEventStream } from '../../src/live-events/create-event-stream.js';
-import { adminCredentialsDigest, createAuthenticator } from '../../src/auth/authenticator.js';
-import { createProcessMetrics } from '../../src/metrics/process-metrics.js';
-import { createWebhookAttemptMetrics } from '../../src/metrics/webhook-attempt-metrics.js';
-import { createAccount } from '../../src/resources/accounts/accounts.service.js';
 import { loadSpec } from '../../src/operations/spec.js';
-import { createSender } from '../../src/webhooks/sender.js';
-import { startWebhookWorker, type WebhookWorker } from '../../src/webhooks/worker.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { aCustomer, expectError } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
-import { createDatabase, forEachDatabase, type Engine } from '../helpers/databases.js';
+import { forEachDatabase, type Engine } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { ADMIN, FakeClock } from '../helpers/test-server.js';
+import { ADMIN, FakeClock, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 
-const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 const ADMIN_BASIC = `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}`;
 
-/** The app as main.ts assembles it, with the process's metrics registry, and a worker on demand. */
-interface MeasuredServer {
-  url: string;
-  db: Database;
-  target: DatabaseTarget;
-  clock: FakeClock;
-  api: ApiClient;
+/** The app as main.ts assembles it (the composition root), with the process's metrics registry. */
+interface MeasuredServer extends TestServer {
   registry: Registry;
-  /** Starts the in-process webhook worker, reporting its attempts to the same registry. */
-  startWorker(retryScheduleSeconds: number[]): void;
-  close(): Promise<void>;
 }
 
-async function startMeasuredServer(engine: Engine, options: { clock?: FakeClock; public?: boolean } = {}): Promise<MeasuredServer> {
-  const database = await createDatabase(engine);
-  const db = await openDatabase(database.target);
-  const eventStream = createEventStream(db, database.target, logger);
-  await eventStream.ready();
-  const clock = options.clock ?? new FakeClock();
-  const account = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
-  const registry = createProcessMetrics(db, clock);
-  const app = createApp({
-    db,
-    clock,
-    logger,
-    auth: createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`)),
-    idempotencyTtlSeconds: 86_400,
-    validateResponses: true,
-    settings: { webhookAllowPrivateNetworks: true },
-    eventStream,
-    metrics: { registry, public: options.public ?? false },
+/** `retryScheduleSeconds`: run the in-process webhook worker too, reporting its attempts to the same registry. */
+async function startMeasuredServer(
+  engine: Engine,
+  options: { clock?: FakeClock; public?: boolean; retryScheduleSeconds?: number[] } = {},
+): Promise<MeasuredServer> {
+  const server = await startTestServer(engine, {
+    clock: options.clock,
+    metrics: { public: options.public ?? false },
+    webhookAllowPrivateNetworks: true,
+    webhookWorker: options.retryScheduleSeconds && { retryScheduleSeconds: options.retryScheduleSeconds },
   });
-  const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const sender = createSender({ allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000 });
-  let worker: WebhookWorker | undefined;
-  return {
-    url,
-    db,
-    target: database.target,
-    clock,
-    api: new ApiClient(url, account.api_key),
-    registry,
-    startWorker(retryScheduleSeconds) {
-      const observeAttempt = createWebhookAttemptMetrics(registry);
-      worker = startWebhookWorker({ db, clock, logger, send: sender.send, retryScheduleSeconds, observeAttempt }, { pollIntervalMs: 20 });
-    },
-    async close() {
-      await worker?.stop();
-      sender.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await eventStream.close();
-      await db.close();
-      await database.drop();
-    },
-  };
+  return { ...server, registry: server.registry! };
 }
 
 interface PromSample {
@@ -228,12 +173,11 @@ forEachDatabase('GET /metrics', (engine) => {
   it('counts webhook attempts by outcome, times them, and shows the deliveries that failed for good', async function () {
     this.timeout(20_000);
     receiver = await startCaptureReceiver((_request, index) => ({ status: index === 0 ? 500 : 200 }));
-    server = await startMeasuredServer(engine, { clock: new FakeClock(Date.now(), true) });
+    server = await startMeasuredServer(engine, { clock: new FakeClock(Date.now(), true), retryScheduleSeconds: [0.05] });
     for (const url of [receiver.url, await closedPortUrl()]) {
       const res = await server.api.post('/v1/webhook_endpoints', { url, enabled_events: ['customer.created'] });
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
     }
-    server.startWorker([0.05]);
     const before = await scrapeSamples(server.url);
     expect(sampleValue(before, 'webhook_delivery_attempts_total', { outcome: 'no_response' })).to.equal(0);
     await aCustomer(server.api);

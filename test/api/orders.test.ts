@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { ApiClient } from '../helpers/api-client.js';
 import { aUser, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 /** Creates an order for a user through the API and returns it. */
 async function anOrder(api: ApiClient, userId: string, params: Record<string, unknown> = {}): Promise<any> {
@@ -12,14 +12,10 @@ async function anOrder(api: ApiClient, userId: string, params: Record<string, un
 }
 
 forEachDatabase('orders', (engine) => {
-  let server: TestServer;
+  const server = useTestServer(engine);
   let user: any;
   beforeEach(async () => {
-    server = await startTestServer(engine);
     user = await aUser(server.api);
-  });
-  afterEach(async () => {
-    await server.close();
   });
 
   describe('createUserOrder', () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { ApiClient, ApiResponse } from '../helpers/api-client.js';
 import { aCharge, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 /** Creates `count` charges one after the other; returns their ids newest first, as lists show them. */
 async function createCharges(api: ApiClient, count: number): Promise<string[]> {
@@ -36,13 +36,7 @@ async function walkForward(api: ApiClient, limit: number): Promise<ApiResponse[]
 }
 
 forEachDatabase('pagination', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   describe('limit', () => {
     it('defaults to 10, newest first', async () => {

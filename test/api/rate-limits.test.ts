@@ -6,7 +6,7 @@ import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 /** Three requests per two seconds: small enough to spend in a few requests, short enough to wait out. */
 const WINDOW = { points: 3, durationSeconds: 2 };
@@ -57,13 +57,7 @@ function retryAfterOf(res: ApiResponse): number {
 }
 
 forEachDatabase('rate limits', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine, { rateLimit: WINDOW });
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine, { rateLimit: WINDOW });
 
   describe('a key that spent its allowance', () => {
     it('is refused with 429, the error envelope, Retry-After and RateLimit headers', async () => {
@@ -193,15 +187,12 @@ forEachDatabase('rate limits', (engine) => {
   describe('GraphQL over WebSocket', () => {
     // A long window, so that the allowance cannot renew between spending it and the refusal.
     const LONG_WINDOW = { points: 3, durationSeconds: 60 };
-    let limited: TestServer;
     const clients: Client[] = [];
-    beforeEach(async () => {
-      limited = await startTestServer(engine, { rateLimit: LONG_WINDOW });
-    });
+    // Before the server's own hook, so that the clients go before their server.
     afterEach(async () => {
       await Promise.all(clients.splice(0).map((client) => client.dispose()));
-      await limited.close();
     });
+    const limited = useTestServer(engine, { rateLimit: LONG_WINDOW });
 
     it('counts connections and subscriptions against the key allowance, and refuses them once spent', async () => {
       const first = await connected(limited.apiKeys.first);

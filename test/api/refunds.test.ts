@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import type { ApiClient } from '../helpers/api-client.js';
 import { aCharge, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 /** Refunds a charge through the API and returns the refund. */
 async function aRefund(api: ApiClient, params: Record<string, unknown>): Promise<any> {
@@ -19,13 +19,7 @@ async function aFailedChargeId(api: ApiClient): Promise<string> {
 }
 
 forEachDatabase('refunds', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   describe('createRefund', () => {
     it('refunds the whole remainder by default, and the charge shows it', async () => {

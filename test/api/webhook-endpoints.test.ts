@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, useTestServer } from '../helpers/test-server.js';
 
 const ENDPOINT = { url: 'https://hooks.example.com/payments', enabled_events: ['charge.succeeded', 'charge.failed'] };
 
@@ -22,13 +22,7 @@ const LOCAL_URLS = [
 ];
 
 forEachDatabase('webhook endpoints', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   describe('createWebhookEndpoint', () => {
     it('creates an enabled endpoint and shows its secret only in this response', async () => {

@@ -20,7 +20,7 @@ import {
   type Observation,
   type Spec,
 } from '../helpers/spec-walk.js';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ADMIN, useTestServer } from '../helpers/test-server.js';
 
 const spec: Spec = loadSpec();
 
@@ -87,16 +87,10 @@ async function bodyOf(api: ApiClient, operation: BodyOperation, seed: number): P
 }
 
 forEachDatabase('request fields are stored or declared writeOnly', (engine) => {
-  let server: TestServer;
+  // Webhook URLs are built by the spec walk; registration checks them apart from this test.
+  const server = useTestServer(engine, { webhookAllowPrivateNetworks: true }, { per: 'suite' });
   const observations: Observation[] = [];
   let seed = 0;
-
-  before(async function () {
-    this.timeout(60_000);
-    // Webhook URLs are built by the spec walk; registration checks them apart from this test.
-    server = await startTestServer(engine, { webhookAllowPrivateNetworks: true });
-  });
-  after(async () => server?.close());
 
   for (const operation of bodyOperations(spec)) {
     it(`${operation.operationId} (${operation.method.toUpperCase()} ${operation.path}) shows back what it accepts`, async () => {

@@ -19,7 +19,7 @@ import {
   type Fixture,
   type SpecRequest,
 } from '../helpers/spec-requests.js';
-import { ADMIN, startTestServer, type TestServer } from '../helpers/test-server.js';
+import { ADMIN, useTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Runs per property: each operation's valid requests, and each mutation kind on each operation. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3);
@@ -193,14 +193,12 @@ async function check(
 }
 
 forEachDatabase('requests from the spec', (engine) => {
-  let server: TestServer;
+  const server = useTestServer(engine, { webhookAllowPrivateNetworks: true }, { per: 'suite' });
   let fixture: Fixture;
 
   before(async () => {
-    server = await startTestServer(engine, { webhookAllowPrivateNetworks: true });
     fixture = await createFixture(server);
   });
-  after(async () => server?.close());
 
   for (const op of specOperations()) {
     it(`${op.method} ${op.path} (${op.operationId}): valid requests succeed, broken ones are refused cleanly`, async function () {

@@ -1,20 +1,14 @@
 import { expect } from 'chai';
 import { serverAudits } from 'graphql-http';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 /**
  * The GraphQL-over-HTTP conformance audit that ships with graphql-http, run against the real
  * server with an API key: every MUST and every SHOULD has to pass. (MAY items are optional.)
  */
 forEachDatabase('GraphQL over HTTP audit', (engine) => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(engine);
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine, {}, { per: 'suite' });
 
   const audits = serverAudits({
     url: () => `${server.url}/graphql`,

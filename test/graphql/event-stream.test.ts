@@ -14,25 +14,24 @@ import { recordEvent } from '../../src/resources/events/events.service.js';
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 import { accountOf, nextValue, rejectionOf } from './live-events.js';
 
 const silent = pino({ level: 'silent' });
 
 forEachDatabase('live event stream', (engine) => {
-  let server: TestServer;
   let accountId: string;
   /** Streams and connections a test opens besides the server's, closed after it. */
   let extras: Array<{ close(): Promise<void> }>;
 
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-    accountId = await accountOf(server.db, server.apiKeys.first);
-    extras = [];
-  });
+  // Before the server's own hook, so that the extras close before the server's database.
   afterEach(async () => {
     for (const extra of extras.reverse()) await extra.close();
-    await server.close();
+  });
+  const server = useTestServer(engine);
+  beforeEach(async () => {
+    accountId = await accountOf(server.db, server.apiKeys.first);
+    extras = [];
   });
 
   /** Another process's view of the same database: its own connection(s) and its own stream. */
@@ -91,7 +90,17 @@ forEachDatabase('live event stream', (engine) => {
         clock: server.clock,
         settings: { webhookAllowPrivateNetworks: false },
       };
-      await recordEvent(ctx, 'customer.created', { id: 'cus_rolled_back', object: 'customer' });
+      await recordEvent(ctx, 'customer.created', {
+        id: 'cus_rolled_back',
+        object: 'customer',
+        created: 0,
+        livemode: false,
+        email: null,
+        name: null,
+        description: null,
+        phone: null,
+        metadata: {},
+      });
       throw new Error('the change fails after its event was recorded');
     });
     expect((await rejectionOf(rolledBack)).message).to.equal('the change fails after its event was recorded');

@@ -2,19 +2,13 @@ import { expect } from 'chai';
 import { aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { graphql, type GraphQLResult } from '../helpers/graphql-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 const CREATE_CUSTOMER = `mutation ($input: CustomerInput!) { createCustomer(input: $input) { id name description metadata } }`;
 const CREATE_CHARGE = `mutation ($input: CreateChargeInput!) { createCharge(input: $input) { id } }`;
 
 forEachDatabase('hostile input over GraphQL', (engine) => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(engine);
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine, {}, { per: 'suite' });
 
   const send = (document: string, variables?: Record<string, unknown>) =>
     graphql(server.url, server.api.apiKey, document, variables);

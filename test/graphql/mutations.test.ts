@@ -2,23 +2,16 @@ import { expect } from 'chai';
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { firstErrorCode, graphql } from '../helpers/graphql-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 const CREATE_CHARGE = `mutation ($input: CreateChargeInput!, $key: String) {
   createCharge(input: $input, idempotencyKey: $key) { id amount state customer { id } }
 }`;
 
 forEachDatabase('GraphQL mutations', (engine) => {
-  let server: TestServer;
+  const server = useTestServer(engine);
   const send = (document: string, variables?: Record<string, unknown>, headers?: Record<string, string>) =>
     graphql(server.url, server.api.apiKey, document, variables, { headers });
-
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
 
   it('creates a charge through the same service as REST: same object, same events', async () => {
     const customer = await aCustomer(server.api);

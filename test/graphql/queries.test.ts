@@ -2,22 +2,15 @@ import { expect } from 'chai';
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { firstErrorCode, graphql } from '../helpers/graphql-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, useTestServer } from '../helpers/test-server.js';
 
 const CHARGE_FIELDS = `id created amount amountRefunded currency description metadata paid refunded state
   failureCode failureMessage card { brand last4 } customer { id email } refunds { id amount }`;
 
 forEachDatabase('GraphQL queries', (engine) => {
-  let server: TestServer;
+  const server = useTestServer(engine);
   const query = (document: string, variables?: Record<string, unknown>) =>
     graphql(server.url, server.api.apiKey, document, variables);
-
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
 
   it('answers charge(id) with the object REST returns, field by field', async () => {
     const customer = await aCustomer(server.api);

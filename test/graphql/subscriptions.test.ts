@@ -5,7 +5,7 @@ import { aCharge, aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { graphql } from '../helpers/graphql-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 import { bearer, nextValue, refusalOf, rejectionOf, subscriptionClient } from './live-events.js';
 
 const EVENTS = `subscription Events($types: [String!]) {
@@ -15,17 +15,15 @@ const EVENTS = `subscription Events($types: [String!]) {
 type EventsResult = ExecutionResult<{ events: { id: string; type: string; object: { id: string } } }>;
 
 forEachDatabase('GraphQL subscriptions over WebSocket', (engine) => {
-  let server: TestServer;
   let clients: Client[];
-
-  beforeEach(async () => {
-    server = await startTestServer(engine);
+  beforeEach(() => {
     clients = [];
   });
+  // Before the server's own hook, so that the clients go before their server.
   afterEach(async () => {
     for (const client of clients) await client.dispose();
-    await server.close();
   });
+  const server = useTestServer(engine);
 
   function client(connectionParams: Record<string, unknown>): Client {
     const created = subscriptionClient(server.wsUrl, connectionParams);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import { forEachDatabase } from '../helpers/databases.js';
 import { graphql } from '../helpers/graphql-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 const CREATE = `mutation ($url: String!) {
   createWebhookEndpoint(input: { url: $url, enabledEvents: ["*"] }) { secret endpoint { id url } }
@@ -10,15 +10,8 @@ const UPDATE = `mutation ($id: ID!, $url: String!) { updateWebhookEndpoint(id: $
 
 /** The same guard as REST (one service): loopback and private space are refused at registration. */
 forEachDatabase('GraphQL webhook endpoint URLs', (engine) => {
-  let server: TestServer;
+  const server = useTestServer(engine);
   const send = (document: string, variables: Record<string, unknown>) => graphql(server.url, server.api.apiKey, document, variables);
-
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
 
   const refused = ['http://localhost./hook', 'http://ip6-localhost/hook', 'http://2130706433/hook', 'http://[::7f00:1]/hook', 'http://[fd00::1]/hook', 'http://100.64.0.1/hook'];
 

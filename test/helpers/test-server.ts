@@ -1,25 +1,16 @@
-import type { AddressInfo } from 'node:net';
-import http, { type Server } from 'node:http';
+import type { Registry } from 'prom-client';
 import { pino } from 'pino';
-import { createApp } from '../../src/app.js';
+import { createServices, startRoles, type CompositionConfig } from '../../src/composition.js';
 import type { Database } from '../../src/db/database.js';
-import { openDatabase } from '../../src/db/open-database.js';
 import type { Clock } from '../../src/domain/clock.js';
-import { adminCredentialsDigest, createAuthenticator } from '../../src/auth/authenticator.js';
-import { serveExpectContinue } from '../../src/http/request-guards.js';
-import { createAuthFailureLimiter } from '../../src/auth/auth-failures.js';
+import { adminCredentialsDigest } from '../../src/auth/authenticator.js';
 import { createAccount } from '../../src/resources/accounts/accounts.service.js';
 import type { DatabaseTarget } from '../../src/db/knex.js';
-import { createRateLimitStore, type RateLimitWindow } from '../../src/db/rate-limit-store.js';
-import { createDatabase, type Engine, type TestDatabase } from './databases.js';
+import type { RateLimitWindow } from '../../src/db/rate-limit-store.js';
+import type { LocalEventStream } from '../../src/live-events/event-stream.js';
+import { createDatabase, type Engine } from './databases.js';
 import { ApiClient } from './api-client.js';
 import { countingDatabase } from './statement-counter.js';
-import { createFailureNotifier } from '../../src/webhooks/failure-notices.js';
-import { createSender } from '../../src/webhooks/sender.js';
-import { startWebhookWorker } from '../../src/webhooks/worker.js';
-import { createEventStream } from '../../src/live-events/create-event-stream.js';
-import type { LocalEventStream } from '../../src/live-events/event-stream.js';
-import { attachGraphQLSubscriptions } from '../../src/graphql/subscriptions.js';
 
 export const ADMIN = { user: 'admin', password: 'test-admin-password' };
 
@@ -59,88 +50,80 @@ export interface TestServer {
   apiKeys: { first: string; second: string };
   /** The live event feed the server's subscriptions read. */
   eventStream: LocalEventStream;
+  /** The process's metrics registry, when the server was started with `metrics`. */
+  registry: Registry | undefined;
   /** How many SQL statements the app has run so far (to prove that batching works). */
   statementCount(): number;
   close(): Promise<void>;
 }
 
+/** What a test chooses about its server; what every test server has is in `testConfig` and `startTestServer`. */
+export interface TestServerOptions {
+  idempotencyTtlSeconds?: number;
+  webhookAllowPrivateNetworks?: boolean;
+  /** Limit requests per API key with the production store of the engine; default: no limits. */
+  rateLimit?: RateLimitWindow;
+  /** Limit failed authentications per client address (`AUTH_FAILURES_PER_MINUTE`); default: no limit. */
+  authFailures?: RateLimitWindow;
+  /** Believe this many reverse proxies' `X-Forwarded-For` entries for the client address (`TRUST_PROXY`). */
+  trustProxyHops?: number;
+  /** Run /graphql in trusted-documents-only mode (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
+  graphqlTrustedDocumentsOnly?: boolean;
+  /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
+  webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string; disableAfterMs?: number };
+  /** The clock; default: a stopped `FakeClock`, or one that follows real time when the worker runs. */
+  clock?: FakeClock;
+  /** Serve `GET /metrics` and measure requests, as `npm start` does; `public` as `METRICS_PUBLIC`. Default: neither. */
+  metrics?: { public: boolean };
+}
+
+const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+
+/** The settings of a test server, from its options rather than the environment. */
+function testConfig(options: TestServerOptions): CompositionConfig {
+  const worker = options.webhookWorker;
+  return {
+    role: worker ? 'all' : 'api',
+    host: '127.0.0.1',
+    port: 0,
+    idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
+    validateResponses: true,
+    rateLimit: options.rateLimit,
+    authFailures: options.authFailures,
+    trustProxyHops: options.trustProxyHops,
+    graphqlTrustedDocumentsOnly: options.graphqlTrustedDocumentsOnly,
+    metricsPublic: options.metrics?.public,
+    webhookRetryScheduleSeconds: worker?.retryScheduleSeconds ?? [],
+    webhookDisableAfterSeconds: worker?.disableAfterMs === undefined ? undefined : worker.disableAfterMs / 1000,
+    smtpUrl: worker?.smtpUrl,
+    mailFrom: 'payments-api <hooks@test>',
+    settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
+  };
+}
+
 /**
- * The real app on 127.0.0.1 with a fresh database of the given engine, every response validated
- * against the spec, and two accounts.
+ * The real app on 127.0.0.1, built by the composition root as `npm start` builds it, with a fresh
+ * database of the given engine, every response validated against the spec, and two accounts.
  */
-export async function startTestServer(
-  engine: Engine,
-  options: {
-    idempotencyTtlSeconds?: number;
-    webhookAllowPrivateNetworks?: boolean;
-    /** Limit requests per API key with the production store of the engine; default: no limits. */
-    rateLimit?: RateLimitWindow;
-    /** Limit failed authentications per client address (`AUTH_FAILURES_PER_MINUTE`); default: no limit. */
-    authFailures?: RateLimitWindow;
-    /** Believe this many reverse proxies' `X-Forwarded-For` entries for the client address (`TRUST_PROXY`). */
-    trustProxyHops?: number;
-    /** Run /graphql in trusted-documents-only mode (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
-    graphqlTrustedDocumentsOnly?: boolean;
-    /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
-    webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string; disableAfterMs?: number };
-  } = {},
-): Promise<TestServer> {
-  const database: TestDatabase = await createDatabase(engine);
-  const db = await openDatabase(database.target);
-  const eventStream = createEventStream(db, database.target, pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }));
-  await eventStream.ready();
-  const clock = options.webhookWorker ? new FakeClock(Date.now(), true) : new FakeClock();
+export async function startTestServer(engine: Engine, options: TestServerOptions = {}): Promise<TestServer> {
+  const database = await createDatabase(engine);
+  const clock = options.clock ?? (options.webhookWorker ? new FakeClock(Date.now(), true) : new FakeClock());
+  const services = await createServices(testConfig(options), {
+    target: database.target,
+    clock,
+    logger,
+    adminDigest: adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`),
+    // Receivers in tests listen on loopback and answer at once.
+    sender: { allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000 },
+    metrics: options.metrics !== undefined,
+  });
+  const { db, eventStream } = services;
+  await eventStream!.ready();
   const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
   const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
   const appDb = countingDatabase(db);
-  const rateLimiter = options.rateLimit && createRateLimitStore(db, options.rateLimit);
-  // One authenticator for HTTP and WebSocket, so that both count failures against one allowance.
-  const failures = createAuthFailureLimiter(db, options.authFailures, options.trustProxyHops);
-  const auth = createAuthenticator(db, adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`), failures);
-  const app = createApp({
-    db: appDb,
-    clock,
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
-    auth,
-    idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
-    validateResponses: true,
-    settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
-    rateLimiter,
-    graphqlTrustedDocumentsOnly: options.graphqlTrustedDocumentsOnly,
-    eventStream,
-  });
-  const server: Server = await new Promise((resolve) => {
-    const s = http.createServer(app);
-    serveExpectContinue(s, app);
-    s.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const subscriptions = attachGraphQLSubscriptions(server, {
-    db,
-    clock,
-    logger,
-    eventStream,
-    auth,
-    idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
-    settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
-    rateLimiter,
-  });
-  const sender = createSender({ allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000 });
-  const worker = options.webhookWorker
-    ? startWebhookWorker(
-        {
-          db,
-          clock,
-          logger,
-          send: sender.send,
-          retryScheduleSeconds: options.webhookWorker.retryScheduleSeconds,
-          disableAfterMs: options.webhookWorker.disableAfterMs,
-          notifyFailure: createFailureNotifier({ smtpUrl: options.webhookWorker.smtpUrl, from: 'payments-api <hooks@test>', logger }),
-        },
-        { pollIntervalMs: 20 },
-      )
-    : undefined;
+  const roles = await startRoles(services, { appDb, workerPollIntervalMs: 20, cutConnectionsOnClose: true });
+  const url = roles.api!.url;
   return {
     url,
     db,
@@ -151,17 +134,67 @@ export async function startTestServer(
     anonymous: new ApiClient(url),
     wsUrl: `${url.replace(/^http/, 'ws')}/graphql`,
     apiKeys: { first: first.api_key, second: second.api_key },
-    eventStream,
+    eventStream: eventStream!,
+    registry: services.metrics,
     statementCount: () => appDb.statementCount,
     async close() {
-      await worker?.stop();
-      sender.close();
-      await subscriptions.close();
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await eventStream.close();
-      await db.close();
+      await roles.close();
       await database.drop();
     },
+  };
+}
+
+/**
+ * Starts a test server for the tests of the enclosing `describe` and stops it after them, so that
+ * a test file declares its server in one line. `per: 'test'` (the default) gives every test a
+ * fresh server and an empty database; `per: 'suite'` one server for the whole `describe`, for
+ * tests that neither count what other tests made nor move the clock.
+ *
+ * The object returned reads the server of the moment: use its properties inside hooks and tests,
+ * never while mocha is collecting them.
+ */
+export function useTestServer(
+  engine: Engine,
+  options: TestServerOptions = {},
+  { per = 'test' }: { per?: 'test' | 'suite' } = {},
+): TestServer {
+  let current: TestServer | undefined;
+  const server = (): TestServer => {
+    if (!current) throw new Error('useTestServer: no server outside the tests and hooks of its describe');
+    return current;
+  };
+  const start = async () => {
+    current = await startTestServer(engine, options);
+  };
+  const stop = async () => {
+    await current?.close();
+    current = undefined;
+  };
+  if (per === 'test') {
+    beforeEach(start);
+    afterEach(stop);
+  } else {
+    before(start);
+    after(stop);
+  }
+  return currentServer(server);
+}
+
+/** A `TestServer` whose every property is read from `server()` when used. */
+function currentServer(server: () => TestServer): TestServer {
+  return {
+    get url() { return server().url; },
+    get db() { return server().db; },
+    get target() { return server().target; },
+    get clock() { return server().clock; },
+    get api() { return server().api; },
+    get otherApi() { return server().otherApi; },
+    get anonymous() { return server().anonymous; },
+    get wsUrl() { return server().wsUrl; },
+    get apiKeys() { return server().apiKeys; },
+    get eventStream() { return server().eventStream; },
+    get registry() { return server().registry; },
+    statementCount: () => server().statementCount(),
+    close: () => server().close(),
   };
 }

@@ -6,7 +6,7 @@ import { aCharge, aCustomer } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 /** How long the page may take to show an outcome the worker produces (deliveries, retries). */
 const OUTCOME_TIMEOUT_MS = 20_000;
@@ -21,7 +21,6 @@ interface DashboardTab {
 
 // On both engines: the views read deliveries, attempts and events that each engine stores its own way.
 forEachDatabase('/dashboard in a real browser', function (engine) {
-  let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
   let receiver: Awaited<ReturnType<typeof startCaptureReceiver>>;
@@ -29,15 +28,24 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
   let answer = 500;
   let endpoint: { id: string; secret: string; url: string };
 
+  // Hooks run in the order they are declared: a missing browser skips the rest before the server
+  // starts, and the browser and the receiver close before the server.
   before(async function () {
     if (!browserAvailable()) this.skip();
-    this.timeout(90_000);
     receiver = await startCaptureReceiver(() => ({ status: answer }));
-    // One scheduled retry, soon: a delivery fails for good a moment after its event.
-    server = await startTestServer(engine, {
-      webhookAllowPrivateNetworks: true,
-      webhookWorker: { retryScheduleSeconds: [0.1] },
-    });
+  });
+  after(async () => {
+    await browser?.close();
+    await receiver?.close();
+  });
+  // One scheduled retry, soon: a delivery fails for good a moment after its event.
+  const server = useTestServer(
+    engine,
+    { webhookAllowPrivateNetworks: true, webhookWorker: { retryScheduleSeconds: [0.1] } },
+    { per: 'suite' },
+  );
+  before(async function () {
+    this.timeout(90_000);
     const created = await server.api.post('/v1/webhook_endpoints', {
       url: receiver.url,
       enabled_events: ['customer.created'],
@@ -45,11 +53,6 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     expect(created.status, JSON.stringify(created.body)).to.equal(200);
     endpoint = created.body;
     browser = await launchBrowser();
-  });
-  after(async () => {
-    await browser?.close();
-    await server?.close();
-    await receiver?.close();
   });
   // A context per test: its own sessionStorage, so no test starts with another's key.
   beforeEach(async function () {

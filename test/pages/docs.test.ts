@@ -3,21 +3,23 @@ import type { Browser } from 'playwright-core';
 import { routeOperations } from '../../src/operations/routes.js';
 import { loadSpec } from '../../src/operations/spec.js';
 import { browserAvailable, launchBrowser } from '../helpers/browser.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 describe('/docs in a real browser', function () {
   this.timeout(60_000);
-  let server: TestServer;
   let browser: Browser;
 
-  before(async function () {
+  // Hooks run in the order they are declared: a missing browser skips the rest before the server
+  // starts, and the browser closes before the server.
+  before(function () {
     if (!browserAvailable()) this.skip();
-    server = await startTestServer('sqlite');
-    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
-    await server?.close();
+  });
+  const server = useTestServer('sqlite', {}, { per: 'suite' });
+  before(async () => {
+    browser = await launchBrowser();
   });
 
   it('renders every operation of the spec, with no script blocked or failing', async () => {

@@ -4,7 +4,7 @@ import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 const QUERY_EDITOR = '.graphiql-query-editor .CodeMirror';
 const HEADERS_TAB = '.graphiql-editor-tools button[data-name="headers"]';
@@ -27,19 +27,21 @@ interface GraphiQLTab {
 
 // On both engines: the subscription's events reach the page through each engine's event stream.
 forEachDatabase('GraphiQL at GET /graphql in a real browser', function (engine) {
-  let server: TestServer;
   let browser: Browser;
   let context: BrowserContext;
 
-  before(async function () {
+  // Hooks run in the order they are declared: a missing browser skips the rest before the server
+  // starts, and the browser closes before the server.
+  before(function () {
     if (!browserAvailable()) this.skip();
-    this.timeout(90_000);
-    server = await startTestServer(engine);
-    browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
-    await server?.close();
+  });
+  const server = useTestServer(engine, {}, { per: 'suite' });
+  before(async function () {
+    this.timeout(90_000);
+    browser = await launchBrowser();
   });
   // A context per test: its own localStorage, so what GraphiQL keeps is never another test's.
   beforeEach(async function () {

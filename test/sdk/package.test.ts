@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
 
@@ -15,15 +15,13 @@ const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
  */
 describe('the SDK as a package', function () {
   this.timeout(120_000);
-  let server: TestServer;
+  const server = useTestServer('sqlite', {}, { per: 'suite' });
   let project: string;
 
-  before(async () => {
-    server = await startTestServer('sqlite');
+  before(() => {
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-consumer-'));
   });
-  after(async () => {
-    await server.close();
+  after(() => {
     fs.rmSync(project, { recursive: true, force: true });
   });
 

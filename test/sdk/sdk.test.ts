@@ -1,16 +1,10 @@
 import { expect } from 'chai';
 import { autoPaginate, createClient, PaymentsError } from '../../sdk/src/index.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 forEachDatabase('SDK against a live server', (engine) => {
-  let server: TestServer;
-  before(async () => {
-    server = await startTestServer(engine);
-  });
-  after(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine, {}, { per: 'suite' });
 
   it('creates and retrieves objects with typed results', async () => {
     const payments = createClient({ apiKey: server.api.apiKey!, baseUrl: server.url });

@@ -6,10 +6,10 @@ import { createWebhookHandler } from '../../sdk/src/index.js';
 import { aCharge } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 forEachDatabase('SDK webhook handler as a consumer', (engine) => {
-  let server: TestServer;
+  const server = useTestServer(engine, { webhookAllowPrivateNetworks: true, webhookWorker: { retryScheduleSeconds: [0.05, 0.05] } });
   let consumer: Server;
   let consumerUrl: string;
   let handled: Array<{ id: string; type: string }>;
@@ -19,7 +19,6 @@ forEachDatabase('SDK webhook handler as a consumer', (engine) => {
   beforeEach(async () => {
     handled = [];
     failNext = false;
-    server = await startTestServer(engine, { webhookAllowPrivateNetworks: true, webhookWorker: { retryScheduleSeconds: [0.05, 0.05] } });
     const app = express();
     app.post(
       '/webhooks/payments',
@@ -43,7 +42,6 @@ forEachDatabase('SDK webhook handler as a consumer', (engine) => {
     secret = (await server.api.post('/v1/webhook_endpoints', { url: consumerUrl, enabled_events: ['charge.succeeded'] })).body.secret;
   });
   afterEach(async () => {
-    await server.close();
     consumer.closeAllConnections();
     await new Promise<void>((resolve) => consumer.close(() => resolve()));
   });

@@ -221,7 +221,7 @@ describe('every operation of the spec has a handler (the start-up check)', () =>
       const run = await runMain({ DATA_DIR: path.join(copy, 'data') }, 60_000, copy);
       expectRefusedStart(
         run,
-        /^payments-api: cannot serve the spec: the spec has operations without a handler in src\/http\/handlers\.ts: frobnicateWidget$/,
+        /^payments-api: cannot serve the spec: the spec has operations without a handler in src\/resources\/handlers\.ts: frobnicateWidget$/,
       );
       expect(fs.existsSync(path.join(copy, 'data')), 'no database was created').to.equal(false);
     } finally {

@@ -1,0 +1,302 @@
+/**
+ * The composition root: the one place where the process's parts are built and its roles started.
+ * `main.ts` runs it for `npm start`, in stages; the tests run the very same code with their own
+ * choices (a fake clock, a statement-counting database, port 0, a fast-polling worker), so that
+ * what they exercise is what runs in production.
+ *
+ *   createServices  what the roles share: database, clock, logger, authenticator, rate limiter,
+ *                   event stream, webhook sender, failure notifier, metrics registry, settings
+ *   startRoles      the API (HTTP server, app, GraphQL subscriptions), or a worker's own metrics
+ *                   listener; then the webhook worker and the purge timers
+ *
+ * Everything opened is tracked in `Services.opened` and closes in `CLOSE_ORDER`. Background work
+ * starts only once the server listens, so a process that cannot serve does no work behind it.
+ */
+import http, { type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import { createApp } from './app.js';
+import type { Config } from './config.js';
+import type { Database } from './db/database.js';
+import type { DatabaseTarget } from './db/knex.js';
+import { openDatabase } from './db/open-database.js';
+import { createRateLimitStore } from './db/rate-limit-store.js';
+import { systemClock, unixSeconds, type Clock } from './domain/clock.js';
+import { createAuthFailureLimiter } from './auth/auth-failures.js';
+import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
+import { purgeClientDocuments } from './graphql/persisted-documents.js';
+import { attachGraphQLSubscriptions } from './graphql/subscriptions.js';
+import type { RateLimiter } from './http/rate-limit.js';
+import { serveExpectContinue } from './http/request-guards.js';
+import { applyServerTimeouts, DEFAULT_HTTP_TIMEOUTS } from './http/server-timeouts.js';
+import { createEventStream } from './live-events/create-event-stream.js';
+import type { LocalEventStream } from './live-events/event-stream.js';
+import type { Logger } from './logging/logger.js';
+import { startMetricsServer } from './metrics/metrics-server.js';
+import { createProcessMetrics } from './metrics/process-metrics.js';
+import { createWebhookAttemptMetrics } from './metrics/webhook-attempt-metrics.js';
+import { purgeExpiredKeys } from './operations/idempotency.js';
+import type { ServiceSettings } from './operations/operations.js';
+import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
+import { createFailureNotifier, type FailureNotifier } from './webhooks/failure-notices.js';
+import { createSender, type Sender, type SenderOptions } from './webhooks/sender.js';
+import { startWebhookWorker } from './webhooks/worker.js';
+
+const PURGE_INTERVAL_MS = 10 * 60_000;
+
+/**
+ * The order things close in, at shutdown and after a failed start: WebSocket clients before the
+ * HTTP server (their upgraded sockets would otherwise hold `server.close()` open), the servers
+ * before the worker, the worker before its sender, the database last.
+ */
+export const CLOSE_ORDER = [
+  'purge timer',
+  'GraphQL subscriptions',
+  'HTTP server',
+  'metrics server',
+  'webhook worker',
+  'webhook sender',
+  'event stream',
+  'database',
+] as const;
+
+/** Something the composition root (or `main.ts`, for the database) opens and closes. */
+export type Closable = (typeof CLOSE_ORDER)[number];
+
+/** The settings the composition root always needs. */
+type NeededSetting =
+  | 'role'
+  | 'host'
+  | 'port'
+  | 'idempotencyTtlSeconds'
+  | 'validateResponses'
+  | 'webhookRetryScheduleSeconds'
+  | 'mailFrom'
+  | 'settings';
+
+/**
+ * The settings it reads when they are given: left out, a limit or a mode is off (rate limits, the
+ * failed-authentication limit, `METRICS_PORT`, `SMTP_URL`, trusted documents only, public
+ * metrics), a tuning is its module's default (timeouts, proxies trusted, the worker's lease and
+ * concurrency, when an endpoint is disabled).
+ */
+type OptionalSetting =
+  | 'rateLimit'
+  | 'authFailures'
+  | 'trustProxyHops'
+  | 'httpTimeouts'
+  | 'graphqlTrustedDocumentsOnly'
+  | 'metricsPublic'
+  | 'metricsPort'
+  | 'smtpUrl'
+  | 'webhookLeaseSeconds'
+  | 'webhookConcurrency'
+  | 'webhookDisableAfterSeconds';
+
+/**
+ * The settings the composition root reads: a whole `Config` from `loadConfig()`, or (in tests) a
+ * typed object with only what they choose, built without the environment.
+ */
+export type CompositionConfig = Pick<Config, NeededSetting> & Partial<Pick<Config, OptionalSetting>>;
+
+/** What is not configuration: the process's own parts, and the choices a test makes. */
+export interface ServiceChoices {
+  /** Where the database is (for the event stream's LISTEN connection, and to open it). */
+  target: DatabaseTarget;
+  /** The database, open and migrated; when left out it is opened here, and closed with the rest. */
+  db?: Database;
+  /** Default: the system clock. */
+  clock?: Clock;
+  logger: Logger;
+  /** The digest of the admin credentials (HTTP Basic on `/admin` and `/metrics`). */
+  adminDigest: Buffer;
+  /** Where what is opened is tracked; default: a new one. `main.ts` passes its own, which already holds the database. */
+  opened?: OpenedResources<Closable>;
+  /** Overrides of the webhook sender's options (tests: private networks allowed, short timeouts). */
+  sender?: Partial<SenderOptions>;
+  /** Keep the process's metrics registry (default true); false: no `/metrics` and nothing measured (most tests). */
+  metrics?: boolean;
+}
+
+/** What the roles of one process share. */
+export interface Services {
+  config: CompositionConfig;
+  target: DatabaseTarget;
+  db: Database;
+  clock: Clock;
+  logger: Logger;
+  /** One authenticator for HTTP, WebSocket and `/metrics`, so that they count failures against one allowance. */
+  auth: Authenticator;
+  /** Counts API requests per credential; undefined when rate limits are off. */
+  rateLimiter: RateLimiter | undefined;
+  /** The live feed of GraphQL subscriptions; a worker-only process serves none, so it opens no LISTEN connection. */
+  eventStream: LocalEventStream | undefined;
+  sender: { send: Sender; close(): void };
+  notifyFailure: FailureNotifier;
+  /** One registry per process: its API requests and webhook attempts, and the outbox backlog. */
+  metrics: Registry | undefined;
+  settings: ServiceSettings;
+  opened: OpenedResources<Closable>;
+}
+
+/** Builds what the roles share, tracking in `opened` each part that must be closed. */
+export async function createServices(config: CompositionConfig, choices: ServiceChoices): Promise<Services> {
+  const { target, logger, adminDigest } = choices;
+  const opened = choices.opened ?? new OpenedResources(CLOSE_ORDER);
+  const clock = choices.clock ?? systemClock;
+  const db = choices.db ?? (await openDatabase(target));
+  if (!choices.db) opened.track('database', () => db.close());
+  const eventStream = config.role === 'worker' ? undefined : createEventStream(db, target, logger);
+  if (eventStream) opened.track('event stream', () => eventStream.close());
+  const sender = createSender({
+    allowPrivateNetworks: config.settings.webhookAllowPrivateNetworks,
+    maxSocketsPerHost: config.webhookConcurrency,
+    ...choices.sender,
+  });
+  opened.track('webhook sender', () => sender.close());
+  const failures = createAuthFailureLimiter(db, config.authFailures, config.trustProxyHops);
+  return {
+    config,
+    target,
+    db,
+    clock,
+    logger,
+    auth: createAuthenticator(db, adminDigest, failures),
+    rateLimiter: config.rateLimit && createRateLimitStore(db, config.rateLimit),
+    eventStream,
+    sender,
+    notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
+    metrics: choices.metrics === false ? undefined : createProcessMetrics(db, clock),
+    settings: config.settings,
+    opened,
+  };
+}
+
+/** Choices about the roles that are not configuration (tests'). */
+export interface RoleChoices {
+  /** The database the app's requests run on; default: the services' (tests count its statements). */
+  appDb?: Database;
+  /** How often an idle webhook worker looks for due deliveries; default: the worker's. */
+  workerPollIntervalMs?: number;
+  /** At close, cut the connections still open rather than let their requests finish (tests). */
+  cutConnectionsOnClose?: boolean;
+}
+
+/** The roles running in this process. */
+export interface Roles {
+  /** The API's server and its URL, when this process serves the API. */
+  api?: { server: Server; url: string };
+  /** Closes everything the services and the roles opened, in `CLOSE_ORDER`. */
+  close(): Promise<void>;
+}
+
+/**
+ * Starts the process's roles: first what listens (the API, or a worker's metrics listener when
+ * `METRICS_PORT` asks for one), then the webhook worker (unless `ROLE=api`) and the purge timers.
+ * A listen that fails rejects with a `StartupError` and starts no background work.
+ */
+export async function startRoles(services: Services, choices: RoleChoices = {}): Promise<Roles> {
+  const { config, logger, opened } = services;
+  let api: Roles['api'];
+  if (config.role !== 'worker') api = await listenApi(services, choices);
+  else if (config.metricsPort !== undefined) await listenMetrics(services, config.metricsPort);
+  if (config.role !== 'api') startWorker(services, choices);
+  startPurgeTimer(services);
+  return { api, close: () => opened.closeAll(logger) };
+}
+
+/** The app on its port (the WebSocket door included); resolves once it listens. */
+async function listenApi(services: Services, choices: RoleChoices): Promise<NonNullable<Roles['api']>> {
+  const { config, db, clock, logger, auth, rateLimiter, eventStream, settings, opened } = services;
+  if (!eventStream) throw new Error('the API roles need an event stream');
+  // What the REST and GraphQL doors (HTTP and WebSocket) share.
+  const { idempotencyTtlSeconds } = config;
+  const shared = { db, clock, logger, auth, rateLimiter, eventStream, settings, idempotencyTtlSeconds };
+  const httpTimeouts = config.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  const app = createApp({
+    ...shared,
+    db: choices.appDb ?? db,
+    validateResponses: config.validateResponses,
+    bodyTimeoutMs: httpTimeouts.bodyMs,
+    graphqlTrustedDocumentsOnly: config.graphqlTrustedDocumentsOnly,
+    metrics: services.metrics && { registry: services.metrics, public: config.metricsPublic ?? false },
+  });
+  const server = http.createServer(app);
+  applyServerTimeouts(server, httpTimeouts);
+  serveExpectContinue(server, app);
+  const subscriptions = attachGraphQLSubscriptions(server, shared);
+  opened.track('HTTP server', () => {
+    if (choices.cutConnectionsOnClose) server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  opened.track('GraphQL subscriptions', () => subscriptions.close());
+  await startupStage(`cannot listen on ${hostAndPort(config.host, config.port)}`, () => listen(server, config.port, config.host));
+  const url = `http://${hostAndPort(config.host, (server.address() as AddressInfo).port)}`;
+  logger.info({ url, role: config.role }, 'payments-api listening');
+  return { server, url };
+}
+
+/** A worker alone has no API port: its own `/metrics` listener, on `METRICS_PORT`. */
+async function listenMetrics(services: Services, metricsPort: number): Promise<void> {
+  const { config, logger, metrics, opened } = services;
+  if (!metrics) throw new Error('METRICS_PORT needs the metrics registry');
+  const authorize = config.metricsPublic ? undefined : services.auth.limited.adminBasic;
+  const server = await startupStage(`cannot listen on ${hostAndPort(config.host, metricsPort)} (METRICS_PORT)`, () =>
+    startMetricsServer({ registry: metrics, authorize }, { host: config.host, port: metricsPort, logger }),
+  );
+  opened.track('metrics server', () => new Promise<void>((resolve) => server.close(() => resolve())));
+  const { port } = server.address() as AddressInfo;
+  logger.info({ url: `http://${hostAndPort(config.host, port)}/metrics` }, 'metrics listening');
+}
+
+/** The webhook worker, reporting its attempts to the process's registry. */
+function startWorker(services: Services, choices: RoleChoices): void {
+  const { config, db, clock, logger, metrics } = services;
+  const worker = startWebhookWorker(
+    {
+      db,
+      clock,
+      logger,
+      send: services.sender.send,
+      retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+      disableAfterMs: milliseconds(config.webhookDisableAfterSeconds),
+      notifyFailure: services.notifyFailure,
+      observeAttempt: metrics && createWebhookAttemptMetrics(metrics),
+    },
+    {
+      leaseMs: milliseconds(config.webhookLeaseSeconds),
+      concurrency: config.webhookConcurrency,
+      pollIntervalMs: choices.workerPollIntervalMs,
+    },
+  );
+  services.opened.track('webhook worker', () => worker.stop());
+  logger.info({ role: config.role }, 'webhook worker started');
+}
+
+/** Expired idempotency keys and client-registered GraphQL documents, purged every ten minutes. */
+function startPurgeTimer({ config, db, clock, logger, opened }: Services): void {
+  const purge = setInterval(() => {
+    purgeExpiredKeys(db, clock.nowMs(), config.idempotencyTtlSeconds).catch((err) =>
+      logger.warn({ err }, 'idempotency key purge failed'),
+    );
+    purgeClientDocuments(db, unixSeconds(clock)).catch((err) => logger.warn({ err }, 'persisted GraphQL document purge failed'));
+  }, PURGE_INTERVAL_MS);
+  purge.unref();
+  opened.track('purge timer', () => clearInterval(purge));
+}
+
+function milliseconds(seconds: number | undefined): number | undefined {
+  return seconds === undefined ? undefined : seconds * 1000;
+}
+
+/** Resolves once the server listens; rejects with the listen error (taken port, no permission, no such address). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const fail = (error: Error) => reject(error);
+    server.once('error', fail);
+    server.listen(port, host, () => {
+      server.off('error', fail);
+      resolve();
+    });
+  });
+}
