@@ -23,13 +23,18 @@ forEachDatabase('webhook failure notices', (engine) => {
       webhookWorker: { retryScheduleSeconds: [0.05], smtpUrl: smtp.url },
     });
     const endpoint = (await server.api.post('/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'] })).body;
-    await server.api.post('/v1/customers', { email: 'a@example.com' });
-    await server.api.post('/v1/users', { email: 'b@example.com' });
     const deadline = Date.now() + 10_000;
-    while ((await server.db.all("SELECT id FROM webhook_deliveries WHERE status = 'failed'")).length < 2) {
-      if (Date.now() > deadline) throw new Error('deliveries did not fail in time');
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const failedDeliveries = async (count: number) => {
+      while ((await server.db.all("SELECT id FROM webhook_deliveries WHERE status = 'failed'")).length < count) {
+        if (Date.now() > deadline) throw new Error('deliveries did not fail in time');
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    // One after the other, so that the first failure (the one the day's mail is about) is known.
+    await server.api.post('/v1/customers', { email: 'a@example.com' });
+    await failedDeliveries(1);
+    await server.api.post('/v1/users', { email: 'b@example.com' });
+    await failedDeliveries(2);
     while (smtp.messages.length === 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
     await new Promise((resolve) => setTimeout(resolve, 300)); // a second mail would have arrived by now
     expect(smtp.messages).to.have.length(1);
