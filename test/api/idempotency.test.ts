@@ -6,7 +6,7 @@ import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { graphql } from '../helpers/graphql-client.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { startTestServer, useTestServer } from '../helpers/test-server.js';
 
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
 
@@ -40,13 +40,7 @@ function expectNotReplayed(res: ApiResponse): void {
 }
 
 forEachDatabase('idempotency', (engine) => {
-  let server: TestServer;
-  beforeEach(async () => {
-    server = await startTestServer(engine);
-  });
-  afterEach(async () => {
-    await server.close();
-  });
+  const server = useTestServer(engine);
 
   describe('same key, same body', () => {
     it('answers the stored status and body with Idempotent-Replayed, and creates one charge and one set of events', async () => {

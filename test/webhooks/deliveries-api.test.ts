@@ -3,23 +3,22 @@ import { expectError } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { startTestServer, type TestServer } from '../helpers/test-server.js';
+import { useTestServer } from '../helpers/test-server.js';
 
 forEachDatabase('webhook deliveries API', (engine) => {
-  let server: TestServer;
   let receiver: Awaited<ReturnType<typeof startCaptureReceiver>>;
   let answer = 500;
   let endpointId: string;
+  // Hooks run in the order they are declared: the receiver is up before the server, and stops after it.
   beforeEach(async () => {
     answer = 500;
     receiver = await startCaptureReceiver(() => ({ status: answer }));
-    server = await startTestServer(engine, { webhookAllowPrivateNetworks: true, webhookWorker: { retryScheduleSeconds: [0.05] } });
+  });
+  const server = useTestServer(engine, { webhookAllowPrivateNetworks: true, webhookWorker: { retryScheduleSeconds: [0.05] } });
+  beforeEach(async () => {
     endpointId = (await server.api.post('/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['customer.created'] })).body.id;
   });
-  afterEach(async () => {
-    await server.close();
-    await receiver.close();
-  });
+  afterEach(() => receiver.close());
 
   /** Creates customers and waits until each one's delivery has failed for good. */
   async function failedDeliveries(count: number): Promise<any[]> {
