@@ -1,0 +1,48 @@
+import { expect } from 'chai';
+import { ESLint } from 'eslint';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/**
+ * The architecture's rules are lint rules (eslint.config.js): these cases prove that `npm run lint`
+ * fails when a file breaks them, and passes the imports the layers allow.
+ */
+describe('layers of src/ (lint rules)', () => {
+  const eslint = new ESLint({ cwd: ROOT });
+
+  async function problems(filePath: string, code: string): Promise<string[]> {
+    const [result] = await eslint.lintText(`${code}\n`, { filePath: `${ROOT}/${filePath}` });
+    return result.messages.filter((m) => m.ruleId === 'no-restricted-imports' || m.ruleId === 'no-restricted-syntax').map((m) => m.message);
+  }
+
+  const refused: Array<[string, string, string]> = [
+    ['a resource importing the REST door', 'src/resources/charges/x.ts', "import '../../http/binder.js';"],
+    ['a resource importing the GraphQL door', 'src/resources/charges/x.ts', "import '../../graphql/errors.js';"],
+    ['a resource importing Express', 'src/resources/charges/x.ts', "import express from 'express';\nvoid express;"],
+    ['the core importing a resource', 'src/operations/x.ts', "import '../resources/handlers.js';"],
+    ['the webhook worker importing a door', 'src/webhooks/x.ts', "import '../http/request-id.js';"],
+    ['the REST door importing the GraphQL door', 'src/http/x.ts', "import '../graphql/errors.js';"],
+    ['the database module importing the core', 'src/db/x.ts', "import '../operations/operations.js';"],
+    ['a folder importing the configuration', 'src/http/x.ts', "import '../config.js';"],
+    ['a driver imported outside src/db/', 'src/live-events/x.ts', "import pg from 'pg';\nvoid pg;"],
+    ['a dialect check outside src/db/', 'src/webhooks/x.ts', "export const f = (db: { dialect: string }) => db.dialect === 'postgres';"],
+  ];
+  for (const [what, file, code] of refused) {
+    it(`refuses ${what}`, async () => {
+      expect(await problems(file, code)).to.have.length.greaterThan(0);
+    });
+  }
+
+  const allowed: Array<[string, string, string]> = [
+    ['a resource importing the core and the database', 'src/resources/charges/x.ts', "import '../../operations/operations.js';\nimport '../../db/database.js';"],
+    ['the GraphQL door importing the REST door and the core', 'src/graphql/x.ts', "import '../http/request-id.js';\nimport '../operations/run-operation.js';"],
+    ['the database module importing a driver and checking the dialect', 'src/db/x.ts', "import pg from 'pg';\nexport const f = (k: string) => k === 'postgres' && pg;"],
+    ['the composition root importing every folder', 'src/composition.ts', "import './http/binder.js';\nimport './graphql/subscriptions.js';\nimport './config.js';"],
+  ];
+  for (const [what, file, code] of allowed) {
+    it(`allows ${what}`, async () => {
+      expect(await problems(file, code)).to.deep.equal([]);
+    });
+  }
+});
