@@ -1,9 +1,9 @@
 import path from 'node:path';
 import type { ServiceSettings } from './operations/operations.js';
 import type { RateLimitWindow } from './db/rate-limit-store.js';
-import { authFailuresFromEnv, trustProxyHopsFromEnv, type AuthFailureWindow } from './auth/auth-failures.js';
-import { httpTimeoutsFromEnv, type HttpTimeouts } from './http/server-timeouts.js';
-import { parseRetrySchedule } from './webhooks/retry-policy.js';
+import type { AuthFailureWindow } from './auth/auth-failures.js';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http/server-timeouts.js';
+import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/retry-policy.js';
 
 /** Which parts run in this process: the HTTP API, the webhook worker, or both. */
 export type Role = 'all' | 'api' | 'worker';
@@ -84,6 +84,47 @@ function integer(name: string, value: string | undefined, fallback: number): num
 }
 
 /**
+ * `AUTH_FAILURES_PER_MINUTE` (default 20; `0` turns the limit off) over a window of
+ * `AUTH_FAILURES_WINDOW_SECONDS` (default 60): an address may fail `perMinute × window / 60` times
+ * in a burst, then is refused until its window (which starts at its first failure) ends.
+ */
+function authFailures(env: NodeJS.ProcessEnv): AuthFailureWindow | undefined {
+  const perMinute = integer('AUTH_FAILURES_PER_MINUTE', env.AUTH_FAILURES_PER_MINUTE, 20);
+  const windowSeconds = integer('AUTH_FAILURES_WINDOW_SECONDS', env.AUTH_FAILURES_WINDOW_SECONDS, 60);
+  if (windowSeconds < 1 || windowSeconds > 86_400) throw new Error('AUTH_FAILURES_WINDOW_SECONDS must be between 1 and 86400');
+  if (perMinute === 0) return undefined;
+  return { points: Math.max(1, Math.round((perMinute * windowSeconds) / 60)), durationSeconds: windowSeconds };
+}
+
+/** The HTTP server's three timeouts, in whole seconds (1 to 3600 each). */
+function httpTimeouts(env: NodeJS.ProcessEnv): HttpTimeouts {
+  return {
+    headersMs: timeoutSeconds('HTTP_HEADERS_TIMEOUT_SECONDS', env.HTTP_HEADERS_TIMEOUT_SECONDS, DEFAULT_HTTP_TIMEOUTS.headersMs),
+    bodyMs: timeoutSeconds('HTTP_BODY_TIMEOUT_SECONDS', env.HTTP_BODY_TIMEOUT_SECONDS, DEFAULT_HTTP_TIMEOUTS.bodyMs),
+    keepAliveMs: timeoutSeconds('HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', env.HTTP_KEEP_ALIVE_TIMEOUT_SECONDS, DEFAULT_HTTP_TIMEOUTS.keepAliveMs),
+  };
+}
+
+function timeoutSeconds(name: string, value: string | undefined, fallbackMs: number): number {
+  if (value === undefined || value === '') return fallbackMs;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3600) {
+    throw new Error(`${name} must be a whole number of seconds from 1 to 3600, got "${value}"`);
+  }
+  return parsed * 1000;
+}
+
+/** `WEBHOOK_RETRY_SCHEDULE` ("5,60,300", seconds, decimals allowed); unset, about three days of backoff. */
+function retrySchedule(text: string | undefined): number[] {
+  if (!text) return DEFAULT_RETRY_SCHEDULE_SECONDS;
+  const delays = text.split(',').map((part) => Number(part.trim()));
+  if (delays.length === 0 || delays.some((d) => !Number.isFinite(d) || d < 0)) {
+    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "${text}"`);
+  }
+  return delays;
+}
+
+/**
  * A window longer than a second is the burst allowance: 100/s over 5 s lets a key send 500 at once,
  * then nothing until the window ends.
  */
@@ -157,13 +198,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     nodeEnv,
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
     rateLimit: rateLimit(env),
-    authFailures: authFailuresFromEnv(env),
-    trustProxyHops: trustProxyHopsFromEnv(env),
-    httpTimeouts: httpTimeoutsFromEnv(env),
+    authFailures: authFailures(env),
+    trustProxyHops: integer('TRUST_PROXY', env.TRUST_PROXY, 0),
+    httpTimeouts: httpTimeouts(env),
     validateResponses: flag('VALIDATE_RESPONSES', env.VALIDATE_RESPONSES, nodeEnv === 'test'),
     webhookLeaseSeconds: integer('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 60),
     webhookConcurrency: atLeastOne('WEBHOOK_CONCURRENCY', integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 128)),
-    webhookRetryScheduleSeconds: parseRetrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    webhookRetryScheduleSeconds: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
     webhookDisableAfterSeconds: integer('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || 'payments-api <no-reply@localhost>',

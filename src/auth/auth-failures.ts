@@ -162,34 +162,3 @@ export function addressKey(address: string): string {
   const network = (parsed as ipaddr.IPv6).parts.slice(0, 4).map((part) => part.toString(16));
   return `${network.join(':')}::/64`;
 }
-
-/**
- * `AUTH_FAILURES_PER_MINUTE` (default 20; `0` turns the limit off) over a window of
- * `AUTH_FAILURES_WINDOW_SECONDS` (default 60): an address may fail `perMinute × window / 60` times
- * in a burst, then is refused until its window (which starts at its first failure) ends.
- */
-export function authFailuresFromEnv(env: NodeJS.ProcessEnv): AuthFailureWindow | undefined {
-  const perMinute = wholeNumber(env, 'AUTH_FAILURES_PER_MINUTE', 20);
-  const windowSeconds = wholeNumber(env, 'AUTH_FAILURES_WINDOW_SECONDS', 60);
-  if (windowSeconds < 1 || windowSeconds > 86_400)
-    throw new Error('AUTH_FAILURES_WINDOW_SECONDS must be between 1 and 86400');
-  if (perMinute === 0) return undefined;
-  return {
-    points: Math.max(1, Math.round((perMinute * windowSeconds) / 60)),
-    durationSeconds: windowSeconds,
-  };
-}
-
-/** `TRUST_PROXY`: how many reverse proxies in front of the server append to `X-Forwarded-For` (default 0: none). */
-export function trustProxyHopsFromEnv(env: NodeJS.ProcessEnv): number {
-  return wholeNumber(env, 'TRUST_PROXY', 0);
-}
-
-function wholeNumber(env: NodeJS.ProcessEnv, name: string, fallback: number): number {
-  const value = env[name];
-  if (value === undefined || value === '') return fallback;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 0)
-    throw new Error(`${name} must be a whole number, got "${value}"`);
-  return parsed;
-}

@@ -40,21 +40,3 @@ export function applyServerTimeouts(server: Server, timeouts: HttpTimeouts): voi
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
     Math.min(1000, Math.max(100, Math.floor(timeouts.headersMs / 4)));
 }
-
-/** Reads the three timeouts from the environment, in whole seconds (at least 1 each). */
-export function httpTimeoutsFromEnv(env: NodeJS.ProcessEnv): HttpTimeouts {
-  return {
-    headersMs: seconds(env, 'HTTP_HEADERS_TIMEOUT_SECONDS', DEFAULT_HTTP_TIMEOUTS.headersMs),
-    bodyMs: seconds(env, 'HTTP_BODY_TIMEOUT_SECONDS', DEFAULT_HTTP_TIMEOUTS.bodyMs),
-    keepAliveMs: seconds(env, 'HTTP_KEEP_ALIVE_TIMEOUT_SECONDS', DEFAULT_HTTP_TIMEOUTS.keepAliveMs),
-  };
-}
-
-function seconds(env: NodeJS.ProcessEnv, name: string, fallbackMs: number): number {
-  const value = env[name];
-  if (value === undefined || value === '') return fallbackMs;
-  const parsed = Number(value);
-  if (!Number.isInteger(parsed) || parsed < 1 || parsed > 3600)
-    throw new Error(`${name} must be a whole number of seconds from 1 to 3600, got "${value}"`);
-  return parsed * 1000;
-}

@@ -8,16 +8,6 @@ export const DEFAULT_RETRY_SCHEDULE_SECONDS = [5, 60, 300, 1800, 7200, 18_000, 3
 /** The longest `Retry-After` honoured; a longer one is cut to this. */
 const MAX_RETRY_AFTER_MS = 24 * 3600 * 1000;
 
-/** Parses `WEBHOOK_RETRY_SCHEDULE` ("5,60,300", seconds, decimals allowed). */
-export function parseRetrySchedule(text: string | undefined): number[] {
-  if (!text) return DEFAULT_RETRY_SCHEDULE_SECONDS;
-  const delays = text.split(',').map((part) => Number(part.trim()));
-  if (delays.length === 0 || delays.some((d) => !Number.isFinite(d) || d < 0)) {
-    throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "${text}"`);
-  }
-  return delays;
-}
-
 /**
  * The delay before the next attempt after `failedAttempts` failures, or undefined when the
  * schedule is exhausted. A `Retry-After` from the endpoint is honoured when it asks for longer.

@@ -4,9 +4,12 @@ import { RateLimiterMemory } from 'rate-limiter-flexible';
 import {
   AuthFailureLimiter,
   addressKey,
-  authFailuresFromEnv,
   clientAddress,
 } from '../../src/auth/auth-failures.js';
+import { loadConfig } from '../../src/config.js';
+
+/** The failed-authentication window that these settings configure. */
+const authFailuresFromEnv = (env: NodeJS.ProcessEnv) => loadConfig(env).authFailures;
 
 function request(remoteAddress: string, forwardedFor?: string): IncomingMessage {
   return {
