@@ -32,11 +32,13 @@ export interface AuthFailure {
 export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures?: AuthFailureLimiter) {
   const keys = new LRUCache<string, string>({ max: 10_000, ttl: 60_000 });
 
-  /** The value of an `Authorization` header (HTTP, or a WebSocket's `connection_init` payload). */
+  /**
+   * The value of an `Authorization` header (HTTP, or a WebSocket's `connection_init` payload):
+   * `Bearer <key>`, or `Basic` with the key as the user name and an empty password (`curl -u key:`).
+   */
   const bearer = async (authorization: string | undefined): Promise<AuthResult> => {
-    const match = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
-    if (!match) return unusableCredentials('apiKey', authorization);
-    const apiKey = match[1];
+    const apiKey = apiKeyIn(authorization);
+    if (typeof apiKey !== 'string') return apiKey;
     let accountId = keys.get(apiKey);
     if (!accountId) {
       accountId = (await findApiKeyByHash(db, hashApiKey(apiKey)))?.account_id;
@@ -56,7 +58,7 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures
   };
 
   return {
-    /** `Authorization: Bearer sk_test_…` on an HTTP request. */
+    /** `Authorization: Bearer sk_test_…` (or the key as the HTTP Basic user name) on an HTTP request. */
     apiKey: (req: Request): Promise<AuthResult> => bearer(req.headers.authorization),
     bearer,
     adminBasic: (req: Request): Promise<AuthResult> => adminBasic(req),
@@ -77,6 +79,24 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
 
+/**
+ * The API key an `Authorization` header carries, or why it carries none: `Bearer <key>`, or HTTP
+ * Basic with the key as the user name and an empty password (what `curl -u sk_test_…:` sends).
+ */
+function apiKeyIn(authorization: string | undefined): string | AuthFailure {
+  const bearer = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
+  if (bearer) return bearer[1];
+  const basic = /^Basic\s+(\S+)$/i.exec(authorization ?? '');
+  if (!basic) return unusableCredentials('apiKey', authorization);
+  const decoded = Buffer.from(basic[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  const [user, password] = colon < 0 ? [decoded, ''] : [decoded.slice(0, colon), decoded.slice(colon + 1)];
+  if (user === '' || password !== '') {
+    return fail('api_key_invalid', 'With HTTP Basic, send your API key as the user name and leave the password empty (`curl -u sk_test_…:`).');
+  }
+  return user;
+}
+
 /** The spec's security schemes that this module checks. */
 export type SchemeName = 'apiKey' | 'adminBasic';
 
@@ -88,7 +108,7 @@ export type SchemeName = 'apiKey' | 'adminBasic';
 export function unusableCredentials(scheme: SchemeName, header: string | undefined): AuthFailure {
   if (scheme === 'adminBasic') return fail('admin_credentials_invalid', 'This endpoint needs the admin credentials (HTTP Basic).');
   if (!header) return fail('api_key_missing', 'You did not provide an API key. Send it as `Authorization: Bearer sk_test_…`.');
-  return fail('api_key_invalid', 'Send your API key as `Authorization: Bearer sk_test_…`.');
+  return fail('api_key_invalid', 'Send your API key as `Authorization: Bearer sk_test_…` (or as the HTTP Basic user name).');
 }
 
 function fail(code: ErrorCode, message: string): AuthFailure {

@@ -31,6 +31,7 @@ export function specValidator(validateResponses: boolean): RequestHandler[] {
         handlers: {
           // authenticateEarly has checked the credentials: its verdict is reused.
           apiKey: securityHandler('account', (req) => authenticatorOf(req).apiKey(req)),
+          apiKeyBasic: securityHandler('account', (req) => authenticatorOf(req).apiKey(req)),
           adminBasic: securityHandler('admin', (req) => authenticatorOf(req).adminBasic(req)),
         },
       },

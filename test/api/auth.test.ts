@@ -58,6 +58,46 @@ forEachDatabase('auth', (engine) => {
     });
   });
 
+  describe('the API key as the HTTP Basic user name (curl -u sk_test_…:)', () => {
+    it('authenticates reads and writes as the key does, form bodies included', async () => {
+      const auth = { Authorization: basic(server.api.apiKey!, '') };
+      const created = await server.anonymous.post('/v1/customers', { email: 'basic@example.com' }, { headers: auth, form: true });
+      expect(created.status, JSON.stringify(created.body)).to.equal(200);
+      const mine = await aCustomer(server.api, { email: 'bearer@example.com' });
+      const listed = await server.anonymous.get('/v1/customers', { headers: auth });
+      expect(listed.status).to.equal(200);
+      expect(listed.body.data.map((c: { id: string }) => c.id)).to.deep.equal([mine.id, created.body.id]);
+      expect((await server.otherApi.get(`/v1/customers/${mine.id}`)).status).to.equal(404);
+    });
+
+    it('authenticates GraphQL too', async () => {
+      const res = await server.anonymous.post(
+        '/graphql',
+        { query: '{ charges(first: 1) { edges { node { id } } } }' },
+        { headers: { Authorization: basic(server.api.apiKey!, '') } },
+      );
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.deep.equal({ data: { charges: { edges: [] } } });
+    });
+
+    it('answers 401 api_key_invalid to an unknown key, without echoing it', async () => {
+      const key = 'sk_test_0123456789abcdefghijklmnopqrstuv';
+      const res = await server.anonymous.get('/v1/customers', { headers: { Authorization: basic(key, '') } });
+      expect(expectError(res, 401, 'api_key_invalid').message).to.not.include(key);
+    });
+
+    it('answers 401 api_key_invalid to a password, or an empty user name, saying how to send the key', async () => {
+      for (const [user, password] of [[server.api.apiKey!, 'secret'], ['', '']]) {
+        const res = await server.anonymous.get('/v1/customers', { headers: { Authorization: basic(user, password) } });
+        expect(expectError(res, 401, 'api_key_invalid').message).to.include('empty');
+      }
+    });
+
+    it('is not the admin credentials: /admin refuses it', async () => {
+      expectError(await createAccount({ Authorization: basic(server.api.apiKey!, '') }), 401, 'admin_credentials_invalid');
+    });
+  });
+
   describe('POST /admin/accounts', () => {
     it('creates an account and a working API key that sees only its own objects', async () => {
       const res = await createAccount({ Authorization: ADMIN_AUTH });

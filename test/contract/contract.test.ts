@@ -24,13 +24,13 @@ describe('contract', () => {
     }
   });
 
-  it('declares security for every operation: API keys on /v1, HTTP Basic on /admin', () => {
+  it('declares security for every operation: the API key (Bearer or as the Basic user name) on /v1, the admin Basic on /admin', () => {
     const globalSecurity = spec.security as Array<Record<string, string[]>>;
     for (const route of routeOperations()) {
       const operation = spec.paths[route.specPath][route.method] as { security?: Array<Record<string, string[]>> };
       const security = operation.security ?? globalSecurity;
       const schemes = security.flatMap((requirement) => Object.keys(requirement));
-      expect(schemes, route.operationId).to.deep.equal(route.specPath.startsWith('/admin/') ? ['adminBasic'] : ['apiKey']);
+      expect(schemes, route.operationId).to.deep.equal(route.specPath.startsWith('/admin/') ? ['adminBasic'] : ['apiKey', 'apiKeyBasic']);
     }
   });
 
