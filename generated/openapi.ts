@@ -491,6 +491,58 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/accounts/{id}/api_keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id. */
+        id: components['schemas']['ObjectId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List an account's API keys
+     * @description Every key of the account, newest first, revoked ones included; a key shows only its prefix and last four characters.
+     */
+    get: operations['listAccountApiKeys'];
+    put?: never;
+    /**
+     * Create an API key for an account
+     * @description A secret key (`sk_test_…`, every scope) when `scopes` is left out, or a restricted key (`rk_test_…`) that may call only the operations whose scope it holds. The key itself is in `secret`, shown only in this response.
+     */
+    post: operations['createAccountApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/accounts/{id}/api_keys/{key_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id. */
+        id: components['schemas']['ObjectId'];
+        /** @description The key's id (`key_…`). */
+        key_id: components['schemas']['ObjectId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an API key
+     * @description The key is refused from now on (by every process within a second); a second revocation is a 404.
+     */
+    delete: operations['revokeAccountApiKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'customer.created': {
@@ -1756,6 +1808,58 @@ export interface components {
       api_key: string;
     };
     /**
+     * @description What a restricted key (or, later, a token) may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
+     * @enum {string}
+     */
+    Scope:
+      | 'customers:read'
+      | 'customers:write'
+      | 'charges:read'
+      | 'charges:write'
+      | 'refunds:read'
+      | 'refunds:write'
+      | 'users:read'
+      | 'users:write'
+      | 'orders:read'
+      | 'orders:write'
+      | 'events:read'
+      | 'webhooks:read'
+      | 'webhooks:write';
+    ApiKeyCreateParams: {
+      /** @description The scopes of a restricted key; leave out for a secret key with every scope. */
+      scopes?: components['schemas']['Scope'][];
+    };
+    ApiKey: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'api_key';
+      /** @enum {string} */
+      type: 'secret' | 'restricted';
+      /** @description The key's prefix and last four characters, e.g. `rk_test_…4f2a`. */
+      redacted: string;
+      /** @description A restricted key's scopes; null for a secret key, which holds every scope. */
+      scopes: components['schemas']['Scope'][] | null;
+      created: components['schemas']['Timestamp'];
+      /** @description When the key was revoked; null while it works. */
+      revoked: components['schemas']['Timestamp'] | null;
+    };
+    ApiKeyWithSecret: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'api_key';
+      /** @enum {string} */
+      type: 'secret' | 'restricted';
+      redacted: string;
+      scopes: components['schemas']['Scope'][] | null;
+      created: components['schemas']['Timestamp'];
+      revoked: null;
+      /** @description The key itself, shown only in the answer that created it. */
+      secret: string;
+    };
+    ApiKeyList: components['schemas']['ListFields'] & {
+      data: components['schemas']['ApiKey'][];
+    };
+    /**
      * @description The class of error; the HTTP status decides it.
      * @enum {string}
      */
@@ -1789,6 +1893,7 @@ export interface components {
      *     | `api_key_missing` | 401 | authentication_error |
      *     | `api_key_invalid` | 401 | authentication_error |
      *     | `admin_credentials_invalid` | 401 | authentication_error |
+     *     | `insufficient_scope` | 403 | permission_error |
      *     | `card_declined` | 402 | card_error |
      *     | `idempotency_key_reused` | 400 | idempotency_error |
      *     | `idempotency_key_in_use` | 409 | idempotency_error |
@@ -1814,6 +1919,7 @@ export interface components {
       | 'api_key_missing'
       | 'api_key_invalid'
       | 'admin_credentials_invalid'
+      | 'insufficient_scope'
       | 'card_declined'
       | 'idempotency_key_reused'
       | 'idempotency_key_in_use'
@@ -1848,6 +1954,16 @@ export interface components {
     };
     /** @description No valid credentials were sent. */
     Unauthorized: {
+      headers: {
+        'Request-Id': components['headers']['Request-Id'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorResponse'];
+      };
+    };
+    /** @description The credentials are valid but lack the scope the operation needs (`insufficient_scope`, naming it). */
+    Forbidden: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
         [name: string]: unknown;
@@ -2015,6 +2131,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];
@@ -2054,6 +2171,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2084,6 +2202,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2119,6 +2238,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2162,6 +2282,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -2193,6 +2314,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2228,6 +2350,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2270,6 +2393,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2311,6 +2435,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];
@@ -2351,6 +2476,7 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       402: components['responses']['CardDeclined'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -2388,6 +2514,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2431,6 +2558,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -2467,6 +2595,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2508,6 +2637,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];
@@ -2547,6 +2677,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -2584,6 +2715,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2618,6 +2750,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];
@@ -2657,6 +2790,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2687,6 +2821,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2722,6 +2857,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2765,6 +2901,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -2796,6 +2933,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2831,6 +2969,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2870,6 +3009,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2913,6 +3053,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -2946,6 +3087,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -2991,6 +3133,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -3024,6 +3167,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -3061,6 +3205,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -3102,6 +3247,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];
@@ -3131,6 +3277,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -3165,6 +3312,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];
@@ -3204,6 +3352,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -3234,6 +3383,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -3277,6 +3427,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -3308,6 +3459,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -3343,6 +3495,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -3386,6 +3539,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -3430,6 +3584,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -3471,6 +3626,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];
@@ -3500,6 +3656,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
@@ -3543,6 +3700,7 @@ export interface operations {
       };
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
@@ -3585,6 +3743,119 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listAccountApiKeys: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+      };
+      header?: never;
+      path: {
+        /** @description The account's id. */
+        id: components['schemas']['ObjectId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account's keys. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createAccountApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The account's id. */
+        id: components['schemas']['ObjectId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ApiKeyCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['ApiKeyCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The new key, with its secret. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyWithSecret'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  revokeAccountApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id. */
+        id: components['schemas']['ObjectId'];
+        /** @description The key's id (`key_…`). */
+        key_id: components['schemas']['ObjectId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The revoked key. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];

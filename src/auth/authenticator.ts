@@ -4,12 +4,13 @@ import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.js';
 import type { ErrorCode } from '../domain/errors.js';
+import type { Grant, Scope } from '../operations/scopes.js';
 import { findApiKeyByHash } from '../resources/accounts/accounts.repo.js';
 import { hashApiKey } from '../resources/accounts/accounts.service.js';
 import { checkWithinAllowance, type AuthFailureLimiter } from './auth-failures.js';
 
-/** Who made the request: an account (API key) or the operator (HTTP Basic on /admin). */
-export type Principal = { kind: 'account'; accountId: string } | { kind: 'admin' };
+/** Who made the request: an account (API key, with what it may do) or the operator (HTTP Basic on /admin). */
+export type Principal = { kind: 'account'; accountId: string; grant: Grant } | { kind: 'admin' };
 
 export type AuthResult = { ok: true; principal: Principal } | AuthFailure;
 
@@ -22,7 +23,8 @@ export interface AuthFailure {
 
 /**
  * Checks credentials for the security schemes of the spec. Keys are looked up by their hash; a
- * found key is remembered in memory for a minute, so that a hot path costs neither a hash nor a query.
+ * found key is remembered in memory for a second, so that a hot path costs neither a hash nor a
+ * query, and a revoked key is refused by every process within a second of its revocation.
  *
  * `apiKey`, `bearer` and `adminBasic` only check. The doors authenticate through `limited`, the
  * same checks held to `failures` (the failed attempts allowed per client address; see
@@ -30,7 +32,7 @@ export interface AuthFailure {
  * credential is counted. Without `failures` (limits off), `limited` only checks too.
  */
 export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures?: AuthFailureLimiter) {
-  const keys = new LRUCache<string, string>({ max: 10_000, ttl: 60_000 });
+  const keys = new LRUCache<string, { accountId: string; grant: Grant }>({ max: 10_000, ttl: KEY_CACHE_MS });
 
   /**
    * The value of an `Authorization` header (HTTP, or a WebSocket's `connection_init` payload):
@@ -39,13 +41,14 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures
   const bearer = async (authorization: string | undefined): Promise<AuthResult> => {
     const apiKey = apiKeyIn(authorization);
     if (typeof apiKey !== 'string') return apiKey;
-    let accountId = keys.get(apiKey);
-    if (!accountId) {
-      accountId = (await findApiKeyByHash(db, hashApiKey(apiKey)))?.account_id;
-      if (!accountId) return fail('api_key_invalid', `Invalid API key provided: ${redact(apiKey)}`);
-      keys.set(apiKey, accountId);
+    let key = keys.get(apiKey);
+    if (!key) {
+      const row = await findApiKeyByHash(db, hashApiKey(apiKey));
+      if (!row) return fail('api_key_invalid', `Invalid API key provided: ${redact(apiKey)}`);
+      key = { accountId: row.account_id, grant: row.scopes === null ? 'all' : new Set(JSON.parse(row.scopes) as Scope[]) };
+      keys.set(apiKey, key);
     }
-    return { ok: true, principal: { kind: 'account', accountId } };
+    return { ok: true, principal: { kind: 'account', ...key } };
   };
 
   /** `Authorization: Basic …` with the operator's credentials, compared in constant time. */
@@ -78,6 +81,9 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures
 }
 
 export type Authenticator = ReturnType<typeof createAuthenticator>;
+
+/** How long a found key is trusted without asking the database again: the bound on revocation. */
+const KEY_CACHE_MS = 1000;
 
 /**
  * The API key an `Authorization` header carries, or why it carries none: `Bearer <key>`, or HTTP

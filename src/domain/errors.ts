@@ -27,6 +27,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType 
   api_key_missing: { status: 401, type: 'authentication_error' },
   api_key_invalid: { status: 401, type: 'authentication_error' },
   admin_credentials_invalid: { status: 401, type: 'authentication_error' },
+  insufficient_scope: { status: 403, type: 'permission_error' },
   card_declined: { status: 402, type: 'card_error' },
   idempotency_key_reused: { status: 400, type: 'idempotency_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },

@@ -1,6 +1,7 @@
 import type { EventStream } from '../live-events/event-stream.js';
 import type { OperationDeps } from '../operations/run-operation.js';
 import type { RequestContext } from '../operations/operations.js';
+import type { Grant } from '../operations/scopes.js';
 import type { Logger } from '../logging/logger.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
@@ -25,6 +26,8 @@ export type GraphQLContext = {
 /** Who is asking, as established by the transport (HTTP headers, or a WebSocket's `connection_init`). */
 export interface GraphQLCaller {
   accountId: string;
+  /** What the caller's credentials may do. */
+  grant: Grant;
   requestId: string;
   /** The HTTP request's `Idempotency-Key` header, if any. */
   idempotencyKey: string | null;
@@ -33,6 +36,7 @@ export interface GraphQLCaller {
 export function createGraphQLContext(deps: GraphQLDeps, caller: GraphQLCaller): GraphQLContext {
   const request: RequestContext = {
     accountId: caller.accountId,
+    grant: caller.grant,
     requestId: caller.requestId,
     idempotencyKey: caller.idempotencyKey,
     db: deps.db,

@@ -57,6 +57,7 @@ export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
         variableValues: params.variables,
         contextValue: createGraphQLContext(deps, {
           accountId: principal.kind === 'account' ? principal.accountId : 'admin',
+          grant: principal.kind === 'account' ? principal.grant : 'all',
           requestId: requestIdOf(context.res),
           idempotencyKey: raw.get('idempotency-key') ?? null,
         }),

@@ -35,6 +35,7 @@ import type { Authenticator } from '../auth/authenticator.js';
 import { countRequest, type RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logging/logger.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
+import type { Grant } from '../operations/scopes.js';
 import { errorFromEnvelope, safeExecutionResult } from './errors.js';
 import { createDocumentChecker } from './document-checker.js';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './limits.js';
@@ -56,6 +57,8 @@ const CLOSE_GRACE_MS = 1000;
 /** What a connection remembers once its `connection_init` is accepted. */
 interface Caller {
   accountId: string;
+  /** What its credential may do. */
+  grant: Grant;
   /** The credential it was accepted with, which its subscriptions are counted against. */
   authorization: string;
 }
@@ -129,7 +132,7 @@ function serverOptions(deps: GraphQLSubscriptionDeps): Options {
       }
       if ('errors' in checked) return checked.errors;
       // graphql-ws runs this only on an acknowledged connection, so onConnect has set the account.
-      const caller = { accountId: ctx.extra.accountId!, requestId: newId('request'), idempotencyKey: null };
+      const caller = { accountId: ctx.extra.accountId!, grant: ctx.extra.grant!, requestId: newId('request'), idempotencyKey: null };
       return { ...checked.args, variableValues: payload.variables, contextValue: createGraphQLContext(deps, caller) };
     },
     onOperation(ctx, id, _payload, args) {
@@ -198,6 +201,7 @@ async function authenticate(
   if (!result.ok) return result.message;
   if (result.principal.kind !== 'account') return 'Subscriptions need an API key.';
   extra.accountId = result.principal.accountId;
+  extra.grant = result.principal.grant;
   extra.authorization = header;
   return null;
 }

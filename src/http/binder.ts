@@ -18,6 +18,8 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
     const idempotencyKey = req.get('idempotency-key') ?? null;
     const ctx: RequestContext = {
       accountId: principal?.kind === 'account' ? principal.accountId : 'admin',
+      // The validator let the request through, so a principal is here; the operator holds every scope.
+      grant: principal?.kind === 'account' ? principal.grant : 'all',
       requestId: requestIdOf(res),
       idempotencyKey,
       db: deps.db,
@@ -31,6 +33,7 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
       operationId: route.operationId,
       method: route.method,
       path: req.path,
+      scope: route.scope,
       preflight: preflightOf(route.operationId),
       idempotencyPrecheck: req.idempotencyPrecheck,
     };

@@ -1,6 +1,7 @@
 import type { operations } from '../../generated/openapi.js';
 import type { Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
+import type { Grant } from './scopes.js';
 
 /**
  * Handler types derived from the spec, so that the compiler checks every handler against it.
@@ -20,6 +21,8 @@ export interface ServiceSettings {
 export interface RequestContext {
   /** The authenticated account, or `admin` for the operator's HTTP Basic surface. */
   accountId: string;
+  /** What the credentials may do (see scopes.ts). */
+  grant: Grant;
   requestId: string;
   idempotencyKey: string | null;
   /** The database, or the request's transaction for operations that change something. */

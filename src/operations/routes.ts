@@ -1,5 +1,6 @@
 import { loadSpec, type SpecOperation } from './spec.js';
 import type { OperationId } from './operations.js';
+import type { Scope } from './scopes.js';
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete'] as const;
 
@@ -10,6 +11,8 @@ export interface RouteOperation {
   specPath: string;
   /** The schema of the form-encoded body, when the operation accepts one. */
   formSchema?: unknown;
+  /** The scope its `security` requirements name (every requirement names the same one), if any. */
+  scope?: Scope;
 }
 
 /** Every operation in `paths`, in spec order. */
@@ -25,6 +28,7 @@ export function routeOperations(): RouteOperation[] {
         method,
         specPath,
         formSchema: operation.requestBody?.content?.['application/x-www-form-urlencoded']?.schema,
+        scope: (operation.security ?? spec.security)?.flatMap((requirement) => Object.values(requirement).flat())[0] as Scope | undefined,
       });
     }
   }

@@ -3,6 +3,7 @@ import type { Clock } from '../domain/clock.js';
 import { idempotentPost, runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, Preflight, RequestContext, ServiceSettings } from './operations.js';
 import type { RouteOperation } from './routes.js';
+import { assertGranted, type Scope } from './scopes.js';
 
 /** What running an operation needs, whichever door it comes through. */
 export interface OperationDeps {
@@ -17,6 +18,8 @@ export interface OperationCall {
   operationId: OperationId;
   method: RouteOperation['method'];
   path: string;
+  /** The scope the operation needs (`RouteOperation.scope`). */
+  scope?: Scope;
   /** The operation's check before its transaction, if it has one (`Preflight`). */
   preflight?: Preflight<OperationId>;
   /** What the REST door's replay check already found for the `Idempotency-Key`. */
@@ -35,6 +38,7 @@ export async function runOperation(
   call: OperationCall,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   const { ctx } = input;
+  assertGranted(ctx.grant, call.scope);
   if (call.method === 'get') return { response: await handler(input), replayed: false };
   // Before the transaction, so that what it waits on (DNS) holds no lock and no connection.
   await call.preflight?.(input);

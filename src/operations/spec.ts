@@ -9,12 +9,18 @@ export const SPEC_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', imp
 export interface SpecDocument {
   paths: Record<string, Record<string, SpecOperation | unknown>>;
   components: Record<string, Record<string, unknown>>;
+  /** The security requirements of operations that declare none of their own. */
+  security?: SecurityRequirement[];
   [key: string]: unknown;
 }
+
+/** One way to authenticate: each named scheme, with the scopes (roles) it must hold. */
+export type SecurityRequirement = Record<string, string[]>;
 
 export interface SpecOperation {
   operationId: string;
   requestBody?: { content?: Record<string, { schema?: unknown }> };
+  security?: SecurityRequirement[];
 }
 
 let cached: SpecDocument | undefined;

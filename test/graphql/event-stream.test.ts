@@ -84,6 +84,7 @@ forEachDatabase('live event stream', (engine) => {
     const rolledBack = server.db.transaction(async (tx) => {
       const ctx = {
         accountId,
+        grant: 'all' as const,
         requestId: 'req_rolled_back',
         idempotencyKey: null,
         db: tx,

@@ -1113,6 +1113,105 @@ export interface AccountWithKey {
 }
 
 /**
+ * What a restricted key (or, later, a token) may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
+ */
+export type Scope = (typeof Scope)[keyof typeof Scope];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const Scope = {
+  'customers:read': 'customers:read',
+  'customers:write': 'customers:write',
+  'charges:read': 'charges:read',
+  'charges:write': 'charges:write',
+  'refunds:read': 'refunds:read',
+  'refunds:write': 'refunds:write',
+  'users:read': 'users:read',
+  'users:write': 'users:write',
+  'orders:read': 'orders:read',
+  'orders:write': 'orders:write',
+  'events:read': 'events:read',
+  'webhooks:read': 'webhooks:read',
+  'webhooks:write': 'webhooks:write',
+} as const;
+
+export interface ApiKeyCreateParams {
+  /**
+   * The scopes of a restricted key; leave out for a secret key with every scope.
+   * @minItems 1
+   * @maxItems 13
+   */
+  scopes?: Scope[];
+}
+
+export type ApiKeyType = (typeof ApiKeyType)[keyof typeof ApiKeyType];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ApiKeyType = {
+  secret: 'secret',
+  restricted: 'restricted',
+} as const;
+
+/**
+ * A restricted key's scopes; null for a secret key, which holds every scope.
+ */
+export type ApiKeyScopes = Scope[] | null;
+
+/**
+ * When the key was revoked; null while it works.
+ */
+export type ApiKeyRevoked = Timestamp | null;
+
+export interface ApiKey {
+  id: ObjectId;
+  object: 'api_key';
+  type: ApiKeyType;
+  /**
+   * The key's prefix and last four characters, e.g. `rk_test_…4f2a`.
+   * @maxLength 32
+   */
+  redacted: string;
+  /** A restricted key's scopes; null for a secret key, which holds every scope. */
+  scopes: ApiKeyScopes;
+  created: Timestamp;
+  /** When the key was revoked; null while it works. */
+  revoked: ApiKeyRevoked;
+}
+
+export type ApiKeyWithSecretType = (typeof ApiKeyWithSecretType)[keyof typeof ApiKeyWithSecretType];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ApiKeyWithSecretType = {
+  secret: 'secret',
+  restricted: 'restricted',
+} as const;
+
+export type ApiKeyWithSecretScopes = Scope[] | null;
+
+export interface ApiKeyWithSecret {
+  id: ObjectId;
+  object: 'api_key';
+  type: ApiKeyWithSecretType;
+  /** @maxLength 32 */
+  redacted: string;
+  scopes: ApiKeyWithSecretScopes;
+  created: Timestamp;
+  revoked: null;
+  /**
+   * The key itself, shown only in the answer that created it.
+   * @maxLength 128
+   * @pattern ^(sk|rk)_test_[0-9A-Za-z]+$
+   */
+  secret: string;
+}
+
+export type ApiKeyListAllOf = {
+  /** @maxItems 100 */
+  data: ApiKey[];
+};
+
+export type ApiKeyList = ListFields & ApiKeyListAllOf;
+
+/**
  * The class of error; the HTTP status decides it.
  */
 export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];
@@ -1150,6 +1249,7 @@ export const ErrorType = {
 | `api_key_missing` | 401 | authentication_error |
 | `api_key_invalid` | 401 | authentication_error |
 | `admin_credentials_invalid` | 401 | authentication_error |
+| `insufficient_scope` | 403 | permission_error |
 | `card_declined` | 402 | card_error |
 | `idempotency_key_reused` | 400 | idempotency_error |
 | `idempotency_key_in_use` | 409 | idempotency_error |
@@ -1178,6 +1278,7 @@ export const ErrorCode = {
   api_key_missing: 'api_key_missing',
   api_key_invalid: 'api_key_invalid',
   admin_credentials_invalid: 'admin_credentials_invalid',
+  insufficient_scope: 'insufficient_scope',
   card_declined: 'card_declined',
   idempotency_key_reused: 'idempotency_key_reused',
   idempotency_key_in_use: 'idempotency_key_in_use',
@@ -1223,6 +1324,11 @@ export type BadRequestResponse = ErrorResponse;
  * No valid credentials were sent.
  */
 export type UnauthorizedResponse = ErrorResponse;
+
+/**
+ * The credentials are valid but lack the scope the operation needs (`insufficient_scope`, naming it).
+ */
+export type ForbiddenResponse = ErrorResponse;
 
 /**
  * The card was declined; the failed charge is recorded.
@@ -1777,6 +1883,42 @@ while the first request still runs, 409 `idempotency_key_in_use`.
   'Idempotency-Key'?: IdempotencyKeyParameter;
 };
 
+export type ListAccountApiKeysParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+};
+
+export type CreateAccountApiKeyHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
 export type HTTPStatusCode1xx = 100 | 101 | 102 | 103;
 export type HTTPStatusCode2xx = 200 | 201 | 202 | 203 | 204 | 205 | 206 | 207;
 export type HTTPStatusCode3xx = 300 | 301 | 302 | 303 | 304 | 305 | 307 | 308;
@@ -1834,6 +1976,11 @@ export type listCustomersResponse401 = {
   status: 401;
 };
 
+export type listCustomersResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listCustomersResponse429 = {
   data: TooManyRequestsResponse;
   status: 429;
@@ -1846,7 +1993,7 @@ export type listCustomersResponse500 = {
 
 export type listCustomersResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
 };
 
 export type listCustomersResponseSuccess = listCustomersResponse200 & {
@@ -1855,6 +2002,7 @@ export type listCustomersResponseSuccess = listCustomersResponse200 & {
 export type listCustomersResponseError = (
   | listCustomersResponse400
   | listCustomersResponse401
+  | listCustomersResponse403
   | listCustomersResponse429
   | listCustomersResponse500
   | listCustomersResponseDefault
@@ -1906,6 +2054,11 @@ export type createCustomerResponse401 = {
   status: 401;
 };
 
+export type createCustomerResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type createCustomerResponse409 = {
   data: ConflictResponse;
   status: 409;
@@ -1923,7 +2076,7 @@ export type createCustomerResponse500 = {
 
 export type createCustomerResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 409 | 429 | 500>;
 };
 
 export type createCustomerResponseSuccess = createCustomerResponse200 & {
@@ -1932,6 +2085,7 @@ export type createCustomerResponseSuccess = createCustomerResponse200 & {
 export type createCustomerResponseError = (
   | createCustomerResponse400
   | createCustomerResponse401
+  | createCustomerResponse403
   | createCustomerResponse409
   | createCustomerResponse429
   | createCustomerResponse500
@@ -1977,6 +2131,11 @@ export type retrieveCustomerResponse401 = {
   status: 401;
 };
 
+export type retrieveCustomerResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retrieveCustomerResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -1994,7 +2153,7 @@ export type retrieveCustomerResponse500 = {
 
 export type retrieveCustomerResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type retrieveCustomerResponseSuccess = retrieveCustomerResponse200 & {
@@ -2003,6 +2162,7 @@ export type retrieveCustomerResponseSuccess = retrieveCustomerResponse200 & {
 export type retrieveCustomerResponseError = (
   | retrieveCustomerResponse400
   | retrieveCustomerResponse401
+  | retrieveCustomerResponse403
   | retrieveCustomerResponse404
   | retrieveCustomerResponse429
   | retrieveCustomerResponse500
@@ -2047,6 +2207,11 @@ export type replaceCustomerResponse401 = {
   status: 401;
 };
 
+export type replaceCustomerResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type replaceCustomerResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2064,7 +2229,7 @@ export type replaceCustomerResponse500 = {
 
 export type replaceCustomerResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type replaceCustomerResponseSuccess = replaceCustomerResponse200 & {
@@ -2073,6 +2238,7 @@ export type replaceCustomerResponseSuccess = replaceCustomerResponse200 & {
 export type replaceCustomerResponseError = (
   | replaceCustomerResponse400
   | replaceCustomerResponse401
+  | replaceCustomerResponse403
   | replaceCustomerResponse404
   | replaceCustomerResponse429
   | replaceCustomerResponse500
@@ -2119,6 +2285,11 @@ export type updateCustomerResponse401 = {
   status: 401;
 };
 
+export type updateCustomerResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateCustomerResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2136,7 +2307,7 @@ export type updateCustomerResponse500 = {
 
 export type updateCustomerResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type updateCustomerResponseSuccess = updateCustomerResponse200 & {
@@ -2145,6 +2316,7 @@ export type updateCustomerResponseSuccess = updateCustomerResponse200 & {
 export type updateCustomerResponseError = (
   | updateCustomerResponse400
   | updateCustomerResponse401
+  | updateCustomerResponse403
   | updateCustomerResponse404
   | updateCustomerResponse429
   | updateCustomerResponse500
@@ -2191,6 +2363,11 @@ export type updateCustomerByPostResponse401 = {
   status: 401;
 };
 
+export type updateCustomerByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateCustomerByPostResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2213,7 +2390,7 @@ export type updateCustomerByPostResponse500 = {
 
 export type updateCustomerByPostResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type updateCustomerByPostResponseSuccess = updateCustomerByPostResponse200 & {
@@ -2222,6 +2399,7 @@ export type updateCustomerByPostResponseSuccess = updateCustomerByPostResponse20
 export type updateCustomerByPostResponseError = (
   | updateCustomerByPostResponse400
   | updateCustomerByPostResponse401
+  | updateCustomerByPostResponse403
   | updateCustomerByPostResponse404
   | updateCustomerByPostResponse409
   | updateCustomerByPostResponse429
@@ -2271,6 +2449,11 @@ export type deleteCustomerResponse401 = {
   status: 401;
 };
 
+export type deleteCustomerResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type deleteCustomerResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2288,7 +2471,7 @@ export type deleteCustomerResponse500 = {
 
 export type deleteCustomerResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type deleteCustomerResponseSuccess = deleteCustomerResponse200 & {
@@ -2297,6 +2480,7 @@ export type deleteCustomerResponseSuccess = deleteCustomerResponse200 & {
 export type deleteCustomerResponseError = (
   | deleteCustomerResponse400
   | deleteCustomerResponse401
+  | deleteCustomerResponse403
   | deleteCustomerResponse404
   | deleteCustomerResponse429
   | deleteCustomerResponse500
@@ -2339,6 +2523,11 @@ export type listCustomerChargesResponse401 = {
   status: 401;
 };
 
+export type listCustomerChargesResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listCustomerChargesResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2356,7 +2545,7 @@ export type listCustomerChargesResponse500 = {
 
 export type listCustomerChargesResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type listCustomerChargesResponseSuccess = listCustomerChargesResponse200 & {
@@ -2365,6 +2554,7 @@ export type listCustomerChargesResponseSuccess = listCustomerChargesResponse200 
 export type listCustomerChargesResponseError = (
   | listCustomerChargesResponse400
   | listCustomerChargesResponse401
+  | listCustomerChargesResponse403
   | listCustomerChargesResponse404
   | listCustomerChargesResponse429
   | listCustomerChargesResponse500
@@ -2430,6 +2620,11 @@ export type listChargesResponse401 = {
   status: 401;
 };
 
+export type listChargesResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listChargesResponse429 = {
   data: TooManyRequestsResponse;
   status: 429;
@@ -2442,7 +2637,7 @@ export type listChargesResponse500 = {
 
 export type listChargesResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
 };
 
 export type listChargesResponseSuccess = listChargesResponse200 & {
@@ -2451,6 +2646,7 @@ export type listChargesResponseSuccess = listChargesResponse200 & {
 export type listChargesResponseError = (
   | listChargesResponse400
   | listChargesResponse401
+  | listChargesResponse403
   | listChargesResponse429
   | listChargesResponse500
   | listChargesResponseDefault
@@ -2520,6 +2716,11 @@ export type createChargeResponse402 = {
   status: 402;
 };
 
+export type createChargeResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type createChargeResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2542,7 +2743,7 @@ export type createChargeResponse500 = {
 
 export type createChargeResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 402 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type createChargeResponseSuccess = createChargeResponse200 & {
@@ -2552,6 +2753,7 @@ export type createChargeResponseError = (
   | createChargeResponse400
   | createChargeResponse401
   | createChargeResponse402
+  | createChargeResponse403
   | createChargeResponse404
   | createChargeResponse409
   | createChargeResponse429
@@ -2598,6 +2800,11 @@ export type retrieveChargeResponse401 = {
   status: 401;
 };
 
+export type retrieveChargeResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retrieveChargeResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2615,7 +2822,7 @@ export type retrieveChargeResponse500 = {
 
 export type retrieveChargeResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type retrieveChargeResponseSuccess = retrieveChargeResponse200 & {
@@ -2624,6 +2831,7 @@ export type retrieveChargeResponseSuccess = retrieveChargeResponse200 & {
 export type retrieveChargeResponseError = (
   | retrieveChargeResponse400
   | retrieveChargeResponse401
+  | retrieveChargeResponse403
   | retrieveChargeResponse404
   | retrieveChargeResponse429
   | retrieveChargeResponse500
@@ -2685,6 +2893,11 @@ export type updateChargeResponse401 = {
   status: 401;
 };
 
+export type updateChargeResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateChargeResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2702,7 +2915,7 @@ export type updateChargeResponse500 = {
 
 export type updateChargeResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type updateChargeResponseSuccess = updateChargeResponse200 & {
@@ -2711,6 +2924,7 @@ export type updateChargeResponseSuccess = updateChargeResponse200 & {
 export type updateChargeResponseError = (
   | updateChargeResponse400
   | updateChargeResponse401
+  | updateChargeResponse403
   | updateChargeResponse404
   | updateChargeResponse429
   | updateChargeResponse500
@@ -2757,6 +2971,11 @@ export type updateChargeByPostResponse401 = {
   status: 401;
 };
 
+export type updateChargeByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateChargeByPostResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2779,7 +2998,7 @@ export type updateChargeByPostResponse500 = {
 
 export type updateChargeByPostResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type updateChargeByPostResponseSuccess = updateChargeByPostResponse200 & {
@@ -2788,6 +3007,7 @@ export type updateChargeByPostResponseSuccess = updateChargeByPostResponse200 & 
 export type updateChargeByPostResponseError = (
   | updateChargeByPostResponse400
   | updateChargeByPostResponse401
+  | updateChargeByPostResponse403
   | updateChargeByPostResponse404
   | updateChargeByPostResponse409
   | updateChargeByPostResponse429
@@ -2836,6 +3056,11 @@ export type listRefundsResponse401 = {
   status: 401;
 };
 
+export type listRefundsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listRefundsResponse429 = {
   data: TooManyRequestsResponse;
   status: 429;
@@ -2848,7 +3073,7 @@ export type listRefundsResponse500 = {
 
 export type listRefundsResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
 };
 
 export type listRefundsResponseSuccess = listRefundsResponse200 & {
@@ -2857,6 +3082,7 @@ export type listRefundsResponseSuccess = listRefundsResponse200 & {
 export type listRefundsResponseError = (
   | listRefundsResponse400
   | listRefundsResponse401
+  | listRefundsResponse403
   | listRefundsResponse429
   | listRefundsResponse500
   | listRefundsResponseDefault
@@ -2920,6 +3146,11 @@ export type createRefundResponse401 = {
   status: 401;
 };
 
+export type createRefundResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type createRefundResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -2942,7 +3173,7 @@ export type createRefundResponse500 = {
 
 export type createRefundResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type createRefundResponseSuccess = createRefundResponse200 & {
@@ -2951,6 +3182,7 @@ export type createRefundResponseSuccess = createRefundResponse200 & {
 export type createRefundResponseError = (
   | createRefundResponse400
   | createRefundResponse401
+  | createRefundResponse403
   | createRefundResponse404
   | createRefundResponse409
   | createRefundResponse429
@@ -2997,6 +3229,11 @@ export type retrieveRefundResponse401 = {
   status: 401;
 };
 
+export type retrieveRefundResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retrieveRefundResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3014,7 +3251,7 @@ export type retrieveRefundResponse500 = {
 
 export type retrieveRefundResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type retrieveRefundResponseSuccess = retrieveRefundResponse200 & {
@@ -3023,6 +3260,7 @@ export type retrieveRefundResponseSuccess = retrieveRefundResponse200 & {
 export type retrieveRefundResponseError = (
   | retrieveRefundResponse400
   | retrieveRefundResponse401
+  | retrieveRefundResponse403
   | retrieveRefundResponse404
   | retrieveRefundResponse429
   | retrieveRefundResponse500
@@ -3083,6 +3321,11 @@ export type listUsersResponse401 = {
   status: 401;
 };
 
+export type listUsersResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listUsersResponse429 = {
   data: TooManyRequestsResponse;
   status: 429;
@@ -3095,7 +3338,7 @@ export type listUsersResponse500 = {
 
 export type listUsersResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
 };
 
 export type listUsersResponseSuccess = listUsersResponse200 & {
@@ -3104,6 +3347,7 @@ export type listUsersResponseSuccess = listUsersResponse200 & {
 export type listUsersResponseError = (
   | listUsersResponse400
   | listUsersResponse401
+  | listUsersResponse403
   | listUsersResponse429
   | listUsersResponse500
   | listUsersResponseDefault
@@ -3155,6 +3399,11 @@ export type createUserResponse401 = {
   status: 401;
 };
 
+export type createUserResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type createUserResponse409 = {
   data: ConflictResponse;
   status: 409;
@@ -3172,7 +3421,7 @@ export type createUserResponse500 = {
 
 export type createUserResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 409 | 429 | 500>;
 };
 
 export type createUserResponseSuccess = createUserResponse200 & {
@@ -3181,6 +3430,7 @@ export type createUserResponseSuccess = createUserResponse200 & {
 export type createUserResponseError = (
   | createUserResponse400
   | createUserResponse401
+  | createUserResponse403
   | createUserResponse409
   | createUserResponse429
   | createUserResponse500
@@ -3226,6 +3476,11 @@ export type retrieveUserResponse401 = {
   status: 401;
 };
 
+export type retrieveUserResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retrieveUserResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3243,7 +3498,7 @@ export type retrieveUserResponse500 = {
 
 export type retrieveUserResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type retrieveUserResponseSuccess = retrieveUserResponse200 & {
@@ -3252,6 +3507,7 @@ export type retrieveUserResponseSuccess = retrieveUserResponse200 & {
 export type retrieveUserResponseError = (
   | retrieveUserResponse400
   | retrieveUserResponse401
+  | retrieveUserResponse403
   | retrieveUserResponse404
   | retrieveUserResponse429
   | retrieveUserResponse500
@@ -3295,6 +3551,11 @@ export type replaceUserResponse401 = {
   status: 401;
 };
 
+export type replaceUserResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type replaceUserResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3312,7 +3573,7 @@ export type replaceUserResponse500 = {
 
 export type replaceUserResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type replaceUserResponseSuccess = replaceUserResponse200 & {
@@ -3321,6 +3582,7 @@ export type replaceUserResponseSuccess = replaceUserResponse200 & {
 export type replaceUserResponseError = (
   | replaceUserResponse400
   | replaceUserResponse401
+  | replaceUserResponse403
   | replaceUserResponse404
   | replaceUserResponse429
   | replaceUserResponse500
@@ -3366,6 +3628,11 @@ export type updateUserResponse401 = {
   status: 401;
 };
 
+export type updateUserResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateUserResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3383,7 +3650,7 @@ export type updateUserResponse500 = {
 
 export type updateUserResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type updateUserResponseSuccess = updateUserResponse200 & {
@@ -3392,6 +3659,7 @@ export type updateUserResponseSuccess = updateUserResponse200 & {
 export type updateUserResponseError = (
   | updateUserResponse400
   | updateUserResponse401
+  | updateUserResponse403
   | updateUserResponse404
   | updateUserResponse429
   | updateUserResponse500
@@ -3438,6 +3706,11 @@ export type updateUserByPostResponse401 = {
   status: 401;
 };
 
+export type updateUserByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateUserByPostResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3460,7 +3733,7 @@ export type updateUserByPostResponse500 = {
 
 export type updateUserByPostResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type updateUserByPostResponseSuccess = updateUserByPostResponse200 & {
@@ -3469,6 +3742,7 @@ export type updateUserByPostResponseSuccess = updateUserByPostResponse200 & {
 export type updateUserByPostResponseError = (
   | updateUserByPostResponse400
   | updateUserByPostResponse401
+  | updateUserByPostResponse403
   | updateUserByPostResponse404
   | updateUserByPostResponse409
   | updateUserByPostResponse429
@@ -3518,6 +3792,11 @@ export type deleteUserResponse401 = {
   status: 401;
 };
 
+export type deleteUserResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type deleteUserResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3535,7 +3814,7 @@ export type deleteUserResponse500 = {
 
 export type deleteUserResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type deleteUserResponseSuccess = deleteUserResponse200 & {
@@ -3544,6 +3823,7 @@ export type deleteUserResponseSuccess = deleteUserResponse200 & {
 export type deleteUserResponseError = (
   | deleteUserResponse400
   | deleteUserResponse401
+  | deleteUserResponse403
   | deleteUserResponse404
   | deleteUserResponse429
   | deleteUserResponse500
@@ -3586,6 +3866,11 @@ export type listUserOrdersResponse401 = {
   status: 401;
 };
 
+export type listUserOrdersResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listUserOrdersResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3603,7 +3888,7 @@ export type listUserOrdersResponse500 = {
 
 export type listUserOrdersResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type listUserOrdersResponseSuccess = listUserOrdersResponse200 & {
@@ -3612,6 +3897,7 @@ export type listUserOrdersResponseSuccess = listUserOrdersResponse200 & {
 export type listUserOrdersResponseError = (
   | listUserOrdersResponse400
   | listUserOrdersResponse401
+  | listUserOrdersResponse403
   | listUserOrdersResponse404
   | listUserOrdersResponse429
   | listUserOrdersResponse500
@@ -3667,6 +3953,11 @@ export type createUserOrderResponse401 = {
   status: 401;
 };
 
+export type createUserOrderResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type createUserOrderResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3689,7 +3980,7 @@ export type createUserOrderResponse500 = {
 
 export type createUserOrderResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type createUserOrderResponseSuccess = createUserOrderResponse200 & {
@@ -3698,6 +3989,7 @@ export type createUserOrderResponseSuccess = createUserOrderResponse200 & {
 export type createUserOrderResponseError = (
   | createUserOrderResponse400
   | createUserOrderResponse401
+  | createUserOrderResponse403
   | createUserOrderResponse404
   | createUserOrderResponse409
   | createUserOrderResponse429
@@ -3745,6 +4037,11 @@ export type retrieveUserOrderResponse401 = {
   status: 401;
 };
 
+export type retrieveUserOrderResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retrieveUserOrderResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3762,7 +4059,7 @@ export type retrieveUserOrderResponse500 = {
 
 export type retrieveUserOrderResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type retrieveUserOrderResponseSuccess = retrieveUserOrderResponse200 & {
@@ -3771,6 +4068,7 @@ export type retrieveUserOrderResponseSuccess = retrieveUserOrderResponse200 & {
 export type retrieveUserOrderResponseError = (
   | retrieveUserOrderResponse400
   | retrieveUserOrderResponse401
+  | retrieveUserOrderResponse403
   | retrieveUserOrderResponse404
   | retrieveUserOrderResponse429
   | retrieveUserOrderResponse500
@@ -3815,6 +4113,11 @@ export type updateUserOrderResponse401 = {
   status: 401;
 };
 
+export type updateUserOrderResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateUserOrderResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3832,7 +4135,7 @@ export type updateUserOrderResponse500 = {
 
 export type updateUserOrderResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type updateUserOrderResponseSuccess = updateUserOrderResponse200 & {
@@ -3841,6 +4144,7 @@ export type updateUserOrderResponseSuccess = updateUserOrderResponse200 & {
 export type updateUserOrderResponseError = (
   | updateUserOrderResponse400
   | updateUserOrderResponse401
+  | updateUserOrderResponse403
   | updateUserOrderResponse404
   | updateUserOrderResponse429
   | updateUserOrderResponse500
@@ -3888,6 +4192,11 @@ export type updateUserOrderByPostResponse401 = {
   status: 401;
 };
 
+export type updateUserOrderByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateUserOrderByPostResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3910,7 +4219,7 @@ export type updateUserOrderByPostResponse500 = {
 
 export type updateUserOrderByPostResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type updateUserOrderByPostResponseSuccess = updateUserOrderByPostResponse200 & {
@@ -3919,6 +4228,7 @@ export type updateUserOrderByPostResponseSuccess = updateUserOrderByPostResponse
 export type updateUserOrderByPostResponseError = (
   | updateUserOrderByPostResponse400
   | updateUserOrderByPostResponse401
+  | updateUserOrderByPostResponse403
   | updateUserOrderByPostResponse404
   | updateUserOrderByPostResponse409
   | updateUserOrderByPostResponse429
@@ -3968,6 +4278,11 @@ export type deleteUserOrderResponse401 = {
   status: 401;
 };
 
+export type deleteUserOrderResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type deleteUserOrderResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -3985,7 +4300,7 @@ export type deleteUserOrderResponse500 = {
 
 export type deleteUserOrderResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type deleteUserOrderResponseSuccess = deleteUserOrderResponse200 & {
@@ -3994,6 +4309,7 @@ export type deleteUserOrderResponseSuccess = deleteUserOrderResponse200 & {
 export type deleteUserOrderResponseError = (
   | deleteUserOrderResponse400
   | deleteUserOrderResponse401
+  | deleteUserOrderResponse403
   | deleteUserOrderResponse404
   | deleteUserOrderResponse429
   | deleteUserOrderResponse500
@@ -4037,6 +4353,11 @@ export type listEventsResponse401 = {
   status: 401;
 };
 
+export type listEventsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listEventsResponse429 = {
   data: TooManyRequestsResponse;
   status: 429;
@@ -4049,7 +4370,7 @@ export type listEventsResponse500 = {
 
 export type listEventsResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
 };
 
 export type listEventsResponseSuccess = listEventsResponse200 & {
@@ -4058,6 +4379,7 @@ export type listEventsResponseSuccess = listEventsResponse200 & {
 export type listEventsResponseError = (
   | listEventsResponse400
   | listEventsResponse401
+  | listEventsResponse403
   | listEventsResponse429
   | listEventsResponse500
   | listEventsResponseDefault
@@ -4109,6 +4431,11 @@ export type retrieveEventResponse401 = {
   status: 401;
 };
 
+export type retrieveEventResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retrieveEventResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4126,7 +4453,7 @@ export type retrieveEventResponse500 = {
 
 export type retrieveEventResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type retrieveEventResponseSuccess = retrieveEventResponse200 & {
@@ -4135,6 +4462,7 @@ export type retrieveEventResponseSuccess = retrieveEventResponse200 & {
 export type retrieveEventResponseError = (
   | retrieveEventResponse400
   | retrieveEventResponse401
+  | retrieveEventResponse403
   | retrieveEventResponse404
   | retrieveEventResponse429
   | retrieveEventResponse500
@@ -4177,6 +4505,11 @@ export type listWebhookEndpointsResponse401 = {
   status: 401;
 };
 
+export type listWebhookEndpointsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listWebhookEndpointsResponse429 = {
   data: TooManyRequestsResponse;
   status: 429;
@@ -4189,7 +4522,7 @@ export type listWebhookEndpointsResponse500 = {
 
 export type listWebhookEndpointsResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
 };
 
 export type listWebhookEndpointsResponseSuccess = listWebhookEndpointsResponse200 & {
@@ -4198,6 +4531,7 @@ export type listWebhookEndpointsResponseSuccess = listWebhookEndpointsResponse20
 export type listWebhookEndpointsResponseError = (
   | listWebhookEndpointsResponse400
   | listWebhookEndpointsResponse401
+  | listWebhookEndpointsResponse403
   | listWebhookEndpointsResponse429
   | listWebhookEndpointsResponse500
   | listWebhookEndpointsResponseDefault
@@ -4256,6 +4590,11 @@ export type createWebhookEndpointResponse401 = {
   status: 401;
 };
 
+export type createWebhookEndpointResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type createWebhookEndpointResponse409 = {
   data: ConflictResponse;
   status: 409;
@@ -4273,7 +4612,7 @@ export type createWebhookEndpointResponse500 = {
 
 export type createWebhookEndpointResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 409 | 429 | 500>;
 };
 
 export type createWebhookEndpointResponseSuccess = createWebhookEndpointResponse200 & {
@@ -4282,6 +4621,7 @@ export type createWebhookEndpointResponseSuccess = createWebhookEndpointResponse
 export type createWebhookEndpointResponseError = (
   | createWebhookEndpointResponse400
   | createWebhookEndpointResponse401
+  | createWebhookEndpointResponse403
   | createWebhookEndpointResponse409
   | createWebhookEndpointResponse429
   | createWebhookEndpointResponse500
@@ -4328,6 +4668,11 @@ export type retrieveWebhookEndpointResponse401 = {
   status: 401;
 };
 
+export type retrieveWebhookEndpointResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retrieveWebhookEndpointResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4345,7 +4690,7 @@ export type retrieveWebhookEndpointResponse500 = {
 
 export type retrieveWebhookEndpointResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type retrieveWebhookEndpointResponseSuccess = retrieveWebhookEndpointResponse200 & {
@@ -4354,6 +4699,7 @@ export type retrieveWebhookEndpointResponseSuccess = retrieveWebhookEndpointResp
 export type retrieveWebhookEndpointResponseError = (
   | retrieveWebhookEndpointResponse400
   | retrieveWebhookEndpointResponse401
+  | retrieveWebhookEndpointResponse403
   | retrieveWebhookEndpointResponse404
   | retrieveWebhookEndpointResponse429
   | retrieveWebhookEndpointResponse500
@@ -4398,6 +4744,11 @@ export type updateWebhookEndpointResponse401 = {
   status: 401;
 };
 
+export type updateWebhookEndpointResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateWebhookEndpointResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4415,7 +4766,7 @@ export type updateWebhookEndpointResponse500 = {
 
 export type updateWebhookEndpointResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type updateWebhookEndpointResponseSuccess = updateWebhookEndpointResponse200 & {
@@ -4424,6 +4775,7 @@ export type updateWebhookEndpointResponseSuccess = updateWebhookEndpointResponse
 export type updateWebhookEndpointResponseError = (
   | updateWebhookEndpointResponse400
   | updateWebhookEndpointResponse401
+  | updateWebhookEndpointResponse403
   | updateWebhookEndpointResponse404
   | updateWebhookEndpointResponse429
   | updateWebhookEndpointResponse500
@@ -4471,6 +4823,11 @@ export type updateWebhookEndpointByPostResponse401 = {
   status: 401;
 };
 
+export type updateWebhookEndpointByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type updateWebhookEndpointByPostResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4493,7 +4850,7 @@ export type updateWebhookEndpointByPostResponse500 = {
 
 export type updateWebhookEndpointByPostResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type updateWebhookEndpointByPostResponseSuccess = updateWebhookEndpointByPostResponse200 & {
@@ -4502,6 +4859,7 @@ export type updateWebhookEndpointByPostResponseSuccess = updateWebhookEndpointBy
 export type updateWebhookEndpointByPostResponseError = (
   | updateWebhookEndpointByPostResponse400
   | updateWebhookEndpointByPostResponse401
+  | updateWebhookEndpointByPostResponse403
   | updateWebhookEndpointByPostResponse404
   | updateWebhookEndpointByPostResponse409
   | updateWebhookEndpointByPostResponse429
@@ -4550,6 +4908,11 @@ export type deleteWebhookEndpointResponse401 = {
   status: 401;
 };
 
+export type deleteWebhookEndpointResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type deleteWebhookEndpointResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4567,7 +4930,7 @@ export type deleteWebhookEndpointResponse500 = {
 
 export type deleteWebhookEndpointResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type deleteWebhookEndpointResponseSuccess = deleteWebhookEndpointResponse200 & {
@@ -4576,6 +4939,7 @@ export type deleteWebhookEndpointResponseSuccess = deleteWebhookEndpointResponse
 export type deleteWebhookEndpointResponseError = (
   | deleteWebhookEndpointResponse400
   | deleteWebhookEndpointResponse401
+  | deleteWebhookEndpointResponse403
   | deleteWebhookEndpointResponse404
   | deleteWebhookEndpointResponse429
   | deleteWebhookEndpointResponse500
@@ -4622,6 +4986,11 @@ export type rotateWebhookEndpointSecretResponse401 = {
   status: 401;
 };
 
+export type rotateWebhookEndpointSecretResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type rotateWebhookEndpointSecretResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4644,7 +5013,7 @@ export type rotateWebhookEndpointSecretResponse500 = {
 
 export type rotateWebhookEndpointSecretResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type rotateWebhookEndpointSecretResponseSuccess = rotateWebhookEndpointSecretResponse200 & {
@@ -4653,6 +5022,7 @@ export type rotateWebhookEndpointSecretResponseSuccess = rotateWebhookEndpointSe
 export type rotateWebhookEndpointSecretResponseError = (
   | rotateWebhookEndpointSecretResponse400
   | rotateWebhookEndpointSecretResponse401
+  | rotateWebhookEndpointSecretResponse403
   | rotateWebhookEndpointSecretResponse404
   | rotateWebhookEndpointSecretResponse409
   | rotateWebhookEndpointSecretResponse429
@@ -4704,6 +5074,11 @@ export type replayWebhookEndpointResponse401 = {
   status: 401;
 };
 
+export type replayWebhookEndpointResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type replayWebhookEndpointResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4726,7 +5101,7 @@ export type replayWebhookEndpointResponse500 = {
 
 export type replayWebhookEndpointResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type replayWebhookEndpointResponseSuccess = replayWebhookEndpointResponse200 & {
@@ -4735,6 +5110,7 @@ export type replayWebhookEndpointResponseSuccess = replayWebhookEndpointResponse
 export type replayWebhookEndpointResponseError = (
   | replayWebhookEndpointResponse400
   | replayWebhookEndpointResponse401
+  | replayWebhookEndpointResponse403
   | replayWebhookEndpointResponse404
   | replayWebhookEndpointResponse409
   | replayWebhookEndpointResponse429
@@ -4783,6 +5159,11 @@ export type listWebhookDeliveriesResponse401 = {
   status: 401;
 };
 
+export type listWebhookDeliveriesResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type listWebhookDeliveriesResponse429 = {
   data: TooManyRequestsResponse;
   status: 429;
@@ -4795,7 +5176,7 @@ export type listWebhookDeliveriesResponse500 = {
 
 export type listWebhookDeliveriesResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
 };
 
 export type listWebhookDeliveriesResponseSuccess = listWebhookDeliveriesResponse200 & {
@@ -4804,6 +5185,7 @@ export type listWebhookDeliveriesResponseSuccess = listWebhookDeliveriesResponse
 export type listWebhookDeliveriesResponseError = (
   | listWebhookDeliveriesResponse400
   | listWebhookDeliveriesResponse401
+  | listWebhookDeliveriesResponse403
   | listWebhookDeliveriesResponse429
   | listWebhookDeliveriesResponse500
   | listWebhookDeliveriesResponseDefault
@@ -4858,6 +5240,11 @@ export type retrieveWebhookDeliveryResponse401 = {
   status: 401;
 };
 
+export type retrieveWebhookDeliveryResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retrieveWebhookDeliveryResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4875,7 +5262,7 @@ export type retrieveWebhookDeliveryResponse500 = {
 
 export type retrieveWebhookDeliveryResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
 };
 
 export type retrieveWebhookDeliveryResponseSuccess = retrieveWebhookDeliveryResponse200 & {
@@ -4884,6 +5271,7 @@ export type retrieveWebhookDeliveryResponseSuccess = retrieveWebhookDeliveryResp
 export type retrieveWebhookDeliveryResponseError = (
   | retrieveWebhookDeliveryResponse400
   | retrieveWebhookDeliveryResponse401
+  | retrieveWebhookDeliveryResponse403
   | retrieveWebhookDeliveryResponse404
   | retrieveWebhookDeliveryResponse429
   | retrieveWebhookDeliveryResponse500
@@ -4928,6 +5316,11 @@ export type retryWebhookDeliveryResponse401 = {
   status: 401;
 };
 
+export type retryWebhookDeliveryResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
 export type retryWebhookDeliveryResponse404 = {
   data: NotFoundResponse;
   status: 404;
@@ -4950,7 +5343,7 @@ export type retryWebhookDeliveryResponse500 = {
 
 export type retryWebhookDeliveryResponseDefault = {
   data: ErrorResponse;
-  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
 };
 
 export type retryWebhookDeliveryResponseSuccess = retryWebhookDeliveryResponse200 & {
@@ -4959,6 +5352,7 @@ export type retryWebhookDeliveryResponseSuccess = retryWebhookDeliveryResponse20
 export type retryWebhookDeliveryResponseError = (
   | retryWebhookDeliveryResponse400
   | retryWebhookDeliveryResponse401
+  | retryWebhookDeliveryResponse403
   | retryWebhookDeliveryResponse404
   | retryWebhookDeliveryResponse409
   | retryWebhookDeliveryResponse429
@@ -5058,5 +5452,239 @@ export const createAccount = async (
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
     body: JSON.stringify(accountCreateParams),
+  });
+};
+
+/**
+ * Every key of the account, newest first, revoked ones included; a key shows only its prefix and last four characters.
+ * @summary List an account's API keys
+ */
+export type listAccountApiKeysResponse200 = {
+  data: ApiKeyList;
+  status: 200;
+};
+
+export type listAccountApiKeysResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listAccountApiKeysResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listAccountApiKeysResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listAccountApiKeysResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listAccountApiKeysResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listAccountApiKeysResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type listAccountApiKeysResponseSuccess = listAccountApiKeysResponse200 & {
+  headers: Headers;
+};
+export type listAccountApiKeysResponseError = (
+  | listAccountApiKeysResponse400
+  | listAccountApiKeysResponse401
+  | listAccountApiKeysResponse404
+  | listAccountApiKeysResponse429
+  | listAccountApiKeysResponse500
+  | listAccountApiKeysResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listAccountApiKeysResponse =
+  listAccountApiKeysResponseSuccess | listAccountApiKeysResponseError;
+
+export const getListAccountApiKeysUrl = (id: ObjectId, params?: ListAccountApiKeysParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/admin/accounts/${id}/api_keys?${stringifiedParams}`
+    : `/admin/accounts/${id}/api_keys`;
+};
+
+export const listAccountApiKeys = async (
+  id: ObjectId,
+  params?: ListAccountApiKeysParams,
+  options?: RequestInit,
+): Promise<listAccountApiKeysResponse> => {
+  return transport<listAccountApiKeysResponse>(getListAccountApiKeysUrl(id, params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * A secret key (`sk_test_…`, every scope) when `scopes` is left out, or a restricted key (`rk_test_…`) that may call only the operations whose scope it holds. The key itself is in `secret`, shown only in this response.
+ * @summary Create an API key for an account
+ */
+export type createAccountApiKeyResponse200 = {
+  data: ApiKeyWithSecret;
+  status: 200;
+};
+
+export type createAccountApiKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createAccountApiKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createAccountApiKeyResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type createAccountApiKeyResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createAccountApiKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createAccountApiKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createAccountApiKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type createAccountApiKeyResponseSuccess = createAccountApiKeyResponse200 & {
+  headers: Headers;
+};
+export type createAccountApiKeyResponseError = (
+  | createAccountApiKeyResponse400
+  | createAccountApiKeyResponse401
+  | createAccountApiKeyResponse404
+  | createAccountApiKeyResponse409
+  | createAccountApiKeyResponse429
+  | createAccountApiKeyResponse500
+  | createAccountApiKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createAccountApiKeyResponse =
+  createAccountApiKeyResponseSuccess | createAccountApiKeyResponseError;
+
+export const getCreateAccountApiKeyUrl = (id: ObjectId) => {
+  return `/admin/accounts/${id}/api_keys`;
+};
+
+export const createAccountApiKey = async (
+  id: ObjectId,
+  apiKeyCreateParams?: ApiKeyCreateParams,
+  headers?: CreateAccountApiKeyHeaders,
+  options?: RequestInit,
+): Promise<createAccountApiKeyResponse> => {
+  return transport<createAccountApiKeyResponse>(getCreateAccountApiKeyUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(apiKeyCreateParams),
+  });
+};
+
+/**
+ * The key is refused from now on (by every process within a second); a second revocation is a 404.
+ * @summary Revoke an API key
+ */
+export type revokeAccountApiKeyResponse200 = {
+  data: ApiKey;
+  status: 200;
+};
+
+export type revokeAccountApiKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type revokeAccountApiKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type revokeAccountApiKeyResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type revokeAccountApiKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type revokeAccountApiKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type revokeAccountApiKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type revokeAccountApiKeyResponseSuccess = revokeAccountApiKeyResponse200 & {
+  headers: Headers;
+};
+export type revokeAccountApiKeyResponseError = (
+  | revokeAccountApiKeyResponse400
+  | revokeAccountApiKeyResponse401
+  | revokeAccountApiKeyResponse404
+  | revokeAccountApiKeyResponse429
+  | revokeAccountApiKeyResponse500
+  | revokeAccountApiKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type revokeAccountApiKeyResponse =
+  revokeAccountApiKeyResponseSuccess | revokeAccountApiKeyResponseError;
+
+export const getRevokeAccountApiKeyUrl = (id: ObjectId, keyId: ObjectId) => {
+  return `/admin/accounts/${id}/api_keys/${keyId}`;
+};
+
+export const revokeAccountApiKey = async (
+  id: ObjectId,
+  keyId: ObjectId,
+  options?: RequestInit,
+): Promise<revokeAccountApiKeyResponse> => {
+  return transport<revokeAccountApiKeyResponse>(getRevokeAccountApiKeyUrl(id, keyId), {
+    ...options,
+    method: 'DELETE',
   });
 };

@@ -4,6 +4,7 @@ import * as webhookEndpoints from './0002_webhook_endpoints.js';
 import * as webhookDeliveries from './0003_webhook_deliveries.js';
 import * as graphqlDocuments from './0004_graphql_documents.js';
 import * as rateLimits from './0005_rate_limits.js';
+import * as apiKeyScopes from './0006_api_key_scopes.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -15,6 +16,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0003_webhook_deliveries', webhookDeliveries],
   ['0004_graphql_documents', graphqlDocuments],
   ['0005_rate_limits', rateLimits],
+  ['0006_api_key_scopes', apiKeyScopes],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -15,24 +15,30 @@ export interface ApiKeyRow {
   key_hash: string;
   last4: string;
   created: number;
+  /** A restricted key's scopes as a JSON array; null for a secret key (every scope). */
+  scopes: string | null;
+  /** When the key was revoked (unix seconds); null while it works. */
+  revoked: number | null;
 }
 
 export async function insertAccount(db: Queryable, row: Omit<AccountRow, 'seq'>): Promise<void> {
   await db.run('INSERT INTO accounts (id, name, email, created) VALUES (?, ?, ?, ?)', [row.id, row.name, row.email, row.created]);
 }
 
-export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq'>): Promise<void> {
-  await db.run('INSERT INTO api_keys (id, account_id, key_hash, last4, created) VALUES (?, ?, ?, ?, ?)', [
+export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq' | 'revoked'>): Promise<void> {
+  await db.run('INSERT INTO api_keys (id, account_id, key_hash, last4, created, scopes) VALUES (?, ?, ?, ?, ?, ?)', [
     row.id,
     row.account_id,
     row.key_hash,
     row.last4,
     row.created,
+    row.scopes,
   ]);
 }
 
-export function findApiKeyByHash(db: Queryable, keyHash: string): Promise<Pick<ApiKeyRow, 'account_id'> | undefined> {
-  return db.one('SELECT account_id FROM api_keys WHERE key_hash = ?', [keyHash]);
+/** The account and scopes of a key that works (not revoked), by the key's hash. */
+export function findApiKeyByHash(db: Queryable, keyHash: string): Promise<Pick<ApiKeyRow, 'account_id' | 'scopes'> | undefined> {
+  return db.one('SELECT account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked IS NULL', [keyHash]);
 }
 
 export async function countAccounts(db: Queryable): Promise<number> {

@@ -27,6 +27,7 @@ export async function addApiKey(db: Queryable, clock: Clock, accountId: string, 
     key_hash: hashApiKey(apiKey),
     last4: apiKey.slice(-4),
     created: unixSeconds(clock),
+    scopes: null,
   });
 }
 

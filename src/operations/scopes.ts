@@ -1,0 +1,21 @@
+import type { components } from '../../generated/openapi.js';
+import { ApiError } from '../domain/errors.js';
+
+/** A scope of the spec: a resource and `read` or `write` (`charges:write`). */
+export type Scope = components['schemas']['Scope'];
+
+/**
+ * What a credential may do: `all` (a secret key, the operator), or only the operations whose scope
+ * it holds (a restricted key).
+ */
+export type Grant = 'all' | ReadonlySet<Scope>;
+
+/**
+ * The one check of scopes, for every credential kind and both doors: REST and GraphQL operations
+ * (through `runOperation`), GraphQL query fields and subscriptions. Throws 403
+ * `insufficient_scope` naming the scope the credential lacks; `scope` undefined: nothing needed.
+ */
+export function assertGranted(grant: Grant, scope: Scope | undefined): void {
+  if (scope === undefined || grant === 'all' || grant.has(scope)) return;
+  throw new ApiError('insufficient_scope', `The API key used does not have the ${scope} scope that this request needs.`);
+}

@@ -1,0 +1,21 @@
+import type { Queryable } from '../../db/database.js';
+import { fetchPage, type PageParams } from '../shared/pagination.js';
+import type { AccountRow, ApiKeyRow } from './accounts.repo.js';
+
+export function findAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
+  return db.one('SELECT * FROM accounts WHERE id = ?', [id]);
+}
+
+/** An account's keys, newest first, revoked ones included. */
+export function listApiKeyRows(db: Queryable, accountId: string, page: PageParams) {
+  return fetchPage<ApiKeyRow>(db, { table: 'api_keys', accountId }, page);
+}
+
+/** Marks a working key revoked; undefined when the account has no such key, or it was revoked already. */
+export function revokeApiKeyRow(db: Queryable, accountId: string, id: string, revoked: number): Promise<ApiKeyRow | undefined> {
+  return db.one('UPDATE api_keys SET revoked = ? WHERE account_id = ? AND id = ? AND revoked IS NULL RETURNING *', [
+    revoked,
+    accountId,
+    id,
+  ]);
+}
