@@ -34,6 +34,26 @@ describe('contract', () => {
     }
   });
 
+  it('names one scope per /v1 operation, from the Scope enum: read for GET, write for changes; none on /admin', () => {
+    const known = (spec.components.schemas as Record<string, { enum: string[] }>).Scope.enum;
+    for (const route of routeOperations()) {
+      const operation = spec.paths[route.specPath][route.method] as { security?: Array<Record<string, string[]>> };
+      const scopes = (operation.security ?? (spec.security as Array<Record<string, string[]>>)).map((requirement) =>
+        Object.values(requirement).flat(),
+      );
+      if (route.specPath.startsWith('/admin/')) {
+        expect(scopes.flat(), route.operationId).to.deep.equal([]);
+        continue;
+      }
+      const [first] = scopes;
+      expect(first, route.operationId).to.have.length(1);
+      expect(scopes, `${route.operationId}: every requirement names the same scope`).to.deep.equal(scopes.map(() => first));
+      expect(known, route.operationId).to.include(first[0]);
+      expect(first[0].endsWith(route.method === 'get' ? ':read' : ':write'), `${route.operationId} ${first[0]}`).to.equal(true);
+      expect(route.scope, route.operationId).to.equal(first[0]);
+    }
+  });
+
   it('accepts JSON and form bodies with the same schema on every operation that takes a body', () => {
     for (const route of routeOperations()) {
       const operation = spec.paths[route.specPath][route.method] as {
