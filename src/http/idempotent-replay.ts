@@ -24,6 +24,9 @@ export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
     // The principal that authenticateEarly (mounted before) found; none: refused credentials, or /admin.
     const principal = req.principal;
     if (typeof key !== 'string' || principal?.kind !== 'account') return next();
+    // The operation, and so its scope, is known only once the validator has matched it: a key
+    // restricted to some scopes takes the full path, where the scope is checked before any replay.
+    if (principal.grant !== 'all') return next();
     const post = { key, accountId: principal.accountId, requestId: requestIdOf(res), path: req.path, body: req.body ?? {} };
     const request = idempotentPost(deps, post);
     const { replay, precheck } = await findReplay(deps.db, request);
