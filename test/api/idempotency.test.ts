@@ -6,7 +6,7 @@ import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { graphql } from '../helpers/graphql-client.js';
-import { startTestServer, useTestServer } from '../helpers/test-server.js';
+import { ADMIN, startTestServer, useTestServer } from '../helpers/test-server.js';
 
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
 
@@ -74,6 +74,31 @@ forEachDatabase('idempotency', (engine) => {
       expect(form.status).to.equal(200);
       expectReplayed(await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'form-then-json' }), form);
       expect(await chargeIds(server.api)).to.have.members([json.body.id, form.body.id]).and.have.length(2);
+    });
+  });
+
+  describe('keys restricted to some scopes', () => {
+    /** A new account's secret key, and a restricted key of the same account holding `scopes`. */
+    async function keysOfOneAccount(scopes: string[]): Promise<{ secret: ApiClient; restricted: ApiClient }> {
+      const admin = { Authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}` };
+      const account = await server.anonymous.post('/admin/accounts', { name: 'Scoped', email: 'scoped@example.com' }, { headers: admin });
+      const key = await server.anonymous.post(`/admin/accounts/${account.body.id}/api_keys`, { scopes }, { headers: admin });
+      return { secret: new ApiClient(server.url, account.body.api_key), restricted: new ApiClient(server.url, key.body.secret) };
+    }
+
+    it("never replay a stored response to a key without the operation's scope", async () => {
+      const { secret, restricted } = await keysOfOneAccount(['customers:read']);
+      const first = await secret.post('/v1/charges', CHARGE, { idempotencyKey: 'scoped-1' });
+      expect(first.status).to.equal(200);
+      const refused = await restricted.post('/v1/charges', CHARGE, { idempotencyKey: 'scoped-1' });
+      expect(expectError(refused, 403, 'insufficient_scope').message).to.include('charges:write');
+      expectNotReplayed(refused);
+    });
+
+    it("replay it to a key that holds the operation's scope", async () => {
+      const { secret, restricted } = await keysOfOneAccount(['charges:write']);
+      const first = await secret.post('/v1/charges', CHARGE, { idempotencyKey: 'scoped-2' });
+      expectReplayed(await restricted.post('/v1/charges', CHARGE, { idempotencyKey: 'scoped-2' }), first);
     });
   });
 
