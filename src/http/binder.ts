@@ -33,7 +33,6 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
       operationId: route.operationId,
       method: route.method,
       path: req.path,
-      scope: route.scope,
       preflight: preflightOf(route.operationId),
       idempotencyPrecheck: req.idempotencyPrecheck,
     };

@@ -34,3 +34,11 @@ export function routeOperations(): RouteOperation[] {
   }
   return routes;
 }
+
+let scopes: Map<OperationId, Scope | undefined> | undefined;
+
+/** The scope an operation needs, as its `security` requirements name it (none on /admin). */
+export function scopeOf(operationId: OperationId): Scope | undefined {
+  scopes ??= new Map(routeOperations().map((route) => [route.operationId, route.scope]));
+  return scopes.get(operationId);
+}

@@ -2,8 +2,8 @@ import type { Database } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import { idempotentPost, runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, Preflight, RequestContext, ServiceSettings } from './operations.js';
-import type { RouteOperation } from './routes.js';
-import { assertGranted, type Scope } from './scopes.js';
+import { scopeOf, type RouteOperation } from './routes.js';
+import { assertGranted } from './scopes.js';
 
 /** What running an operation needs, whichever door it comes through. */
 export interface OperationDeps {
@@ -18,8 +18,6 @@ export interface OperationCall {
   operationId: OperationId;
   method: RouteOperation['method'];
   path: string;
-  /** The scope the operation needs (`RouteOperation.scope`). */
-  scope?: Scope;
   /** The operation's check before its transaction, if it has one (`Preflight`). */
   preflight?: Preflight<OperationId>;
   /** What the REST door's replay check already found for the `Idempotency-Key`. */
@@ -27,9 +25,10 @@ export interface OperationCall {
 }
 
 /**
- * Runs one operation as both doors (REST and GraphQL) must: a read on the database; a change in
- * one transaction, its events included; a POST with an `Idempotency-Key` through the idempotency
- * layer, which may answer with the stored response instead (`replayed`).
+ * Runs one operation as both doors (REST and GraphQL) must: refused (403) when the credentials
+ * lack the operation's scope; a read on the database; a change in one transaction, its events
+ * included; a POST with an `Idempotency-Key` through the idempotency layer, which may answer with
+ * the stored response instead (`replayed`).
  */
 export async function runOperation(
   deps: OperationDeps,
@@ -38,7 +37,7 @@ export async function runOperation(
   call: OperationCall,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   const { ctx } = input;
-  assertGranted(ctx.grant, call.scope);
+  assertGranted(ctx.grant, scopeOf(call.operationId));
   if (call.method === 'get') return { response: await handler(input), replayed: false };
   // Before the transaction, so that what it waits on (DNS) holds no lock and no connection.
   await call.preflight?.(input);
