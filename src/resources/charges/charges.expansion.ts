@@ -13,6 +13,7 @@ type DeletedCustomer = components['schemas']['DeletedCustomer'];
  * used payments API expands it.
  */
 const customerField: ExpandableField = {
+  scope: 'customers:read',
   load: async (ctx, ids) => {
     const rows = await findCustomersByIds(ctx.db, ctx.accountId, ids);
     return new Map(rows.map((row) => [row.id, toCustomerResource(row)]));
@@ -26,6 +27,7 @@ export const chargeExpandableFields: ExpandableFields = { customer: customerFiel
 
 /** A field that holds a charge's id (a refund's `charge`), expandable to the charge and below it. */
 export const chargeField: ExpandableField = {
+  scope: 'charges:read',
   load: async (ctx, ids) => {
     const rows = await findChargesByIds(ctx.db, ctx.accountId, ids);
     return new Map(rows.map((row) => [row.id, toChargeResource(row)]));

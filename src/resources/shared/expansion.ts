@@ -6,13 +6,17 @@
  * Guarantees: the paths are checked before the operation runs, so a path that cannot be expanded
  * is a 400 naming it and changes nothing; expanded objects are read with the caller's account
  * scope (in the request's transaction for a change), one statement per expanded field for a whole
- * page; a field that holds no id (`null`) stays as it is.
+ * page; a field that holds no id (`null`) stays as it is; expanding needs the scope that reading
+ * the expanded objects needs (403 `insufficient_scope` otherwise).
  */
 import { ApiError } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
+import { assertGranted, type Scope } from '../../operations/scopes.js';
 
 /** A field holding an id that can be replaced by the object it names. */
 export interface ExpandableField {
+  /** The scope that reading the expanded objects needs (`customers:read`): expanding is reading them. */
+  readonly scope: Scope;
   /** The objects of these ids that the account can see, by id. */
   load(ctx: RequestContext, ids: readonly string[]): Promise<ReadonlyMap<string, object>>;
   /** What an id expands to when its object no longer exists (a deleted customer); without it, the id stays. */
@@ -102,6 +106,7 @@ async function expandAll(
   const copies = objects.map((object) => ({ ...object }) as Record<string, unknown>);
   for (const [name, subtree] of tree) {
     const field = fields[name];
+    assertGranted(ctx.grant, field.scope);
     const ids = new Set(copies.map((copy) => copy[name]).filter((value) => typeof value === 'string'));
     if (ids.size === 0) continue;
     const loaded = await field.load(ctx, [...ids]);

@@ -1,0 +1,349 @@
+import { expect } from 'chai';
+import { ApiClient, type ApiResponse, type RequestOptions } from '../helpers/api-client.js';
+import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
+import { aCharge, expectError } from '../helpers/builders.js';
+import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
+import { ADMIN, useTestServer } from '../helpers/test-server.js';
+
+function basic(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+const ADMIN_HEADERS = { Authorization: basic(ADMIN.user, ADMIN.password) };
+const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
+const NO_ACCOUNT = 'acct_000000000000000000000000';
+/** A found key is trusted for a second: a revoked key is refused within that, plus slack for a loaded machine. */
+const REVOCATION_BOUND_MS = 1500;
+
+/** The operator's requests on the key endpoints of the server at `url`. */
+function adminOf(url: string) {
+  const client = new ApiClient(url);
+  const withAdmin = (options: RequestOptions = {}) => ({ ...options, headers: { ...ADMIN_HEADERS, ...options.headers } });
+  return {
+    /** A new account; `secret` is a client with its first (secret) key. */
+    async createAccount(name: string): Promise<{ id: string; secret: ApiClient }> {
+      const res = await client.post('/admin/accounts', { name, email: `${name.toLowerCase()}@example.com` }, withAdmin());
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return { id: res.body.id, secret: new ApiClient(url, res.body.api_key) };
+    },
+    createKey: (accountId: string, body?: unknown, options?: RequestOptions) =>
+      client.post(`/admin/accounts/${accountId}/api_keys`, body, withAdmin(options)),
+    listKeys: (accountId: string, query = '') => client.get(`/admin/accounts/${accountId}/api_keys${query}`, withAdmin()),
+    revokeKey: (accountId: string, keyId: string) => client.delete(`/admin/accounts/${accountId}/api_keys/${keyId}`, withAdmin()),
+  };
+}
+
+/** Posts a form body written by hand, for the bracket spelling the test client does not produce (`scopes[]=`). */
+async function postForm(url: string, form: string, headers: Record<string, string>): Promise<ApiResponse> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { ...headers, 'Content-Type': 'application/x-www-form-urlencoded' },
+    body: form,
+  });
+  return { status: response.status, body: await response.json(), headers: response.headers };
+}
+
+/** The 403 of a key without `scope`, naming it. */
+function expectInsufficientScope(res: ApiResponse, scope: string): void {
+  const error = expectError(res, 403, 'insufficient_scope');
+  expect(error.type).to.equal('permission_error');
+  expect(error.message).to.include(scope);
+}
+
+forEachDatabase('api keys', (engine) => {
+  const server = useTestServer(engine);
+  const admin = () => adminOf(server.url);
+
+  /** A new account, its secret key, and a restricted key holding `scopes` (its resource and its secret). */
+  async function restrictedKey(scopes: string[]) {
+    const account = await admin().createAccount('Scoped');
+    const res = await admin().createKey(account.id, { scopes });
+    expect(res.status, JSON.stringify(res.body)).to.equal(200);
+    return { account, key: res.body, restricted: new ApiClient(server.url, res.body.secret) };
+  }
+
+  describe('createAccountApiKey', () => {
+    it('issues a restricted key: its secret once, its scopes, and only prefix and last four shown after', async () => {
+      const account = await admin().createAccount('Rocket');
+      const res = await admin().createKey(account.id, { scopes: ['charges:read', 'refunds:write'] });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const { secret, ...key } = res.body;
+      expect(secret).to.match(/^rk_test_[0-9A-Za-z]{32}$/);
+      const scopes = ['charges:read', 'refunds:write'];
+      expect(key).to.deep.include({ object: 'api_key', type: 'restricted', scopes, revoked: null });
+      expect(key.id).to.match(/^key_[0-9A-Za-z]+$/);
+      expect(key.redacted).to.equal(`rk_test_…${secret.slice(-4)}`);
+      expect(key.created).to.be.a('number');
+
+      const listed = await admin().listKeys(account.id);
+      expect(listed.body.data[0]).to.deep.equal(key);
+      expect(JSON.stringify(listed.body)).to.not.include(secret);
+    });
+
+    it('reads scopes from a form body, as scopes[]= and as scopes[0]=', async () => {
+      const account = await admin().createAccount('Form');
+      const url = `${server.url}/admin/accounts/${account.id}/api_keys`;
+      const appended = await postForm(url, 'scopes[]=charges:read&scopes[]=customers:write', ADMIN_HEADERS);
+      const indexed = await admin().createKey(account.id, { scopes: ['charges:read', 'customers:write'] }, { form: true });
+      for (const res of [appended, indexed]) {
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        expect(res.body).to.deep.include({ type: 'restricted', scopes: ['charges:read', 'customers:write'] });
+        expect(res.body.secret).to.match(/^rk_test_/);
+      }
+    });
+
+    it('issues a secret key (sk_test_…, every scope) without scopes, with or without a body', async () => {
+      const account = await admin().createAccount('Secret');
+      for (const body of [undefined, {}]) {
+        const res = await admin().createKey(account.id, body);
+        expect(res.status, JSON.stringify(res.body)).to.equal(200);
+        expect(res.body).to.deep.include({ type: 'secret', scopes: null, revoked: null });
+        expect(res.body.secret).to.match(/^sk_test_[0-9A-Za-z]{32}$/);
+        expect(res.body.redacted).to.equal(`sk_test_…${res.body.secret.slice(-4)}`);
+        const key = new ApiClient(server.url, res.body.secret);
+        const charge = await aCharge(key);
+        expect((await key.get(`/v1/charges/${charge.id}`)).status).to.equal(200);
+        for (const path of ['/v1/customers', '/v1/events', '/v1/refunds', '/v1/webhook_endpoints']) {
+          expect((await key.get(path)).status, path).to.equal(200);
+        }
+      }
+    });
+
+    it('answers 400 to an unknown scope, naming the parameter, and issues nothing', async () => {
+      const account = await admin().createAccount('Unknown');
+      const res = await admin().createKey(account.id, { scopes: ['charges:delete'] });
+      expectError(res, 400, 'parameter_invalid', 'scopes[0]');
+      const form = await admin().createKey(account.id, { scopes: ['charges:read', 'nope'] }, { form: true });
+      expectError(form, 400, 'parameter_invalid', 'scopes[1]');
+      expect((await admin().listKeys(account.id)).body.data).to.have.length(1);
+    });
+
+    it('answers 400 to an empty or repeated list of scopes', async () => {
+      const account = await admin().createAccount('Empty');
+      expect((await admin().createKey(account.id, { scopes: [] })).status).to.equal(400);
+      expect((await admin().createKey(account.id, { scopes: ['charges:read', 'charges:read'] })).status).to.equal(400);
+    });
+
+    it('answers 404 to an unknown account', async () => {
+      const res = await admin().createKey(NO_ACCOUNT, { scopes: ['charges:read'] });
+      expectError(res, 404, 'resource_missing', 'id');
+    });
+
+    it('refuses an API key (401): only the operator issues keys', async () => {
+      const { account, restricted } = await restrictedKey(['charges:read']);
+      for (const apiKey of [server.apiKeys.first, restricted.apiKey!]) {
+        const headers = { Authorization: `Bearer ${apiKey}` };
+        const res = await server.anonymous.post(`/admin/accounts/${account.id}/api_keys`, {}, { headers });
+        expect(expectError(res, 401, 'admin_credentials_invalid').type).to.equal('authentication_error');
+      }
+      expect((await admin().listKeys(account.id)).body.data).to.have.length(2);
+    });
+  });
+
+  describe('a restricted key on /v1', () => {
+    it('may call the operations of its scopes', async () => {
+      const { account, restricted } = await restrictedKey(['charges:read']);
+      const charge = await aCharge(account.secret);
+      const list = await restricted.get('/v1/charges');
+      expect(list.status, JSON.stringify(list.body)).to.equal(200);
+      expect(idsOf(list)).to.deep.equal([charge.id]);
+      expect((await restricted.get(`/v1/charges/${charge.id}`)).body.id).to.equal(charge.id);
+    });
+
+    it('gets 403 insufficient_scope on other operations, naming the scope, and a refused POST creates nothing', async () => {
+      const { account, restricted } = await restrictedKey(['charges:read']);
+      expectInsufficientScope(await restricted.post('/v1/charges', CHARGE), 'charges:write');
+      expectInsufficientScope(await restricted.post('/v1/charges', CHARGE, { form: true }), 'charges:write');
+      expectInsufficientScope(await restricted.get('/v1/customers'), 'customers:read');
+      expectInsufficientScope(await restricted.post('/v1/customers', { email: 'a@example.com' }), 'customers:write');
+      expect((await account.secret.get('/v1/charges')).body.data).to.deep.equal([]);
+      expect((await account.secret.get('/v1/customers')).body.data).to.deep.equal([]);
+      expect((await account.secret.get('/v1/events')).body.data).to.deep.equal([]);
+    });
+
+    it('holds write without read: a charges:write key creates charges but does not list them', async () => {
+      const { account, restricted } = await restrictedKey(['charges:write']);
+      const created = await restricted.post('/v1/charges', CHARGE);
+      expect(created.status, JSON.stringify(created.body)).to.equal(200);
+      expectInsufficientScope(await restricted.get('/v1/charges'), 'charges:read');
+      expect(idsOf(await account.secret.get('/v1/charges'))).to.deep.equal([created.body.id]);
+    });
+
+    it('expands only what its scopes may read: expanding is reading', async () => {
+      const { account, restricted } = await restrictedKey(['charges:read', 'refunds:read']);
+      const customer = (await account.secret.post('/v1/customers', { email: 'c@example.com' })).body;
+      const charge = await aCharge(account.secret, { customer: customer.id });
+      await account.secret.post('/v1/refunds', { charge: charge.id });
+      expect((await restricted.get(`/v1/charges/${charge.id}`)).body.customer).to.equal(customer.id);
+      expectInsufficientScope(await restricted.get(`/v1/charges/${charge.id}?expand[]=customer`), 'customers:read');
+      expectInsufficientScope(await restricted.get('/v1/refunds?expand[]=data.charge.customer'), 'customers:read');
+      const refunds = await restricted.get('/v1/refunds?expand[]=data.charge');
+      expect(refunds.status, JSON.stringify(refunds.body)).to.equal(200);
+      expect(refunds.body.data[0].charge.id).to.equal(charge.id);
+    });
+
+    it('is checked the same when sent as the HTTP Basic user name (curl -u rk_test_…:)', async () => {
+      const { account, restricted } = await restrictedKey(['charges:read']);
+      const headers = { Authorization: basic(restricted.apiKey!, '') };
+      expect((await server.anonymous.get('/v1/charges', { headers })).status).to.equal(200);
+      expectInsufficientScope(await server.anonymous.post('/v1/charges', CHARGE, { headers, form: true }), 'charges:write');
+      expectInsufficientScope(await server.anonymous.get('/v1/customers', { headers }), 'customers:read');
+      expect((await account.secret.get('/v1/charges')).body.data).to.deep.equal([]);
+    });
+
+    it('does not store its 403 under an Idempotency-Key: the same key then runs for a secret key', async () => {
+      const { account, restricted } = await restrictedKey(['charges:read']);
+      const refused = await restricted.post('/v1/charges', CHARGE, { idempotencyKey: 'scoped-order' });
+      expectInsufficientScope(refused, 'charges:write');
+      expect(refused.headers.get('idempotent-replayed')).to.equal(null);
+      const ran = await account.secret.post('/v1/charges', CHARGE, { idempotencyKey: 'scoped-order' });
+      expect(ran.status, JSON.stringify(ran.body)).to.equal(200);
+      expect(ran.headers.get('idempotent-replayed')).to.equal(null);
+      expect(idsOf(await account.secret.get('/v1/charges'))).to.deep.equal([ran.body.id]);
+    });
+  });
+
+  describe('listAccountApiKeys', () => {
+    it('lists the keys newest first, revoked ones included, never a secret', async () => {
+      const account = await admin().createAccount('Listed');
+      const first = (await admin().createKey(account.id, { scopes: ['charges:read'] })).body;
+      const second = (await admin().createKey(account.id)).body;
+      server.clock.advance(5000);
+      const revoked = (await admin().revokeKey(account.id, first.id)).body;
+      expect(revoked.revoked).to.equal(first.created + 5);
+
+      const res = await admin().listKeys(account.id);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ object: 'list', has_more: false, url: `/admin/accounts/${account.id}/api_keys` });
+      const [newest, middle, oldest] = res.body.data;
+      expect(res.body.data).to.have.length(3);
+      expect(newest).to.deep.equal(without(second, 'secret'));
+      expect(middle).to.deep.equal({ ...without(first, 'secret'), revoked: first.created + 5 });
+      expect(oldest).to.include({ type: 'secret', scopes: null, revoked: null });
+      for (const key of res.body.data) expect(key).to.not.have.property('secret');
+      for (const secret of [first.secret, second.secret]) expect(JSON.stringify(res.body)).to.not.include(secret);
+    });
+
+    it('pages with limit and starting_after', async () => {
+      const account = await admin().createAccount('Paged');
+      const ids = [];
+      for (let i = 0; i < 4; i++) ids.push((await admin().createKey(account.id, { scopes: ['events:read'] })).body.id);
+      const first = await admin().listKeys(account.id, '?limit=2');
+      expect(idsOf(first)).to.deep.equal([ids[3], ids[2]]);
+      expect(first.body.has_more).to.equal(true);
+      const next = await admin().listKeys(account.id, `?limit=2&starting_after=${ids[2]}`);
+      expect(idsOf(next)).to.deep.equal([ids[1], ids[0]]);
+      expect(next.body.has_more).to.equal(true); // the account's first key, made with the account, is older still
+      const last = await admin().listKeys(account.id, `?limit=2&starting_after=${ids[0]}`);
+      expect(last.body.data).to.have.length(1);
+      expect(last.body.has_more).to.equal(false);
+    });
+
+    it("lists no key of another account, nor pages from another account's key", async () => {
+      const mine = await admin().createAccount('Mine');
+      const theirs = await admin().createAccount('Theirs');
+      const their = (await admin().createKey(theirs.id, { scopes: ['charges:read'] })).body;
+      const res = await admin().listKeys(mine.id);
+      expect(res.body.data).to.have.length(1);
+      expect(idsOf(res)).to.not.include(their.id);
+      expectError(await admin().listKeys(mine.id, `?starting_after=${their.id}`), 400, 'parameter_invalid', 'starting_after');
+    });
+
+    it('answers 404 to an unknown account and 401 to an API key', async () => {
+      expectError(await admin().listKeys(NO_ACCOUNT), 404, 'resource_missing', 'id');
+      const res = await server.api.get(`/admin/accounts/${NO_ACCOUNT}/api_keys`);
+      expectError(res, 401, 'admin_credentials_invalid');
+    });
+  });
+
+  describe('revokeAccountApiKey', () => {
+    it('refuses the key (401 api_key_invalid) within a second; the other keys of the account keep working', async () => {
+      const { account, key, restricted } = await restrictedKey(['charges:read']);
+      const other = new ApiClient(server.url, (await admin().createKey(account.id, { scopes: ['charges:read'] })).body.secret);
+      expect((await restricted.get('/v1/charges')).status).to.equal(200); // found, so trusted for a second
+      const res = await admin().revokeKey(account.id, key.id);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.deep.include({ id: key.id, type: 'restricted', scopes: ['charges:read'] });
+      expect(res.body.revoked).to.be.a('number');
+
+      await eventually(async () => {
+        const refused = await restricted.get('/v1/charges');
+        expect(expectError(refused, 401, 'api_key_invalid').type).to.equal('authentication_error');
+      }, REVOCATION_BOUND_MS);
+      expect((await other.get('/v1/charges')).status).to.equal(200);
+      expect((await account.secret.post('/v1/charges', CHARGE)).status).to.equal(200);
+    });
+
+    it('revokes a secret key too', async () => {
+      const account = await admin().createAccount('Revoked');
+      const [first] = (await admin().listKeys(account.id)).body.data;
+      expect((await admin().revokeKey(account.id, first.id)).body).to.include({ type: 'secret' });
+      const refused = async () => expectError(await account.secret.get('/v1/charges'), 401, 'api_key_invalid');
+      await eventually(refused, REVOCATION_BOUND_MS);
+    });
+
+    it("answers 404 to a second revocation, to an unknown key and to another account's key", async () => {
+      const { account, key } = await restrictedKey(['charges:read']);
+      expect((await admin().revokeKey(account.id, key.id)).status).to.equal(200);
+      expectError(await admin().revokeKey(account.id, key.id), 404, 'resource_missing', 'key_id');
+      expectError(await admin().revokeKey(account.id, 'key_000000000000000000000000'), 404, 'resource_missing', 'key_id');
+      const other = await admin().createAccount('Other');
+      const [otherKey] = (await admin().listKeys(other.id)).body.data;
+      expectError(await admin().revokeKey(account.id, otherKey.id), 404, 'resource_missing', 'key_id');
+      expect((await other.secret.get('/v1/charges')).status).to.equal(200);
+    });
+
+    it('answers 404 to an unknown account and 401 to an API key', async () => {
+      const { account, key } = await restrictedKey(['charges:read']);
+      expectError(await admin().revokeKey(NO_ACCOUNT, key.id), 404, 'resource_missing', 'id');
+      const byKey = await account.secret.delete(`/admin/accounts/${account.id}/api_keys/${key.id}`);
+      expectError(byKey, 401, 'admin_credentials_invalid');
+      expect((await admin().listKeys(account.id)).body.data[0].revoked).to.equal(null);
+    });
+  });
+
+  // SQLite serves one API process; over Postgres any number share one database, and each its own cache of keys.
+  if (engine === 'postgres') {
+    describe('across API processes', () => {
+      const BOOTSTRAP_KEY = 'sk_test_apikeysscaleout';
+      let database: TestDatabase;
+      const processes: ApiProcess[] = [];
+      afterEach(async () => {
+        await Promise.all(processes.splice(0).map((p) => p.stop()));
+        await database?.drop();
+      });
+
+      it('a key revoked through one process is refused by the other within a second', async function () {
+        this.timeout(90_000);
+        database = await createDatabase('postgres');
+        const env = { BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password };
+        const [a, b] = await startApiProcessesInTurn(database.target, env, 2, processes);
+        const account = await adminOf(a.url).createAccount('Scaled');
+        const key = (await adminOf(a.url).createKey(account.id, { scopes: ['charges:read'] })).body;
+        const onA = new ApiClient(a.url, key.secret);
+        const onB = new ApiClient(b.url, key.secret);
+        // Both processes have found the key, so both trust it for a second.
+        for (const client of [onA, onB]) expect((await client.get('/v1/charges')).status).to.equal(200);
+        expectInsufficientScope(await onB.get('/v1/customers'), 'customers:read');
+
+        expect((await adminOf(a.url).revokeKey(account.id, key.id)).status).to.equal(200);
+        await eventually(async () => {
+          for (const client of [onA, onB]) expectError(await client.get('/v1/charges'), 401, 'api_key_invalid');
+        }, REVOCATION_BOUND_MS);
+        expect((await new ApiClient(b.url, BOOTSTRAP_KEY).get('/v1/charges')).status).to.equal(200);
+      });
+    });
+  }
+});
+
+/** The ids of a list page, in its order. */
+function idsOf(list: ApiResponse): string[] {
+  return list.body.data.map((object: { id: string }) => object.id);
+}
+
+/** `object` without one property. */
+function without<T extends object, K extends keyof T>(object: T, key: K): Omit<T, K> {
+  const { [key]: _dropped, ...rest } = object;
+  return rest;
+}
