@@ -6,6 +6,7 @@ import { retrieveEvent } from '../resources/events/events.service.js';
 import { retrieveRefund } from '../resources/refunds/refunds.service.js';
 import { expandableId } from '../resources/shared/expansion.js';
 import { toConnection, toPageParams } from './connections.js';
+import { withFieldScopes } from './field-scopes.js';
 import { metadataScalar, jsonScalar } from './scalars.js';
 import { callRestOperation } from './rest-operations.js';
 
@@ -24,8 +25,9 @@ const WEBHOOK_FIELDS = { enabledEvents: 'enabled_events' };
  * The resolvers, typed by codegen against graphql/schema.graphql. Reads call the services the
  * REST handlers call; mutations run the REST operations themselves (see `callRestOperation`);
  * objects are the REST resources, renamed field by field where GraphQL spells them differently.
+ * Reads are held to the scopes of `FIELD_SCOPES`, mutations to their REST operations' scopes.
  */
-export const resolvers: Resolvers = {
+export const resolvers: Resolvers = withFieldScopes({
   Metadata: metadataScalar,
   JSON: jsonScalar,
 
@@ -111,4 +113,4 @@ export const resolvers: Resolvers = {
     enabledEvents: (endpoint) => endpoint.enabled_events,
     disabled: (endpoint) => endpoint.status === 'disabled',
   },
-};
+});
