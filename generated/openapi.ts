@@ -496,8 +496,8 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The account's id. */
-        id: components['schemas']['ObjectId'];
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
       };
       cookie?: never;
     };
@@ -523,10 +523,10 @@ export interface paths {
       query?: never;
       header?: never;
       path: {
-        /** @description The account's id. */
-        id: components['schemas']['ObjectId'];
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
         /** @description The key's id (`key_…`). */
-        key_id: components['schemas']['ObjectId'];
+        key_id: components['parameters']['ApiKeyId'];
       };
       cookie?: never;
     };
@@ -2063,6 +2063,10 @@ export interface components {
      *     while the first request still runs, 409 `idempotency_key_in_use`.
      */
     IdempotencyKey: string;
+    /** @description The account's id (`acct_…`). */
+    AccountId: components['schemas']['ObjectId'];
+    /** @description The key's id (`key_…`). */
+    ApiKeyId: components['schemas']['ObjectId'];
     /** @description The customer's id (`cus_…`). */
     CustomerId: components['schemas']['ObjectId'];
     /** @description The charge's id (`ch_…`). */
@@ -3760,8 +3764,8 @@ export interface operations {
       };
       header?: never;
       path: {
-        /** @description The account's id. */
-        id: components['schemas']['ObjectId'];
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
       };
       cookie?: never;
     };
@@ -3797,8 +3801,8 @@ export interface operations {
         'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
       };
       path: {
-        /** @description The account's id. */
-        id: components['schemas']['ObjectId'];
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
       };
       cookie?: never;
     };
@@ -3834,10 +3838,10 @@ export interface operations {
       query?: never;
       header?: never;
       path: {
-        /** @description The account's id. */
-        id: components['schemas']['ObjectId'];
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
         /** @description The key's id (`key_…`). */
-        key_id: components['schemas']['ObjectId'];
+        key_id: components['parameters']['ApiKeyId'];
       };
       cookie?: never;
     };

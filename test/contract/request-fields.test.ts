@@ -7,7 +7,7 @@
  * must name) are listed here.
  */
 import { expect } from 'chai';
-import type { ApiClient, ApiResponse } from '../helpers/api-client.js';
+import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import {
   bodyOperations,
@@ -30,6 +30,10 @@ function idOf(response: ApiResponse): string {
   return response.body.id as string;
 }
 
+/** A client of the same server without an API key, for the operator's requests. */
+const asAdmin = (api: ApiClient) => new ApiClient(api.baseUrl);
+const adminHeaders = () => ({ Authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}` });
+
 const newCustomer = async (api: ApiClient) => idOf(await api.post('/v1/customers', {}));
 const newCharge = async (api: ApiClient) =>
   idOf(await api.post('/v1/charges', { amount: 50_000, currency: 'usd', source: 'tok_visa', customer: await newCustomer(api) }));
@@ -41,6 +45,9 @@ const newEndpoint = async (api: ApiClient) =>
  * holds those already made for the same path (an order needs its user).
  */
 const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>) => Promise<string>> = {
+  AccountId: async (api) =>
+    idOf(await asAdmin(api).post('/admin/accounts', { name: 'Fixture', email: 'fixture@example.com' }, { headers: adminHeaders() })),
+  ApiKeyId: async (api, made) => idOf(await asAdmin(api).post(`/admin/accounts/${made.AccountId}/api_keys`, {}, { headers: adminHeaders() })),
   CustomerId: newCustomer,
   ChargeId: newCharge,
   UserId: async (api) => idOf(await api.post('/v1/users', { email: 'fixture@example.com' })),

@@ -10,7 +10,7 @@
  */
 import { expect } from 'chai';
 import fc from 'fast-check';
-import type { ApiClient } from '../helpers/api-client.js';
+import { ApiClient } from '../helpers/api-client.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { MUTATION_KINDS, mutatedRequest, mutationApplies } from '../helpers/spec-mutations.js';
 import {
@@ -55,6 +55,11 @@ async function created(res: { status: number; body: any }, what: string): Promis
   return res.body.id as string;
 }
 
+/** The operator's credentials (HTTP Basic), for the admin operations. */
+function adminHeaders(): Record<string, string> {
+  return { Authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}` };
+}
+
 /** Makes one object of a kind, for requests that need one of their own (a DELETE, a refund). */
 async function createObject(api: ApiClient, schema: string, fixture: Fixture): Promise<string> {
   switch (schema) {
@@ -71,6 +76,16 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
     case 'Order':
       return created(
         await api.post(`/v1/users/${fixture.ids.User}/orders`, { amount: 500, currency: 'usd' }),
+        schema,
+      );
+    case 'Account':
+      return created(
+        await new ApiClient(api.baseUrl).post('/admin/accounts', { name: 'Fuzz', email: 'fuzz@example.com' }, { headers: adminHeaders() }),
+        schema,
+      );
+    case 'ApiKey':
+      return created(
+        await new ApiClient(api.baseUrl).post(`/admin/accounts/${fixture.ids.Account}/api_keys`, {}, { headers: adminHeaders() }),
         schema,
       );
     case 'WebhookEndpoint':
@@ -107,6 +122,8 @@ async function createFixture(server: TestServer): Promise<Fixture> {
     'Refund',
   );
   fixture.ids.User = await createObject(api, 'User', fixture);
+  fixture.ids.Account = await createObject(api, 'Account', fixture);
+  fixture.ids.ApiKey = await createObject(api, 'ApiKey', fixture);
   fixture.ids.Order = await createObject(api, 'Order', fixture);
   fixture.ids.Event = (await api.get('/v1/events?limit=1')).body.data[0].id;
   fixture.ids.WebhookDelivery = (await api.get('/v1/webhook_deliveries?limit=1')).body.data[0].id;

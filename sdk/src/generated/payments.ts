@@ -5511,7 +5511,7 @@ export type listAccountApiKeysResponseError = (
 export type listAccountApiKeysResponse =
   listAccountApiKeysResponseSuccess | listAccountApiKeysResponseError;
 
-export const getListAccountApiKeysUrl = (id: ObjectId, params?: ListAccountApiKeysParams) => {
+export const getListAccountApiKeysUrl = (id: string, params?: ListAccountApiKeysParams) => {
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
@@ -5528,7 +5528,7 @@ export const getListAccountApiKeysUrl = (id: ObjectId, params?: ListAccountApiKe
 };
 
 export const listAccountApiKeys = async (
-  id: ObjectId,
+  id: string,
   params?: ListAccountApiKeysParams,
   options?: RequestInit,
 ): Promise<listAccountApiKeysResponse> => {
@@ -5600,12 +5600,12 @@ export type createAccountApiKeyResponseError = (
 export type createAccountApiKeyResponse =
   createAccountApiKeyResponseSuccess | createAccountApiKeyResponseError;
 
-export const getCreateAccountApiKeyUrl = (id: ObjectId) => {
+export const getCreateAccountApiKeyUrl = (id: string) => {
   return `/admin/accounts/${id}/api_keys`;
 };
 
 export const createAccountApiKey = async (
-  id: ObjectId,
+  id: string,
   apiKeyCreateParams?: ApiKeyCreateParams,
   headers?: CreateAccountApiKeyHeaders,
   options?: RequestInit,
@@ -5674,13 +5674,13 @@ export type revokeAccountApiKeyResponseError = (
 export type revokeAccountApiKeyResponse =
   revokeAccountApiKeyResponseSuccess | revokeAccountApiKeyResponseError;
 
-export const getRevokeAccountApiKeyUrl = (id: ObjectId, keyId: ObjectId) => {
+export const getRevokeAccountApiKeyUrl = (id: string, keyId: string) => {
   return `/admin/accounts/${id}/api_keys/${keyId}`;
 };
 
 export const revokeAccountApiKey = async (
-  id: ObjectId,
-  keyId: ObjectId,
+  id: string,
+  keyId: string,
   options?: RequestInit,
 ): Promise<revokeAccountApiKeyResponse> => {
   return transport<revokeAccountApiKeyResponse>(getRevokeAccountApiKeyUrl(id, keyId), {
