@@ -543,6 +543,31 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/admin/accounts/{id}/api_keys/{key_id}/roll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+        /** @description The key's id (`key_…`). */
+        key_id: components['parameters']['ApiKeyId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Roll an API key
+     * @description Issues a new key of the same kind and scopes, shown only in this response, and ends the old one after `expires_in` seconds (default 0: at once), so that a deployment can switch keys without downtime. Rolling a revoked or expired key is a 404.
+     */
+    post: operations['rollAccountApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
   'customer.created': {
@@ -1829,6 +1854,13 @@ export interface components {
       /** @description The scopes of a restricted key; leave out for a secret key with every scope. */
       scopes?: components['schemas']['Scope'][];
     };
+    ApiKeyRollParams: {
+      /**
+       * Format: int32
+       * @description How long the old key keeps working, in seconds (at most 7 days); default 0, at once. The old key's `expires` shows when it ends.
+       */
+      expires_in?: number;
+    };
     ApiKey: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -1842,6 +1874,8 @@ export interface components {
       created: components['schemas']['Timestamp'];
       /** @description When the key was revoked; null while it works. */
       revoked: components['schemas']['Timestamp'] | null;
+      /** @description When a rolled key stops working; null for a key that was not rolled. */
+      expires: components['schemas']['Timestamp'] | null;
     };
     ApiKeyWithSecret: {
       id: components['schemas']['ObjectId'];
@@ -1853,6 +1887,7 @@ export interface components {
       scopes: components['schemas']['Scope'][] | null;
       created: components['schemas']['Timestamp'];
       revoked: null;
+      expires: null;
       /** @description The key itself, shown only in the answer that created it. */
       secret: string;
     };
@@ -3860,6 +3895,52 @@ export interface operations {
       400: components['responses']['BadRequest'];
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  rollAccountApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+        /** @description The key's id (`key_…`). */
+        key_id: components['parameters']['ApiKeyId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ApiKeyRollParams'];
+        'application/x-www-form-urlencoded': components['schemas']['ApiKeyRollParams'];
+      };
+    };
+    responses: {
+      /** @description The new key, with its secret. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyWithSecret'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];

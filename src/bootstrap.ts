@@ -4,7 +4,7 @@ import type { Config } from './config.js';
 import type { Database } from './db/database.js';
 import { isUniqueViolation } from './db/dialect.js';
 import { ensureDirectory } from './db/open-database.js';
-import type { Clock } from './domain/clock.js';
+import { unixSeconds, type Clock } from './domain/clock.js';
 import { randomBase62 } from './domain/ids.js';
 import { adminCredentialsDigest } from './auth/authenticator.js';
 import type { Logger } from './logging/logger.js';
@@ -48,7 +48,7 @@ export async function ensureAdminCredentials(db: Database, config: Config, logge
 export async function ensureDevAccount(db: Database, config: Config, clock: Clock, logger: Logger): Promise<void> {
   const owner = { name: 'Development', email: 'dev@example.com' };
   if (config.bootstrapApiKey) {
-    if (await findApiKeyByHash(db, hashApiKey(config.bootstrapApiKey))) return;
+    if (await findApiKeyByHash(db, hashApiKey(config.bootstrapApiKey), unixSeconds(clock))) return;
     try {
       const account = await db.transaction((tx) => createAccount(tx, clock, owner, config.bootstrapApiKey));
       logger.info({ account: account.id }, 'Development account created for BOOTSTRAP_API_KEY');

@@ -161,7 +161,7 @@ export async function createServices(config: CompositionConfig, choices: Service
     db,
     clock,
     logger,
-    auth: createAuthenticator(db, adminDigest, failures),
+    auth: createAuthenticator(db, adminDigest, failures, clock),
     rateLimiter: config.rateLimit && createRateLimitStore(db, config.rateLimit),
     eventStream,
     sender,

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.js';
+import { systemClock, unixSeconds, type Clock } from '../domain/clock.js';
 import type { ErrorCode } from '../domain/errors.js';
 import type { Grant, Scope } from '../operations/scopes.js';
 import { findApiKeyByHash } from '../resources/accounts/accounts.repo.js';
@@ -24,14 +25,15 @@ export interface AuthFailure {
 /**
  * Checks credentials for the security schemes of the spec. Keys are looked up by their hash; a
  * found key is remembered in memory for a second, so that a hot path costs neither a hash nor a
- * query, and a revoked key is refused by every process within a second of its revocation.
+ * query, and a revoked key is refused by every process within a second of its revocation (a
+ * rolled one within a second of its expiry, read on `clock`).
  *
  * `apiKey`, `bearer` and `adminBasic` only check. The doors authenticate through `limited`, the
  * same checks held to `failures` (the failed attempts allowed per client address; see
  * auth-failures.ts): an address over its allowance gets the 429 `ApiError` thrown, and a refused
  * credential is counted. Without `failures` (limits off), `limited` only checks too.
  */
-export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures?: AuthFailureLimiter) {
+export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures?: AuthFailureLimiter, clock: Clock = systemClock) {
   const keys = new LRUCache<string, { accountId: string; grant: Grant }>({ max: 10_000, ttl: KEY_CACHE_MS });
 
   /**
@@ -43,7 +45,7 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures
     if (typeof apiKey !== 'string') return apiKey;
     let key = keys.get(apiKey);
     if (!key) {
-      const row = await findApiKeyByHash(db, hashApiKey(apiKey));
+      const row = await findApiKeyByHash(db, hashApiKey(apiKey), unixSeconds(clock));
       if (!row) return fail('api_key_invalid', `Invalid API key provided: ${redact(apiKey)}`);
       key = { accountId: row.account_id, grant: row.scopes === null ? 'all' : new Set(JSON.parse(row.scopes) as Scope[]) };
       keys.set(apiKey, key);

@@ -257,6 +257,54 @@ forEachDatabase('api keys', (engine) => {
     });
   });
 
+  describe('rollAccountApiKey', () => {
+    const roll = (accountId: string, keyId: string, body?: unknown) =>
+      server.anonymous.post(`/admin/accounts/${accountId}/api_keys/${keyId}/roll`, body, { headers: ADMIN_HEADERS });
+
+    it('issues a new key of the same kind and scopes, and ends the old one at once by default', async () => {
+      const { account, key, restricted } = await restrictedKey(['charges:read']);
+      expect((await restricted.get('/v1/charges')).status).to.equal(200);
+      const rolled = await roll(account.id, key.id);
+      expect(rolled.status, JSON.stringify(rolled.body)).to.equal(200);
+      expect(rolled.body).to.include({ object: 'api_key', type: 'restricted', revoked: null, expires: null });
+      expect(rolled.body.id).to.not.equal(key.id);
+      expect(rolled.body.scopes).to.deep.equal(['charges:read']);
+      expect(rolled.body.secret).to.match(/^rk_test_/);
+      const replacement = new ApiClient(server.url, rolled.body.secret);
+      expect((await replacement.get('/v1/charges')).status).to.equal(200);
+      expectInsufficientScope(await replacement.get('/v1/customers'), 'customers:read');
+      await eventually(async () => expectError(await restricted.get('/v1/charges'), 401, 'api_key_invalid'), REVOCATION_BOUND_MS);
+      const listed = (await admin().listKeys(account.id)).body.data.find((k: { id: string }) => k.id === key.id);
+      expect(listed).to.include({ revoked: null, expires: rolled.body.created });
+    });
+
+    it('keeps the old key working for expires_in seconds, then refuses it', async () => {
+      const account = await admin().createAccount('Rolling');
+      const oldKey = (await admin().listKeys(account.id)).body.data[0];
+      const rolled = await roll(account.id, oldKey.id, { expires_in: 3600 });
+      expect(rolled.status, JSON.stringify(rolled.body)).to.equal(200);
+      expect(rolled.body).to.include({ type: 'secret', scopes: null });
+      server.clock.advance(3599 * 1000);
+      await new Promise((resolve) => setTimeout(resolve, REVOCATION_BOUND_MS));
+      expect((await account.secret.get('/v1/customers')).status, 'the old key within its overlap').to.equal(200);
+      server.clock.advance(2 * 1000);
+      await eventually(async () => expectError(await account.secret.get('/v1/customers'), 401, 'api_key_invalid'), REVOCATION_BOUND_MS);
+      expect((await new ApiClient(server.url, rolled.body.secret).get('/v1/customers')).status).to.equal(200);
+    });
+
+    it('answers 404 to a revoked, an expired or an unknown key, and 400 to an overlap over 7 days', async () => {
+      const { account, key } = await restrictedKey(['charges:read']);
+      const tooLong = await roll(account.id, key.id, { expires_in: 604_801 });
+      expect(expectError(tooLong, 400, 'parameter_invalid').param).to.equal('expires_in');
+      await roll(account.id, key.id);
+      expectError(await roll(account.id, key.id), 404, 'resource_missing');
+      const other = await admin().createKey(account.id, { scopes: ['charges:read'] });
+      await admin().revokeKey(account.id, other.body.id);
+      expectError(await roll(account.id, other.body.id), 404, 'resource_missing');
+      expectError(await roll(account.id, 'key_unknown0000000000000000'), 404, 'resource_missing');
+    });
+  });
+
   describe('revokeAccountApiKey', () => {
     it('refuses the key (401 api_key_invalid) within a second; the other keys of the account keep working', async () => {
       const { account, key, restricted } = await restrictedKey(['charges:read']);

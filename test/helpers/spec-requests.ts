@@ -333,8 +333,10 @@ function dataDependent(
   const id = (schema: string) => fc.constant(fixture.ids[schema]);
   if (field.in === 'path' && field.names) {
     // An operation on an object's own path that deletes or changes it gets an object of its own:
-    // the fixture must survive a DELETE, and its metadata must not add up past 50 keys.
-    const own = op.path.endsWith(`{${field.name}}`) && op.method !== 'GET';
+    // the fixture must survive a DELETE, and its metadata must not add up past 50 keys. Rolling a
+    // key ends it too.
+    const own =
+      (op.path.endsWith(`{${field.name}}`) && op.method !== 'GET') || op.path.endsWith(`{${field.name}}/roll`);
     return fc.constant(own ? `FRESH_${field.names}` : fixture.ids[field.names]);
   }
   if (field.in === 'query') {

@@ -1143,6 +1143,15 @@ export interface ApiKeyCreateParams {
   scopes?: Scope[];
 }
 
+export interface ApiKeyRollParams {
+  /**
+   * How long the old key keeps working, in seconds (at most 7 days); default 0, at once. The old key's `expires` shows when it ends.
+   * @minimum 0
+   * @maximum 604800
+   */
+  expires_in?: number;
+}
+
 export type ApiKeyType = (typeof ApiKeyType)[keyof typeof ApiKeyType];
 
 // eslint-disable-next-line @typescript-eslint/no-redeclare
@@ -1161,6 +1170,11 @@ export type ApiKeyScopes = Scope[] | null;
  */
 export type ApiKeyRevoked = Timestamp | null;
 
+/**
+ * When a rolled key stops working; null for a key that was not rolled.
+ */
+export type ApiKeyExpires = Timestamp | null;
+
 export interface ApiKey {
   id: ObjectId;
   object: 'api_key';
@@ -1175,6 +1189,8 @@ export interface ApiKey {
   created: Timestamp;
   /** When the key was revoked; null while it works. */
   revoked: ApiKeyRevoked;
+  /** When a rolled key stops working; null for a key that was not rolled. */
+  expires: ApiKeyExpires;
 }
 
 export type ApiKeyWithSecretType = (typeof ApiKeyWithSecretType)[keyof typeof ApiKeyWithSecretType];
@@ -1196,6 +1212,7 @@ export interface ApiKeyWithSecret {
   scopes: ApiKeyWithSecretScopes;
   created: Timestamp;
   revoked: null;
+  expires: null;
   /**
    * The key itself, shown only in the answer that created it.
    * @maxLength 128
@@ -1907,6 +1924,19 @@ export type ListAccountApiKeysParams = {
 };
 
 export type CreateAccountApiKeyHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RollAccountApiKeyHeaders = {
   /**
  * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
 stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
@@ -5686,5 +5716,86 @@ export const revokeAccountApiKey = async (
   return transport<revokeAccountApiKeyResponse>(getRevokeAccountApiKeyUrl(id, keyId), {
     ...options,
     method: 'DELETE',
+  });
+};
+
+/**
+ * Issues a new key of the same kind and scopes, shown only in this response, and ends the old one after `expires_in` seconds (default 0: at once), so that a deployment can switch keys without downtime. Rolling a revoked or expired key is a 404.
+ * @summary Roll an API key
+ */
+export type rollAccountApiKeyResponse200 = {
+  data: ApiKeyWithSecret;
+  status: 200;
+};
+
+export type rollAccountApiKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type rollAccountApiKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type rollAccountApiKeyResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type rollAccountApiKeyResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type rollAccountApiKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type rollAccountApiKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type rollAccountApiKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type rollAccountApiKeyResponseSuccess = rollAccountApiKeyResponse200 & {
+  headers: Headers;
+};
+export type rollAccountApiKeyResponseError = (
+  | rollAccountApiKeyResponse400
+  | rollAccountApiKeyResponse401
+  | rollAccountApiKeyResponse404
+  | rollAccountApiKeyResponse409
+  | rollAccountApiKeyResponse429
+  | rollAccountApiKeyResponse500
+  | rollAccountApiKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type rollAccountApiKeyResponse =
+  rollAccountApiKeyResponseSuccess | rollAccountApiKeyResponseError;
+
+export const getRollAccountApiKeyUrl = (id: string, keyId: string) => {
+  return `/admin/accounts/${id}/api_keys/${keyId}/roll`;
+};
+
+export const rollAccountApiKey = async (
+  id: string,
+  keyId: string,
+  apiKeyRollParams?: ApiKeyRollParams,
+  headers?: RollAccountApiKeyHeaders,
+  options?: RequestInit,
+): Promise<rollAccountApiKeyResponse> => {
+  return transport<rollAccountApiKeyResponse>(getRollAccountApiKeyUrl(id, keyId), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(apiKeyRollParams),
   });
 };

@@ -7,4 +7,5 @@ export const accountHandlers = {
   createAccountApiKey: async ({ path, body, ctx }) => ok(await apiKeys.createApiKey(ctx, path.id, body ?? {})),
   listAccountApiKeys: async ({ path, query, ctx }) => ok(await apiKeys.listApiKeys(ctx, path.id, query)),
   revokeAccountApiKey: async ({ path, ctx }) => ok(await apiKeys.revokeApiKey(ctx, path.id, path.key_id)),
-} satisfies Pick<Handlers, 'createAccount' | 'createAccountApiKey' | 'listAccountApiKeys' | 'revokeAccountApiKey'>;
+  rollAccountApiKey: async ({ path, body, ctx }) => ok(await apiKeys.rollApiKey(ctx, path.id, path.key_id, body ?? {})),
+} satisfies Pick<Handlers, 'createAccount' | 'createAccountApiKey' | 'listAccountApiKeys' | 'revokeAccountApiKey' | 'rollAccountApiKey'>;

@@ -19,13 +19,15 @@ export interface ApiKeyRow {
   scopes: string | null;
   /** When the key was revoked (unix seconds); null while it works. */
   revoked: number | null;
+  /** When a rolled key stops working (unix seconds); null for a key never rolled. */
+  expires: number | null;
 }
 
 export async function insertAccount(db: Queryable, row: Omit<AccountRow, 'seq'>): Promise<void> {
   await db.run('INSERT INTO accounts (id, name, email, created) VALUES (?, ?, ?, ?)', [row.id, row.name, row.email, row.created]);
 }
 
-export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq' | 'revoked'>): Promise<void> {
+export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq' | 'revoked' | 'expires'>): Promise<void> {
   await db.run('INSERT INTO api_keys (id, account_id, key_hash, last4, created, scopes) VALUES (?, ?, ?, ?, ?, ?)', [
     row.id,
     row.account_id,
@@ -36,9 +38,16 @@ export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq' | '
   ]);
 }
 
-/** The account and scopes of a key that works (not revoked), by the key's hash. */
-export function findApiKeyByHash(db: Queryable, keyHash: string): Promise<Pick<ApiKeyRow, 'account_id' | 'scopes'> | undefined> {
-  return db.one('SELECT account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked IS NULL', [keyHash]);
+/** The account and scopes of a key that works at `now` (unix seconds: neither revoked nor expired), by the key's hash. */
+export function findApiKeyByHash(
+  db: Queryable,
+  keyHash: string,
+  now: number,
+): Promise<Pick<ApiKeyRow, 'account_id' | 'scopes'> | undefined> {
+  return db.one('SELECT account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked IS NULL AND (expires IS NULL OR expires > ?)', [
+    keyHash,
+    now,
+  ]);
 }
 
 export async function countAccounts(db: Queryable): Promise<number> {

@@ -20,5 +20,6 @@ export function toApiKeyResource(row: ApiKeyRow): ApiKey {
     scopes,
     created: Number(row.created),
     revoked: row.revoked === null ? null : Number(row.revoked),
+    expires: row.expires === null ? null : Number(row.expires),
   };
 }
