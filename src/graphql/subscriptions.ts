@@ -53,6 +53,12 @@ const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 const RATE_LIMITED_CLOSE_CODE = CloseCode.TooManyInitialisationRequests;
 /** How long clients get to answer the server's close frame at shutdown before their sockets are cut. */
 const CLOSE_GRACE_MS = 1000;
+/**
+ * How often an open connection's credential is checked again, so that a revoked or expired key
+ * loses its subscriptions as its HTTP requests are refused: within a second or two (the
+ * authenticator trusts a key it found for a second, so this costs a lookup per key per second).
+ */
+const CREDENTIAL_RECHECK_MS = 1000;
 
 /** What a connection remembers once its `connection_init` is accepted. */
 interface Caller {
@@ -105,7 +111,10 @@ function serverOptions(deps: GraphQLSubscriptionDeps): Options {
           return false;
         }
         const limited = deps.rateLimiter && (await countRequest(deps.rateLimiter, ctx.extra.authorization!));
-        if (!limited) return true;
+        if (!limited) {
+          closeWhenRefused(deps.auth, ctx.extra.authorization!, ctx.extra.socket, logger);
+          return true;
+        }
         ctx.extra.socket.close(RATE_LIMITED_CLOSE_CODE, closeReason(limited.message));
       } catch (error) {
         if (isApiError(error) && error.code === 'rate_limited') {
@@ -204,6 +213,23 @@ async function authenticate(
   extra.grant = result.principal.grant;
   extra.authorization = header;
   return null;
+}
+
+/**
+ * Checks an accepted connection's credential again every `CREDENTIAL_RECHECK_MS` while the socket
+ * is open, and closes it (4403, saying why) once the key is refused: revoked, or rolled and expired.
+ */
+function closeWhenRefused(auth: Authenticator, authorization: string, socket: Extra['socket'], logger: Logger): void {
+  const timer = setInterval(() => {
+    auth.bearer(authorization).then(
+      (result) => {
+        if (!result.ok) socket.close(CloseCode.Forbidden, closeReason(result.message));
+      },
+      (error: unknown) => logger.warn({ err: error }, 'GraphQL WebSocket credential check failed'),
+    );
+  }, CREDENTIAL_RECHECK_MS);
+  timer.unref();
+  socket.once('close', () => clearInterval(timer));
 }
 
 /**

@@ -5,6 +5,7 @@ import { aCharge, expectError } from '../helpers/builders.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { ADMIN, useTestServer } from '../helpers/test-server.js';
+import { bearer, nextValue, subscriptionClient } from '../graphql/live-events.js';
 
 function basic(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
@@ -321,6 +322,28 @@ forEachDatabase('api keys', (engine) => {
       }, REVOCATION_BOUND_MS);
       expect((await other.get('/v1/charges')).status).to.equal(200);
       expect((await account.secret.post('/v1/charges', CHARGE)).status).to.equal(200);
+    });
+
+    it('closes the GraphQL subscriptions of a revoked key (4403), as its HTTP requests are refused', async () => {
+      const { account, key } = await restrictedKey(['events:read', 'customers:write']);
+      const client = subscriptionClient(server.wsUrl, bearer(key.secret));
+      try {
+        const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+          client.on('closed', (event) => resolve(event as { code: number; reason: string })),
+        );
+        const before = server.eventStream.subscriberCount;
+        const events = client.iterate<{ events: { type: string } }>({ query: 'subscription { events { type } }' });
+        const first = nextValue(events);
+        await eventually(() => expect(server.eventStream.subscriberCount).to.equal(before + 1));
+        expect((await new ApiClient(server.url, key.secret).post('/v1/customers', {})).status).to.equal(200);
+        expect((await first).data!.events.type).to.equal('customer.created');
+        await admin().revokeKey(account.id, key.id);
+        const { code, reason } = await closed;
+        expect(code).to.equal(4403);
+        expect(reason).to.include('Invalid API key');
+      } finally {
+        await client.dispose();
+      }
     });
 
     it('revokes a secret key too', async () => {
