@@ -4,14 +4,11 @@ import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process
 import { aCharge, expectError } from '../helpers/builders.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
-import { ADMIN, useTestServer } from '../helpers/test-server.js';
+import { ADMIN, ADMIN_AUTHORIZATION, basicAuthorization, useTestServer } from '../helpers/test-server.js';
 import { bearer, nextValue, subscriptionClient } from '../graphql/live-events.js';
 
-function basic(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-}
-
-const ADMIN_HEADERS = { Authorization: basic(ADMIN.user, ADMIN.password) };
+const basic = basicAuthorization;
+const ADMIN_HEADERS = { Authorization: ADMIN_AUTHORIZATION };
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
 const NO_ACCOUNT = 'acct_000000000000000000000000';
 /** A found key is trusted for a second: a revoked key is refused within that, plus slack for a loaded machine. */

@@ -3,12 +3,9 @@ import { countAccounts } from '../../src/resources/accounts/accounts.repo.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
-import { ADMIN, useTestServer } from '../helpers/test-server.js';
+import { ADMIN, basicAuthorization, useTestServer } from '../helpers/test-server.js';
 
-function basic(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-}
-
+const basic = basicAuthorization;
 const ADMIN_AUTH = basic(ADMIN.user, ADMIN.password);
 const ACCOUNT = { name: 'Rocket Rides', email: 'ops@rocketrides.example' };
 

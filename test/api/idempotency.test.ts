@@ -6,7 +6,7 @@ import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { graphql } from '../helpers/graphql-client.js';
-import { ADMIN, startTestServer, useTestServer } from '../helpers/test-server.js';
+import { ADMIN_AUTHORIZATION, startTestServer, useTestServer } from '../helpers/test-server.js';
 
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
 
@@ -80,7 +80,7 @@ forEachDatabase('idempotency', (engine) => {
   describe('keys restricted to some scopes', () => {
     /** A new account's secret key, and a restricted key of the same account holding `scopes`. */
     async function keysOfOneAccount(scopes: string[]): Promise<{ secret: ApiClient; restricted: ApiClient }> {
-      const admin = { Authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}` };
+      const admin = { Authorization: ADMIN_AUTHORIZATION };
       const account = await server.anonymous.post('/admin/accounts', { name: 'Scoped', email: 'scoped@example.com' }, { headers: admin });
       const key = await server.anonymous.post(`/admin/accounts/${account.body.id}/api_keys`, { scopes }, { headers: admin });
       return { secret: new ApiClient(server.url, account.body.api_key), restricted: new ApiClient(server.url, key.body.secret) };

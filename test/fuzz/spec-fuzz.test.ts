@@ -19,7 +19,7 @@ import {
   type Fixture,
   type SpecRequest,
 } from '../helpers/spec-requests.js';
-import { ADMIN, useTestServer, type TestServer } from '../helpers/test-server.js';
+import { ADMIN_AUTHORIZATION, useTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Runs per property: each operation's valid requests, and each mutation kind on each operation. */
 const RUNS = Number(process.env.FUZZ_RUNS ?? 3);
@@ -57,7 +57,7 @@ async function created(res: { status: number; body: any }, what: string): Promis
 
 /** The operator's credentials (HTTP Basic), for the admin operations. */
 function adminHeaders(): Record<string, string> {
-  return { Authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}` };
+  return { Authorization: ADMIN_AUTHORIZATION };
 }
 
 /** Makes one object of a kind, for requests that need one of their own (a DELETE, a refund). */
@@ -149,7 +149,7 @@ async function send(server: TestServer, fixture: Fixture, request: SpecRequest, 
   }
   const headers: Record<string, string> = { ...request.headers };
   headers.Authorization = admin
-    ? `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}`
+    ? ADMIN_AUTHORIZATION
     : `Bearer ${server.api.apiKey}`;
   // A valid key is made unique, so that a shrunk rerun with another body is not a reuse.
   if (request.expect === 'success' && headers['Idempotency-Key']) {

@@ -13,7 +13,7 @@ import { aCharge, aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { graphql, type GraphQLResult } from '../helpers/graphql-client.js';
-import { ADMIN, useTestServer } from '../helpers/test-server.js';
+import { ADMIN_AUTHORIZATION, useTestServer } from '../helpers/test-server.js';
 import { accountOf, bearer, nextValue, subscriptionClient } from './live-events.js';
 
 /** A type a field reads when it returns it: a resource (a `Node`) or a page of them. */
@@ -83,7 +83,7 @@ forEachDatabase('GraphQL scopes of restricted keys', (engine) => {
 
   /** A restricted key of the first test account, holding `scopes`, issued by the admin endpoint. */
   async function restrictedKey(scopes: string[]): Promise<string> {
-    const admin = { Authorization: `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}` };
+    const admin = { Authorization: ADMIN_AUTHORIZATION };
     const accountId = await accountOf(server.db, server.apiKeys.first);
     const res = await server.anonymous.post(`/admin/accounts/${accountId}/api_keys`, { scopes }, { headers: admin });
     expect(res.status, JSON.stringify(res.body)).to.equal(200);

@@ -14,6 +14,14 @@ import { countingDatabase } from './statement-counter.js';
 
 export const ADMIN = { user: 'admin', password: 'test-admin-password' };
 
+/** An `Authorization` header of HTTP Basic credentials. */
+export function basicAuthorization(user: string, password: string): string {
+  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+/** The operator's `Authorization` header (HTTP Basic with `ADMIN`). */
+export const ADMIN_AUTHORIZATION = basicAuthorization(ADMIN.user, ADMIN.password);
+
 /** A clock the test moves by hand. */
 export class FakeClock implements Clock {
   /** `follow`: start at `ms` and run with real time (for tests with a worker); advance() still adds. */
