@@ -10,6 +10,8 @@ export interface Scenario {
   body?: string;
   /** Send a new `Idempotency-Key` with every request. */
   freshIdempotencyKey?: boolean;
+  /** Headers made afresh for every request (a message signature, which may be sent only once). */
+  signHeaders?: () => Record<string, string>;
 }
 
 /** How hard and how long to load. */
@@ -43,9 +45,10 @@ export async function measure(
     headers: scenario.headers ?? {},
     body: scenario.body,
   };
-  if (scenario.freshIdempotencyKey) {
+  if (scenario.freshIdempotencyKey || scenario.signHeaders) {
     request.setupRequest = (req) => {
-      req.headers = { ...req.headers, 'Idempotency-Key': `bench_${randomUUID()}` };
+      const fresh: Record<string, string> = scenario.freshIdempotencyKey ? { 'Idempotency-Key': `bench_${randomUUID()}` } : {};
+      req.headers = { ...req.headers, ...fresh, ...scenario.signHeaders?.() };
       return req;
     };
   }

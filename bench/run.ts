@@ -18,6 +18,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { measure, type LoadSettings, type Measurement, type Scenario } from './load.js';
 import { startServer, stopServer, type ServerProcess } from './processes.js';
+import { authScenarios } from './auth-methods.js';
 import { formatPass, type Pass, type Row } from './report.js';
 import { createPostgresDatabase, insertCharges, type Store } from './store.js';
 import { formatWebhookPasses, runWebhookPass, type WebhookPass } from './webhooks.js';
@@ -25,6 +26,7 @@ import { formatWebhookPasses, runWebhookPass, type WebhookPass } from './webhook
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = path.join(ROOT, 'bench', 'last-results.json');
 const API_KEY = 'sk_test_bench0000000000';
+const ADMIN = { user: 'bench', password: 'bench-admin-password' };
 const AUTH = { Authorization: `Bearer ${API_KEY}` };
 const FORM = { ...AUTH, 'Content-Type': 'application/x-www-form-urlencoded' };
 const CHARGE_BODY = 'amount=2000&currency=usd&source=tok_visa';
@@ -116,8 +118,8 @@ function serverEnv(dataDir: string): Record<string, string> {
     BOOTSTRAP_API_KEY: API_KEY,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',
-    ADMIN_USER: 'bench',
-    ADMIN_PASSWORD: 'bench-admin-password',
+    ADMIN_USER: ADMIN.user,
+    ADMIN_PASSWORD: ADMIN.password,
     DATABASE_URL: '',
     // One API key sends thousands of requests a second here: measure the pipeline, not the 429s.
     RATE_LIMIT_PER_SECOND: '0',
@@ -218,6 +220,16 @@ async function runPass(baseline: ServerProcess, database: Pass['database']): Pro
   if ((await newestChargeId(server)) !== newestBefore)
     throw new Error('The replay run created charges');
   target(replay, '≥ 1.00 × GET by id', replay.requestsPerSecond / byId.requestsPerSecond, 1);
+
+  // Each way to authenticate against a secret key, on the same request of one account.
+  const [keyScenario, restrictedScenario, ...tokenAndSignature] = await authScenarios(server, ADMIN);
+  const byKey = await againstBaseline(keyScenario);
+  const restricted = await againstBaseline(restrictedScenario);
+  target(restricted, '≥ 0.95 × secret key', restricted.requestsPerSecond / byKey.requestsPerSecond, 0.95);
+  for (const scenario of tokenAndSignature) {
+    const row = await againstBaseline(scenario);
+    target(row, '≥ 0.90 × secret key', row.requestsPerSecond / byKey.requestsPerSecond, 0.9);
+  }
 
   console.error(`[${database}] inserting ${deepRows} charges`);
   const bulk = await insertCharges(store, API_KEY, deepRows, deepDepth);

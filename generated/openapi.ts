@@ -471,6 +471,117 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/api_keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account's API keys
+     * @description Every key of the account, newest first, revoked ones included; a key shows only its prefix and last four characters.
+     */
+    get: operations['listApiKeys'];
+    put?: never;
+    /**
+     * Create an API key
+     * @description A restricted key (`rk_test_…`) with the `scopes` given, which must all be held by the key making the request (a restricted key cannot make a key stronger than itself), or, by a secret key and with `scopes` left out, another secret key. The key itself is in `secret`, shown only in this response.
+     */
+    post: operations['createApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/api_keys/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The key's id (`key_…`). */
+        id: components['parameters']['OwnApiKeyId'];
+      };
+      cookie?: never;
+    };
+    /** Retrieve an API key */
+    get: operations['retrieveApiKey'];
+    put?: never;
+    post?: never;
+    /**
+     * Revoke an API key
+     * @description The key is refused from now on (by every process within a second); a second revocation is a 404. A key may revoke itself. A restricted key may revoke only keys whose scopes it holds.
+     */
+    delete: operations['revokeApiKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/api_keys/{id}/roll': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The key's id (`key_…`). */
+        id: components['parameters']['OwnApiKeyId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Roll an API key
+     * @description Issues a new key of the same kind and scopes, shown only in this response, and ends the old one after `expires_in` seconds (default 0: at once). A restricted key may roll only keys whose scopes it holds. Rolling a revoked or expired key is a 404.
+     */
+    post: operations['rollApiKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/oauth/token': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Get an access token
+     * @description The OAuth 2.0 client credentials grant (RFC 6749 §4.4). Send the client's id and secret by HTTP Basic or as `client_id` and `client_secret` in the form, not both. The token is a JWT (ES256) valid for 15 minutes, holding the `scope` asked for (space-separated), or every scope of the client when `scope` is left out. Errors follow RFC 6749 §5.2, not the error envelope of the API.
+     */
+    post: operations['createAccessToken'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/.well-known/jwks.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * The keys that verify access tokens
+     * @description The public keys (JWK Set, RFC 7517) that sign this server's access tokens: the current key, and earlier ones while tokens they signed may still be valid.
+     */
+    get: operations['retrieveJwks'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/admin/accounts': {
     parameters: {
       query?: never;
@@ -563,6 +674,162 @@ export interface paths {
      */
     post: operations['rollAccountApiKey'];
     delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/accounts/{id}/oauth_clients': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List an account's OAuth clients
+     * @description The account's OAuth clients, newest first; deleted ones are not listed.
+     */
+    get: operations['listAccountOAuthClients'];
+    put?: never;
+    /**
+     * Create an OAuth client for an account
+     * @description A client for the client credentials grant (`POST /oauth/token`), holding the `scopes` given (every scope when left out). Its `client_secret` is shown only in this response.
+     */
+    post: operations['createAccountOAuthClient'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/accounts/{id}/oauth_clients/{client_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+        /** @description The OAuth client's id (`client_…`). */
+        client_id: components['parameters']['OAuthClientId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Delete an OAuth client
+     * @description The client can get no more tokens, and the tokens it got are refused (by every process within a second); a second deletion is a 404.
+     */
+    delete: operations['deleteAccountOAuthClient'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/accounts/{id}/signing_keys': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List an account's signing keys
+     * @description The account's signing keys, newest first, revoked ones included; secrets are never shown again.
+     */
+    get: operations['listAccountSigningKeys'];
+    put?: never;
+    /**
+     * Create a signing key for an account
+     * @description A key for HTTP message signatures (RFC 9421, `hmac-sha256`): its `id` is the signature's `keyid`, and its `secret`, shown only in this response, the HMAC key. It holds the `scopes` given (every scope when left out).
+     */
+    post: operations['createAccountSigningKey'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/accounts/{id}/signing_keys/{key_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+        /** @description The signing key's id (`hmk_…`), the `keyid` of its signatures. */
+        key_id: components['parameters']['SigningKeyId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a signing key
+     * @description Signatures made with the key are refused from now on (by every process within a second); a second revocation is a 404.
+     */
+    delete: operations['revokeAccountSigningKey'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/accounts/{id}/client_certificates': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * List an account's client certificates
+     * @description The account's client certificates, newest first, revoked ones included.
+     */
+    get: operations['listAccountClientCertificates'];
+    put?: never;
+    /**
+     * Create a client certificate for an account
+     * @description Registers a client certificate (PEM) to the account: on the TLS listener, a connection that presents it authenticates as the account, with the `scopes` given (every scope when left out). It must be valid now and, when the server has a client CA, issued by it.
+     */
+    post: operations['createAccountClientCertificate'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/admin/accounts/{id}/client_certificates/{certificate_id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+        /** @description The client certificate's id (`cert_…`). */
+        certificate_id: components['parameters']['ClientCertificateId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    post?: never;
+    /**
+     * Revoke a client certificate
+     * @description The certificate is refused from now on (by every process within a second); a second revocation is a 404.
+     */
+    delete: operations['revokeAccountClientCertificate'];
     options?: never;
     head?: never;
     patch?: never;
@@ -1833,7 +2100,7 @@ export interface components {
       api_key: string;
     };
     /**
-     * @description What a restricted key (or, later, a token) may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
+     * @description What a restricted key, an access token, a signing key or a client certificate may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
      * @enum {string}
      */
     Scope:
@@ -1849,7 +2116,9 @@ export interface components {
       | 'orders:write'
       | 'events:read'
       | 'webhooks:read'
-      | 'webhooks:write';
+      | 'webhooks:write'
+      | 'api_keys:read'
+      | 'api_keys:write';
     ApiKeyCreateParams: {
       /** @description The scopes of a restricted key; leave out for a secret key with every scope. */
       scopes?: components['schemas']['Scope'][];
@@ -1876,6 +2145,8 @@ export interface components {
       revoked: components['schemas']['Timestamp'] | null;
       /** @description When a rolled key stops working; null for a key that was not rolled. */
       expires: components['schemas']['Timestamp'] | null;
+      /** @description When the key last authenticated a request, to the minute; null if it never has. */
+      last_used: components['schemas']['Timestamp'] | null;
     };
     ApiKeyWithSecret: {
       id: components['schemas']['ObjectId'];
@@ -1888,11 +2159,154 @@ export interface components {
       created: components['schemas']['Timestamp'];
       revoked: null;
       expires: null;
+      last_used: null;
       /** @description The key itself, shown only in the answer that created it. */
       secret: string;
     };
     ApiKeyList: components['schemas']['ListFields'] & {
       data: components['schemas']['ApiKey'][];
+    };
+    /** @description The scopes a credential holds; null for every scope. */
+    ScopeList: components['schemas']['Scope'][] | null;
+    /** @description The scopes the credential holds; leave out for every scope. */
+    ScopesParam: components['schemas']['Scope'][];
+    AccessTokenRequest: {
+      /** @description `client_credentials`, the one grant this server issues tokens for. */
+      grant_type: string;
+      /** @description The scopes asked for, separated by spaces; every scope of the client when left out. */
+      scope?: string;
+      /** @description The client's id, when not sent by HTTP Basic. */
+      client_id?: string;
+      /** @description The client's secret, when not sent by HTTP Basic. */
+      client_secret?: string;
+    };
+    AccessToken: {
+      /** @description A JWT (ES256); send it as `Authorization: Bearer <access_token>`. */
+      access_token: string;
+      /** @constant */
+      token_type: 'Bearer';
+      /**
+       * Format: int32
+       * @description Seconds until the token expires.
+       */
+      expires_in: number;
+      /** @description The scopes the token holds, separated by spaces. */
+      scope: string;
+    };
+    /** @description An error of the token endpoint, as RFC 6749 §5.2 defines it. */
+    OAuthError: {
+      /** @enum {string} */
+      error:
+        | 'invalid_request'
+        | 'invalid_client'
+        | 'invalid_grant'
+        | 'unauthorized_client'
+        | 'unsupported_grant_type'
+        | 'invalid_scope';
+      error_description?: string;
+    };
+    /** @description A public key (RFC 7517). */
+    Jwk: {
+      kty: string;
+      kid: string;
+      alg: string;
+      /** @constant */
+      use: 'sig';
+      crv?: string;
+      x?: string;
+      y?: string;
+    } & {
+      [key: string]: unknown;
+    };
+    Jwks: {
+      keys: components['schemas']['Jwk'][];
+    };
+    OAuthClientCreateParams: {
+      /** @description A name to recognise the client by. */
+      name?: string;
+      scopes?: components['schemas']['ScopesParam'];
+    };
+    OAuthClient: {
+      /** @description The client's id (`client_…`), its `client_id` at the token endpoint. */
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'oauth_client';
+      name: string | null;
+      scopes: components['schemas']['ScopeList'];
+      created: components['schemas']['Timestamp'];
+    };
+    OAuthClientWithSecret: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'oauth_client';
+      name: string | null;
+      scopes: components['schemas']['ScopeList'];
+      created: components['schemas']['Timestamp'];
+      /** @description The client's secret, shown only in the answer that created it. */
+      client_secret: string;
+    };
+    OAuthClientList: components['schemas']['ListFields'] & {
+      data: components['schemas']['OAuthClient'][];
+    };
+    DeletedOAuthClient: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'oauth_client';
+      /** @constant */
+      deleted: true;
+    };
+    SigningKeyCreateParams: {
+      scopes?: components['schemas']['ScopesParam'];
+    };
+    SigningKey: {
+      /** @description The key's id (`hmk_…`), the `keyid` of its signatures. */
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'signing_key';
+      /** @constant */
+      algorithm: 'hmac-sha256';
+      scopes: components['schemas']['ScopeList'];
+      created: components['schemas']['Timestamp'];
+      /** @description When the key was revoked; null while it works. */
+      revoked: components['schemas']['Timestamp'] | null;
+    };
+    SigningKeyWithSecret: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'signing_key';
+      /** @constant */
+      algorithm: 'hmac-sha256';
+      scopes: components['schemas']['ScopeList'];
+      created: components['schemas']['Timestamp'];
+      revoked: null;
+      /** @description The HMAC key (its UTF-8 bytes, the whole string), shown only in the answer that created it. */
+      secret: string;
+    };
+    SigningKeyList: components['schemas']['ListFields'] & {
+      data: components['schemas']['SigningKey'][];
+    };
+    ClientCertificateCreateParams: {
+      /** @description The certificate, PEM-encoded (`-----BEGIN CERTIFICATE-----…`). */
+      certificate: string;
+      scopes?: components['schemas']['ScopesParam'];
+    };
+    ClientCertificate: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'client_certificate';
+      /** @description The SHA-256 of the certificate (DER), in lowercase hex. */
+      fingerprint_sha256: string;
+      subject: string;
+      issuer: string;
+      not_before: components['schemas']['Timestamp'];
+      not_after: components['schemas']['Timestamp'];
+      scopes: components['schemas']['ScopeList'];
+      created: components['schemas']['Timestamp'];
+      /** @description When the certificate was revoked; null while it works. */
+      revoked: components['schemas']['Timestamp'] | null;
+    };
+    ClientCertificateList: components['schemas']['ListFields'] & {
+      data: components['schemas']['ClientCertificate'][];
     };
     /**
      * @description The class of error; the HTTP status decides it.
@@ -1928,6 +2342,10 @@ export interface components {
      *     | `api_key_missing` | 401 | authentication_error |
      *     | `api_key_invalid` | 401 | authentication_error |
      *     | `admin_credentials_invalid` | 401 | authentication_error |
+     *     | `access_token_invalid` | 401 | authentication_error |
+     *     | `signature_invalid` | 401 | authentication_error |
+     *     | `client_certificate_missing` | 401 | authentication_error |
+     *     | `client_certificate_invalid` | 401 | authentication_error |
      *     | `insufficient_scope` | 403 | permission_error |
      *     | `card_declined` | 402 | card_error |
      *     | `idempotency_key_reused` | 400 | idempotency_error |
@@ -1954,6 +2372,10 @@ export interface components {
       | 'api_key_missing'
       | 'api_key_invalid'
       | 'admin_credentials_invalid'
+      | 'access_token_invalid'
+      | 'signature_invalid'
+      | 'client_certificate_missing'
+      | 'client_certificate_invalid'
       | 'insufficient_scope'
       | 'card_declined'
       | 'idempotency_key_reused'
@@ -2102,6 +2524,14 @@ export interface components {
     AccountId: components['schemas']['ObjectId'];
     /** @description The key's id (`key_…`). */
     ApiKeyId: components['schemas']['ObjectId'];
+    /** @description The key's id (`key_…`). */
+    OwnApiKeyId: components['schemas']['ObjectId'];
+    /** @description The OAuth client's id (`client_…`). */
+    OAuthClientId: components['schemas']['ObjectId'];
+    /** @description The signing key's id (`hmk_…`), the `keyid` of its signatures. */
+    SigningKeyId: components['schemas']['ObjectId'];
+    /** @description The client certificate's id (`cert_…`). */
+    ClientCertificateId: components['schemas']['ObjectId'];
     /** @description The customer's id (`cus_…`). */
     CustomerId: components['schemas']['ObjectId'];
     /** @description The charge's id (`ch_…`). */
@@ -2135,6 +2565,10 @@ export interface components {
     'RateLimit-Reset': number;
     /** @description The policy in force: `<limit>;w=<window seconds>`, e.g. `100;w=1`. */
     'RateLimit-Policy': string;
+    /** @description `no-store`: a token or an error about one is never cached (RFC 6749 §5.1). */
+    NoStore: 'no-store';
+    /** @description How long the response may be cached, e.g. `public, max-age=300`. */
+    PublicCache: string;
   };
   pathItems: never;
 }
@@ -3747,6 +4181,264 @@ export interface operations {
       default: components['responses']['Error'];
     };
   };
+  listApiKeys: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account's keys. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ApiKeyCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['ApiKeyCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The new key, with its secret. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyWithSecret'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrieveApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The key's id (`key_…`). */
+        id: components['parameters']['OwnApiKeyId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The key. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  revokeApiKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The key's id (`key_…`). */
+        id: components['parameters']['OwnApiKeyId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The revoked key. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  rollApiKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The key's id (`key_…`). */
+        id: components['parameters']['OwnApiKeyId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ApiKeyRollParams'];
+        'application/x-www-form-urlencoded': components['schemas']['ApiKeyRollParams'];
+      };
+    };
+    responses: {
+      /** @description The new key, with its secret. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ApiKeyWithSecret'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createAccessToken: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/x-www-form-urlencoded': components['schemas']['AccessTokenRequest'];
+      };
+    };
+    responses: {
+      /** @description The access token. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Cache-Control': components['headers']['NoStore'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['AccessToken'];
+        };
+      };
+      /** @description An invalid request, grant type or scope. */
+      400: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Cache-Control': components['headers']['NoStore'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OAuthError'];
+        };
+      };
+      /** @description Unknown client, or a wrong secret (`invalid_client`). */
+      401: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Cache-Control': components['headers']['NoStore'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OAuthError'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrieveJwks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The key set. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Cache-Control': components['headers']['PublicCache'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Jwks'];
+        };
+      };
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
   createAccount: {
     parameters: {
       query?: never;
@@ -3941,6 +4633,345 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       404: components['responses']['NotFound'];
       409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listAccountOAuthClients: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+      };
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account's OAuth clients. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OAuthClientList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createAccountOAuthClient: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['OAuthClientCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['OAuthClientCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The new OAuth client. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['OAuthClientWithSecret'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  deleteAccountOAuthClient: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+        /** @description The OAuth client's id (`client_…`). */
+        client_id: components['parameters']['OAuthClientId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The OAuth client. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['DeletedOAuthClient'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listAccountSigningKeys: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+      };
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account's signing keys. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningKeyList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createAccountSigningKey: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SigningKeyCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['SigningKeyCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The new signing key. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningKeyWithSecret'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  revokeAccountSigningKey: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+        /** @description The signing key's id (`hmk_…`), the `keyid` of its signatures. */
+        key_id: components['parameters']['SigningKeyId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The signing key. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SigningKey'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listAccountClientCertificates: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+      };
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The account's client certificates. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClientCertificateList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createAccountClientCertificate: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ClientCertificateCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['ClientCertificateCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The new client certificate. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClientCertificate'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  revokeAccountClientCertificate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The account's id (`acct_…`). */
+        id: components['parameters']['AccountId'];
+        /** @description The client certificate's id (`cert_…`). */
+        certificate_id: components['parameters']['ClientCertificateId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The client certificate. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ClientCertificate'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      404: components['responses']['NotFound'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];

@@ -91,7 +91,10 @@ type OptionalSetting =
   | 'smtpUrl'
   | 'webhookLeaseSeconds'
   | 'webhookConcurrency'
-  | 'webhookDisableAfterSeconds';
+  | 'webhookDisableAfterSeconds'
+  | 'accessTokens'
+  | 'externalJwt'
+  | 'tls';
 
 /**
  * The settings the composition root reads: a whole `Config` from `loadConfig()`, or (in tests) a
@@ -161,7 +164,7 @@ export async function createServices(config: CompositionConfig, choices: Service
     db,
     clock,
     logger,
-    auth: createAuthenticator(db, adminDigest, failures, clock),
+    auth: createAuthenticator({ db, adminDigest, failures, clock, accessTokens: config.accessTokens, externalJwt: config.externalJwt }),
     rateLimiter: config.rateLimit && createRateLimitStore(db, config.rateLimit),
     eventStream,
     sender,
@@ -184,8 +187,8 @@ export interface RoleChoices {
 
 /** The roles running in this process. */
 export interface Roles {
-  /** The API's server and its URL, when this process serves the API. */
-  api?: { server: Server; url: string };
+  /** The API's server and its URL, when this process serves the API (and the mutual-TLS listener's, when configured). */
+  api?: { server: Server; url: string; tlsUrl?: string };
   /** Closes everything the services and the roles opened, in `CLOSE_ORDER`. */
   close(): Promise<void>;
 }

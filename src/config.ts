@@ -1,3 +1,4 @@
+import type { AccessTokenSettings, ExternalJwtIssuer } from './auth/auth-settings.js';
 import path from 'node:path';
 import type { ServiceSettings } from './operations/operations.js';
 import type { RateLimitWindow } from './db/rate-limit-store.js';
@@ -69,6 +70,26 @@ export interface Config {
   metricsPort: number | undefined;
   /** Settings the services read (see `ServiceSettings`). */
   settings: ServiceSettings;
+  /** The access tokens this server issues at `POST /oauth/token` (see `AccessTokenSettings`). */
+  accessTokens: AccessTokenSettings;
+  /**
+   * `JWT_ISSUER`, `JWT_AUDIENCE` and `JWT_JWKS_URL` (all three, or none): access tokens of an
+   * external issuer are accepted too, verified with the keys at its JWKS URL.
+   */
+  externalJwt: ExternalJwtIssuer | undefined;
+  /**
+   * `TLS_PORT` with `TLS_CERT_FILE`, `TLS_KEY_FILE` and `TLS_CLIENT_CA_FILE`: an HTTPS listener beside
+   * the HTTP one, where client certificates issued by that CA authenticate (mutual TLS).
+   */
+  tls: TlsListener | undefined;
+}
+
+/** The HTTPS listener for mutual TLS. */
+export interface TlsListener {
+  port: number;
+  certFile: string;
+  keyFile: string;
+  clientCaFile: string;
 }
 
 function atLeastOne(name: string, value: number): number {
@@ -212,5 +233,42 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     metricsPublic: flag('METRICS_PUBLIC', env.METRICS_PUBLIC, false),
     metricsPort: env.METRICS_PORT ? portNumber('METRICS_PORT', env.METRICS_PORT, 0) : undefined,
     settings: { webhookAllowPrivateNetworks: flag('WEBHOOK_ALLOW_PRIVATE_NETWORKS', env.WEBHOOK_ALLOW_PRIVATE_NETWORKS, false) },
+    accessTokens: accessTokens(env),
+    externalJwt: externalJwt(env),
+    tls: tlsListener(env),
   };
+}
+
+function accessTokens(env: NodeJS.ProcessEnv): AccessTokenSettings {
+  const ttlSeconds = atLeastOne('ACCESS_TOKEN_TTL_SECONDS', integer('ACCESS_TOKEN_TTL_SECONDS', env.ACCESS_TOKEN_TTL_SECONDS, 900));
+  if (ttlSeconds > 86_400) throw new Error(`ACCESS_TOKEN_TTL_SECONDS must be at most 86400, got "${env.ACCESS_TOKEN_TTL_SECONDS}"`);
+  return {
+    issuer: env.OAUTH_ISSUER || 'payments-api',
+    ttlSeconds,
+    keyRotationSeconds: atLeastOne(
+      'TOKEN_KEY_ROTATION_SECONDS',
+      integer('TOKEN_KEY_ROTATION_SECONDS', env.TOKEN_KEY_ROTATION_SECONDS, 30 * 86_400),
+    ),
+  };
+}
+
+/** All three of `JWT_ISSUER`, `JWT_AUDIENCE`, `JWT_JWKS_URL`, or none: one alone is a mistake, not a choice. */
+function externalJwt(env: NodeJS.ProcessEnv): ExternalJwtIssuer | undefined {
+  const { JWT_ISSUER: issuer, JWT_AUDIENCE: audience, JWT_JWKS_URL: jwksUrl } = env;
+  if (!issuer && !audience && !jwksUrl) return undefined;
+  if (!issuer || !audience || !jwksUrl) throw new Error('JWT_ISSUER, JWT_AUDIENCE and JWT_JWKS_URL must be set together');
+  if (!URL.canParse(jwksUrl) || !/^https?:$/.test(new URL(jwksUrl).protocol)) {
+    throw new Error(`JWT_JWKS_URL must be an http:// or https:// URL, got "${jwksUrl}"`);
+  }
+  return { issuer, audience, jwksUrl: new URL(jwksUrl) };
+}
+
+/** `TLS_PORT` and the three files it needs, or none of them. */
+function tlsListener(env: NodeJS.ProcessEnv): TlsListener | undefined {
+  const { TLS_PORT: port, TLS_CERT_FILE: certFile, TLS_KEY_FILE: keyFile, TLS_CLIENT_CA_FILE: clientCaFile } = env;
+  if (!port && !certFile && !keyFile && !clientCaFile) return undefined;
+  if (!port || !certFile || !keyFile || !clientCaFile) {
+    throw new Error('TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE and TLS_CLIENT_CA_FILE must be set together');
+  }
+  return { port: portNumber('TLS_PORT', port, 0), certFile, keyFile, clientCaFile };
 }

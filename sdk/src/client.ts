@@ -1,4 +1,12 @@
 import * as generated from './generated/payments.js';
+import {
+  apiKeyAuthorizer,
+  clientCredentialsAuthorizer,
+  signingAuthorizer,
+  type Authorizer,
+  type ClientCredentials,
+  type SigningKey,
+} from './credentials.js';
 import type { TransportSettings } from './transport.js';
 
 /** The generated operations (the URL builders `get…Url` and constants left out). */
@@ -12,16 +20,38 @@ type OperationName = {
 
 export type PaymentsClient = { [K in OperationName]: (typeof generated)[K] };
 
-export interface ClientOptions {
-  /** A secret key, `sk_test_…`. */
+/** Authenticate with an API key: a secret key `sk_test_…` or a restricted key `rk_test_…`. */
+export interface ApiKeyOption {
   apiKey: string;
+  clientCredentials?: never;
+  signingKey?: never;
+}
+
+/** Authenticate with an OAuth client's id and secret: the client fetches access tokens and renews them before they expire. */
+export interface ClientCredentialsOption {
+  clientCredentials: ClientCredentials;
+  apiKey?: never;
+  signingKey?: never;
+}
+
+/** Authenticate by signing every request (RFC 9421, hmac-sha256) with a signing key. */
+export interface SigningKeyOption {
+  signingKey: SigningKey;
+  apiKey?: never;
+  clientCredentials?: never;
+}
+
+/** How the client authenticates: exactly one of an API key, client credentials, or a signing key. */
+export type ClientCredentialOptions = ApiKeyOption | ClientCredentialsOption | SigningKeyOption;
+
+export type ClientOptions = ClientCredentialOptions & {
   /** Where the server is; default `http://127.0.0.1:4242`. */
   baseUrl?: string;
   /** Retries after network errors, 409 (key in use), 429 and 5xx; default 2. */
   maxRetries?: number;
   /** A fetch implementation (default: the global one). */
   fetch?: typeof fetch;
-}
+};
 
 /**
  * A client whose methods are the API's operations, typed from the spec: each resolves to
@@ -34,11 +64,13 @@ export interface ClientOptions {
  * ```
  */
 export function createClient(options: ClientOptions): PaymentsClient {
+  const baseUrl = options.baseUrl ?? 'http://127.0.0.1:4242';
+  const fetcher = options.fetch ?? globalThis.fetch.bind(globalThis);
   const settings: TransportSettings = {
-    baseUrl: options.baseUrl ?? 'http://127.0.0.1:4242',
-    apiKey: options.apiKey,
+    baseUrl,
+    authorizer: authorizerFor(options, baseUrl, fetcher),
     maxRetries: options.maxRetries ?? 2,
-    fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+    fetch: fetcher,
     backoffMs: (attempt) => Math.min(500 * 2 ** (attempt - 1), 8000) * (0.8 + Math.random() * 0.4),
   };
   const client: Record<string, unknown> = {};
@@ -54,4 +86,12 @@ export function createClient(options: ClientOptions): PaymentsClient {
     };
   }
   return client as PaymentsClient;
+}
+
+function authorizerFor(options: ClientCredentialOptions, baseUrl: string, fetcher: typeof fetch): Authorizer {
+  const given = [options.apiKey, options.clientCredentials, options.signingKey].filter((c) => c !== undefined);
+  if (given.length !== 1) throw new TypeError('payments-api SDK: pass exactly one of apiKey, clientCredentials or signingKey');
+  if (options.apiKey !== undefined) return apiKeyAuthorizer(options.apiKey);
+  if (options.clientCredentials) return clientCredentialsAuthorizer(options.clientCredentials, baseUrl, fetcher);
+  return signingAuthorizer(options.signingKey!);
 }

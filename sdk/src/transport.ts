@@ -1,10 +1,13 @@
+import type { Authorizer } from './credentials.js';
+
 /**
- * The transport every generated SDK function calls (orval's fetch mutator): base URL, API key,
+ * The transport every generated SDK function calls (orval's fetch mutator): base URL, credentials,
  * automatic idempotency keys and retries. The client factory passes its settings in `init.client`.
  */
 export interface TransportSettings {
   baseUrl: string;
-  apiKey?: string;
+  /** Adds the credentials to each attempt (an API key, an access token, or a signature). */
+  authorizer: Authorizer;
   /** Retries after a network error, 409 `idempotency_key_in_use`, 429 or 5xx. */
   maxRetries: number;
   fetch: typeof fetch;
@@ -21,17 +24,29 @@ export async function transport<T>(url: string, init: TransportInit = {}): Promi
   const { client, ...request } = init;
   if (!client) throw new TypeError('payments-api SDK: call operations through createClient()');
   const headers = new Headers(request.headers);
-  if (client.apiKey) headers.set('Authorization', `Bearer ${client.apiKey}`);
   // One key for every attempt of this call, so that a retried POST can never act twice.
   if (request.method === 'POST' && !headers.has('Idempotency-Key')) headers.set('Idempotency-Key', crypto.randomUUID());
+  const target = new URL(url, client.baseUrl);
+  const body = typeof request.body === 'string' ? request.body : undefined;
+  let renewedCredentials = false;
 
   for (let attempt = 0; ; attempt++) {
+    // Credentials are added to every attempt afresh: a signature is never sent twice, a token is renewed.
+    const attemptHeaders = new Headers(headers);
+    await client.authorizer.authorize({ method: request.method ?? 'GET', url: target, headers: attemptHeaders, body });
     let response: Response;
     try {
-      response = await client.fetch(new URL(url, client.baseUrl), { ...request, headers });
+      response = await client.fetch(target, { ...request, headers: attemptHeaders });
     } catch (error) {
       if (attempt >= client.maxRetries) throw error;
       await sleep(client.backoffMs(attempt + 1));
+      continue;
+    }
+    // A refused access token (its client narrowed, the server's keys replaced): one retry with a new one.
+    if (response.status === 401 && !renewedCredentials && client.authorizer.refused?.()) {
+      renewedCredentials = true;
+      await response.body?.cancel();
+      attempt--;
       continue;
     }
     if (RETRYABLE.has(response.status) && attempt < client.maxRetries) {

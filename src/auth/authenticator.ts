@@ -4,53 +4,90 @@ import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.js';
 import { systemClock, unixSeconds, type Clock } from '../domain/clock.js';
-import type { ErrorCode } from '../domain/errors.js';
-import type { Grant, Scope } from '../operations/scopes.js';
-import { findApiKeyByHash } from '../resources/accounts/accounts.repo.js';
+import type { AccessTokenSettings, ExternalJwtIssuer } from './auth-settings.js';
+import type { Grant } from '../operations/scopes.js';
+import { findApiKeyByHash, recordApiKeyUse } from '../resources/accounts/accounts.repo.js';
 import { hashApiKey } from '../resources/accounts/accounts.service.js';
+import { createAccessTokenVerifier, looksLikeJwt } from './access-tokens.js';
 import { checkWithinAllowance, type AuthFailureLimiter } from './auth-failures.js';
+import { fail, grantOf, type AuthFailure, type AuthResult } from './auth-result.js';
+import { createClientCertificateVerifier, isMutualTlsRequest } from './client-certificates.js';
+import { createSignatureVerifier, isSignedRequest } from './message-signatures.js';
 
-/** Who made the request: an account (API key, with what it may do) or the operator (HTTP Basic on /admin). */
-export type Principal = { kind: 'account'; accountId: string; grant: Grant } | { kind: 'admin' };
+export type { AuthFailure, AuthResult, CredentialKind, Principal } from './auth-result.js';
 
-export type AuthResult = { ok: true; principal: Principal } | AuthFailure;
-
-/** Why credentials were refused: the error code and message the client gets with its 401. */
-export interface AuthFailure {
-  ok: false;
-  code: ErrorCode;
-  message: string;
+/** What the authenticator checks credentials against. */
+export interface AuthenticatorDeps {
+  db: Queryable;
+  /** The digest of the operator's `user:password` (see `adminCredentialsDigest`). */
+  adminDigest: Buffer;
+  /** Failed attempts allowed per client address; left out, limits are off. */
+  failures?: AuthFailureLimiter;
+  clock?: Clock;
+  /** The access tokens this server issues; default: issuer `payments-api`, 15 minutes, keys rotated every 30 days. */
+  accessTokens?: AccessTokenSettings;
+  /** An external issuer whose access tokens are accepted too. */
+  externalJwt?: ExternalJwtIssuer;
 }
 
 /**
- * Checks credentials for the security schemes of the spec. Keys are looked up by their hash; a
- * found key is remembered in memory for a second, so that a hot path costs neither a hash nor a
- * query, and a revoked key is refused by every process within a second of its revocation (a
- * rolled one within a second of its expiry, read on `clock`).
+ * Checks credentials for the security schemes of the spec, one credential per request, chosen by
+ * what the request carries:
  *
- * `apiKey`, `bearer` and `adminBasic` only check. The doors authenticate through `limited`, the
- * same checks held to `failures` (the failed attempts allowed per client address; see
- * auth-failures.ts): an address over its allowance gets the 429 `ApiError` thrown, and a refused
- * credential is counted. Without `failures` (limits off), `limited` only checks too.
+ * 1. on the mutual-TLS listener, the connection's client certificate (and nothing else);
+ * 2. a `Signature-Input` or `Signature` header: an HTTP message signature;
+ * 3. `Authorization: Bearer <JWT>`: an access token;
+ * 4. otherwise an API key, as `Bearer` or as the HTTP Basic user name.
+ *
+ * Keys are looked up by their hash; a found key is remembered in memory for a second, so that a
+ * hot path costs neither a hash nor a query, and a revoked key is refused by every process within a
+ * second of its revocation (a rolled one within a second of its expiry, read on `clock`). The
+ * other credentials keep the same one-second bound in their own modules.
+ *
+ * The checks themselves only check. The doors authenticate through `limited`, the same checks held
+ * to `failures` (the failed attempts allowed per client address; see auth-failures.ts): an address
+ * over its allowance gets the 429 `ApiError` thrown, and a refused credential is counted. Without
+ * `failures` (limits off), `limited` only checks too.
  */
-export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures?: AuthFailureLimiter, clock: Clock = systemClock) {
+export function createAuthenticator(deps: AuthenticatorDeps) {
+  const { db, adminDigest, failures } = deps;
+  const clock = deps.clock ?? systemClock;
   const keys = new LRUCache<string, { accountId: string; grant: Grant }>({ max: 10_000, ttl: KEY_CACHE_MS });
+  const accessTokens = createAccessTokenVerifier({ db, clock, settings: deps.accessTokens ?? DEFAULT_ACCESS_TOKENS, external: deps.externalJwt });
+  const signatures = createSignatureVerifier({ db, clock });
+  const certificates = createClientCertificateVerifier({ db, clock });
+
+  const apiKey = async (key: string): Promise<AuthResult> => {
+    let found = keys.get(key);
+    if (!found) {
+      const now = unixSeconds(clock);
+      const row = await findApiKeyByHash(db, hashApiKey(key), now);
+      if (!row) return fail('api_key_invalid', `Invalid API key provided: ${redact(key)}`);
+      found = { accountId: row.account_id, grant: grantOf(row.scopes) };
+      keys.set(key, found);
+      // The key's row is read at most once a second per process; its `last_used` is written at
+      // most once a minute, so that a busy key costs no write per request.
+      if (row.last_used === null || row.last_used <= now - LAST_USED_RESOLUTION_S) void recordApiKeyUse(db, row.id, now).catch(() => {});
+    }
+    return { ok: true, principal: { kind: 'account', ...found, credential: 'api_key' } };
+  };
 
   /**
    * The value of an `Authorization` header (HTTP, or a WebSocket's `connection_init` payload):
-   * `Bearer <key>`, or `Basic` with the key as the user name and an empty password (`curl -u key:`).
+   * `Bearer <access token>`, `Bearer <API key>`, or `Basic` with the key as the user name and an
+   * empty password (`curl -u key:`).
    */
   const bearer = async (authorization: string | undefined): Promise<AuthResult> => {
-    const apiKey = apiKeyIn(authorization);
-    if (typeof apiKey !== 'string') return apiKey;
-    let key = keys.get(apiKey);
-    if (!key) {
-      const row = await findApiKeyByHash(db, hashApiKey(apiKey), unixSeconds(clock));
-      if (!row) return fail('api_key_invalid', `Invalid API key provided: ${redact(apiKey)}`);
-      key = { accountId: row.account_id, grant: row.scopes === null ? 'all' : new Set(JSON.parse(row.scopes) as Scope[]) };
-      keys.set(apiKey, key);
-    }
-    return { ok: true, principal: { kind: 'account', ...key } };
+    const credential = credentialIn(authorization);
+    if (typeof credential !== 'string') return credential;
+    return looksLikeJwt(credential) ? accessTokens.verify(credential) : apiKey(credential);
+  };
+
+  /** An account's credential on an HTTP request, whichever kind it is. */
+  const account = (req: Request): Promise<AuthResult> => {
+    if (isMutualTlsRequest(req)) return certificates.verify(req);
+    if (isSignedRequest(req)) return signatures.verify(req);
+    return bearer(req.headers.authorization);
   };
 
   /** `Authorization: Basic …` with the operator's credentials, compared in constant time. */
@@ -62,17 +99,19 @@ export function createAuthenticator(db: Queryable, adminDigest: Buffer, failures
     return { ok: true, principal: { kind: 'admin' } };
   };
 
+  /** Whether a request carries an account credential at all (one that is not there is not a failed guess). */
+  const presented = (req: Request): boolean => !!req.headers.authorization || isSignedRequest(req) || isMutualTlsRequest(req);
+
   return {
-    /** `Authorization: Bearer sk_test_…` (or the key as the HTTP Basic user name) on an HTTP request. */
-    apiKey: (req: Request): Promise<AuthResult> => bearer(req.headers.authorization),
+    /** An account's credential on an HTTP request: client certificate, message signature, access token or API key. */
+    account,
     bearer,
     adminBasic: (req: Request): Promise<AuthResult> => adminBasic(req),
     /** The limiter of failed attempts per client address, when limits are on. */
     failures,
     /** The same checks, held to the failed-attempt allowance of the request's address (may throw a 429 `ApiError`). */
     limited: {
-      apiKey: (req: Request): Promise<AuthResult> =>
-        checkWithinAllowance(failures, req, !!req.headers.authorization, () => bearer(req.headers.authorization)),
+      account: (req: Request): Promise<AuthResult> => checkWithinAllowance(failures, req, presented(req), () => account(req)),
       /** A bearer credential sent in another way than the request's header (a WebSocket's `connection_init`). */
       bearer: (authorization: string | undefined, from: IncomingMessage): Promise<AuthResult> =>
         checkWithinAllowance(failures, from, !!authorization, () => bearer(authorization)),
@@ -87,11 +126,16 @@ export type Authenticator = ReturnType<typeof createAuthenticator>;
 /** How long a found key is trusted without asking the database again: the bound on revocation. */
 const KEY_CACHE_MS = 1000;
 
+/** `last_used` is kept to the minute: a key's row is written at most once a minute. */
+const LAST_USED_RESOLUTION_S = 60;
+
+const DEFAULT_ACCESS_TOKENS: AccessTokenSettings = { issuer: 'payments-api', ttlSeconds: 900, keyRotationSeconds: 30 * 86_400 };
+
 /**
- * The API key an `Authorization` header carries, or why it carries none: `Bearer <key>`, or HTTP
- * Basic with the key as the user name and an empty password (what `curl -u sk_test_…:` sends).
+ * The credential an `Authorization` header carries, or why it carries none: `Bearer <token or key>`,
+ * or HTTP Basic with the key as the user name and an empty password (what `curl -u sk_test_…:` sends).
  */
-function apiKeyIn(authorization: string | undefined): string | AuthFailure {
+function credentialIn(authorization: string | undefined): string | AuthFailure {
   const bearer = /^Bearer\s+(\S+)$/i.exec(authorization ?? '');
   if (bearer) return bearer[1];
   const basic = /^Basic\s+(\S+)$/i.exec(authorization ?? '');
@@ -117,10 +161,6 @@ export function unusableCredentials(scheme: SchemeName, header: string | undefin
   if (scheme === 'adminBasic') return fail('admin_credentials_invalid', 'This endpoint needs the admin credentials (HTTP Basic).');
   if (!header) return fail('api_key_missing', 'You did not provide an API key. Send it as `Authorization: Bearer sk_test_…`.');
   return fail('api_key_invalid', 'Send your API key as `Authorization: Bearer sk_test_…` (or as the HTTP Basic user name).');
-}
-
-function fail(code: ErrorCode, message: string): AuthFailure {
-  return { ok: false, code, message };
 }
 
 /** The SHA-256 of `user:password`, the form in which admin credentials are kept and compared. */

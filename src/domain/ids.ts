@@ -6,6 +6,9 @@ const ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz
 export const ID_PREFIX = {
   account: 'acct',
   apiKey: 'key',
+  oauthClient: 'client',
+  signingKey: 'hmk',
+  clientCertificate: 'cert',
   customer: 'cus',
   charge: 'ch',
   refund: 're',

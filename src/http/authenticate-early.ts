@@ -1,18 +1,20 @@
 import type { Request, RequestHandler, Response } from 'express';
-import { ApiError, isApiError } from '../domain/errors.js';
-import type { AuthResult, Authenticator } from '../auth/authenticator.js';
+import { isApiError } from '../domain/errors.js';
+import type { AuthResult, Authenticator, CredentialKind, Principal } from '../auth/authenticator.js';
+import { refusal } from '../auth/auth-result.js';
 import { hasBody } from './request-guards.js';
 import './request-state.js';
 import { refuse } from './refusals.js';
 
-/** The scheme each authenticated path takes (the spec's `security`: `/v1` API keys, `/admin` Basic). */
+/** The credentials each authenticated path takes (the spec's `security`: `/v1` an account's, `/admin` Basic). */
 const API_PATHS = /^\/(?:v\d+|(admin))(?:\/|$)/;
 
 /**
  * Authenticates API requests before anything reads their body, so that a client without valid
  * credentials can neither make the server wait for a body nor have one parsed.
  *
- * - `/v1/…` (API key), `/admin/…` (admin HTTP Basic) and `/graphql` (API key), through the
+ * - `/v1/…` and `/graphql` (an account's credential, of any kind: see the authenticator), and
+ *   `/admin/…` (admin HTTP Basic), through the
  *   authenticator's `limited` checks: an address over its failed-attempt allowance is refused
  *   with 429 here, and every refused credential counts (auth-failures.ts).
  * - Refused credentials on a request that carries a body: 401 at once, body unread. On
@@ -29,7 +31,7 @@ export function authenticateEarly(auth: Authenticator): RequestHandler {
     if (!graphql && !api) return next();
     let result: AuthResult;
     try {
-      result = await (api?.[1] ? auth.limited.adminBasic(req) : auth.limited.apiKey(req));
+      result = await (api?.[1] ? auth.limited.adminBasic(req) : auth.limited.account(req));
     } catch (error) {
       if (!isApiError(error)) throw error;
       return refuse(req, res, next, error);
@@ -41,7 +43,7 @@ export function authenticateEarly(auth: Authenticator): RequestHandler {
     req.authFailure = result;
     if (graphql) return unauthenticatedGraphQL(res, result);
     if (!hasBody(req)) return next();
-    next(new ApiError(result.code, result.message));
+    next(refusal(result));
   };
 }
 
@@ -54,25 +56,28 @@ function unauthenticatedGraphQL(res: Response, failure: Extract<AuthResult, { ok
   };
   res
     .status(401)
-    .set('WWW-Authenticate', 'Bearer')
+    .set('WWW-Authenticate', failure.challenge ?? 'Bearer')
     .type('application/json')
     .send(JSON.stringify(body));
 }
 
 /**
  * The validator's security handler for a scheme: the early verdict when there is one (accepted
- * only as the principal the scheme names), else a check of its own.
+ * only as the principal the scheme names: the operator, or an account by the kinds of credential
+ * the scheme stands for), else a check of its own.
  */
 export function securityHandler(
-  kind: 'account' | 'admin',
+  accepts: 'admin' | readonly CredentialKind[],
   check: (req: Request) => Promise<AuthResult>,
 ) {
+  const fits = (principal: Principal): boolean =>
+    accepts === 'admin' ? principal.kind === 'admin' : principal.kind === 'account' && accepts.includes(principal.credential);
   return async (req: Request): Promise<boolean> => {
-    if (req.principal) return req.principal.kind === kind;
+    if (req.principal) return fits(req.principal);
     if (req.authFailure) return false;
     const result = await check(req);
     if (result.ok) req.principal = result.principal;
     else req.authFailure = result;
-    return result.ok && result.principal.kind === kind;
+    return result.ok && fits(result.principal);
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import { ApiError, isApiError } from '../domain/errors.js';
 import { violationError, type SchemaViolation } from '../operations/validation-errors.js';
 import { unusableCredentials, type SchemeName } from '../auth/authenticator.js';
+import { refusal } from '../auth/auth-result.js';
 import './request-state.js';
 import { requestIdOf } from './request-id.js';
 
@@ -95,8 +96,7 @@ export function toApiError(error: unknown, req: Request): ApiError {
  */
 function authenticationError(req: Request): ApiError {
   const scheme: SchemeName = req.openapi?.schema.security?.some((s) => 'adminBasic' in s) ? 'adminBasic' : 'apiKey';
-  const failure = req.authFailure ?? unusableCredentials(scheme, req.headers.authorization);
-  return new ApiError(failure.code, failure.message);
+  return refusal(req.authFailure ?? unusableCredentials(scheme, req.headers.authorization));
 }
 
 /** Reads the validator's first failure as a schema violation, for the one translator of them. */

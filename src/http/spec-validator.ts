@@ -29,10 +29,16 @@ export function specValidator(validateResponses: boolean): RequestHandler[] {
       useRequestUrl: true,
       validateSecurity: {
         handlers: {
-          // authenticateEarly has checked the credentials: its verdict is reused.
-          apiKey: securityHandler('account', (req) => authenticatorOf(req).apiKey(req)),
-          apiKeyBasic: securityHandler('account', (req) => authenticatorOf(req).apiKey(req)),
+          // authenticateEarly has checked the credentials: its verdict is reused. Each scheme
+          // passes for the kind of credential it stands for.
+          apiKey: securityHandler(['api_key'], (req) => authenticatorOf(req).account(req)),
+          apiKeyBasic: securityHandler(['api_key'], (req) => authenticatorOf(req).account(req)),
+          oauth2: securityHandler(['access_token'], (req) => authenticatorOf(req).account(req)),
+          httpSignature: securityHandler(['signature'], (req) => authenticatorOf(req).account(req)),
+          mutualTLS: securityHandler(['client_certificate'], (req) => authenticatorOf(req).account(req)),
           adminBasic: securityHandler('admin', (req) => authenticatorOf(req).adminBasic(req)),
+          // The token endpoint checks its client's credentials itself, to answer in RFC 6749's shape.
+          oauthClientBasic: async () => true,
         },
       },
     }) as unknown as RequestHandler[];

@@ -1,9 +1,12 @@
 import { accountHandlers } from './accounts/accounts.handlers.js';
+import { clientCertificateHandlers } from './client-certificates/client-certificates.handlers.js';
 import { chargeHandlers } from './charges/charges.handlers.js';
 import { customerHandlers } from './customers/customers.handlers.js';
 import { eventHandlers } from './events/events.handlers.js';
+import { oauthHandlers } from './oauth/oauth.handlers.js';
 import { orderHandlers } from './orders/orders.handlers.js';
 import { refundHandlers } from './refunds/refunds.handlers.js';
+import { signingKeyHandlers } from './signing-keys/signing-keys.handlers.js';
 import { userHandlers } from './users/users.handlers.js';
 import { webhookDeliveryHandlers } from './webhook-deliveries/webhook-deliveries.handlers.js';
 import { webhookEndpointHandlers, webhookEndpointPreflights } from './webhook-endpoints/webhook-endpoints.handlers.js';
@@ -29,6 +32,9 @@ const bound = {
   ...webhookEndpointHandlers,
   ...webhookDeliveryHandlers,
   ...accountHandlers,
+  ...oauthHandlers,
+  ...signingKeyHandlers,
+  ...clientCertificateHandlers,
 } satisfies Handlers;
 
 /**

@@ -371,6 +371,110 @@ forEachDatabase('api keys', (engine) => {
     });
   });
 
+  describe("the account's own keys (/v1/api_keys)", () => {
+    it("lists and retrieves the account's keys, never another account's", async () => {
+      const { account, key } = await restrictedKey(['charges:read']);
+      const listed = await account.secret.get('/v1/api_keys');
+      expect(listed.status, JSON.stringify(listed.body)).to.equal(200);
+      expect(listed.body.url).to.equal('/v1/api_keys');
+      expect(listed.body.data.map((k: { id: string }) => k.id)).to.include(key.id).and.have.length(2);
+      expect(JSON.stringify(listed.body)).to.not.include(key.secret);
+      const retrieved = await account.secret.get(`/v1/api_keys/${key.id}`);
+      expect(retrieved.body).to.deep.include({ id: key.id, type: 'restricted', scopes: ['charges:read'] });
+      expectError(await server.api.get(`/v1/api_keys/${key.id}`), 404, 'resource_missing', 'id');
+      expectError(await server.api.delete(`/v1/api_keys/${key.id}`), 404, 'resource_missing', 'id');
+    });
+
+    it('needs api_keys:read to list and api_keys:write to create, naming the scope', async () => {
+      const { restricted } = await restrictedKey(['charges:read']);
+      expectInsufficientScope(await restricted.get('/v1/api_keys'), 'api_keys:read');
+      expectInsufficientScope(await restricted.post('/v1/api_keys', { scopes: ['charges:read'] }), 'api_keys:write');
+      const reader = (await restrictedKey(['api_keys:read'])).restricted;
+      expect((await reader.get('/v1/api_keys')).status).to.equal(200);
+      expectInsufficientScope(await reader.post('/v1/api_keys', { scopes: ['charges:read'] }), 'api_keys:write');
+    });
+
+    it('lets a restricted key make only keys no stronger than itself', async () => {
+      const { account, restricted } = await restrictedKey(['api_keys:write', 'charges:read']);
+      const made = await restricted.post('/v1/api_keys', { scopes: ['charges:read'] }, { form: true });
+      expect(made.status, JSON.stringify(made.body)).to.equal(200);
+      expect(made.body).to.deep.include({ type: 'restricted', scopes: ['charges:read'] });
+      expect((await new ApiClient(server.url, made.body.secret).get('/v1/charges')).status).to.equal(200);
+
+      const stronger = expectError(await restricted.post('/v1/api_keys', { scopes: ['customers:read'] }), 403, 'insufficient_scope', 'scopes');
+      expect(stronger.message).to.include('customers:read');
+      expectError(await restricted.post('/v1/api_keys', {}), 403, 'insufficient_scope', 'scopes');
+      // Two keys were there (the account's secret key and `restricted`), and one was made.
+      expect((await account.secret.get('/v1/api_keys')).body.data).to.have.length(3);
+    });
+
+    it('lets a secret key make a secret key, usable at once', async () => {
+      const account = await admin().createAccount('Self');
+      const made = await account.secret.post('/v1/api_keys', undefined, { headers: { 'Idempotency-Key': 'own-key-1' } });
+      expect(made.status, JSON.stringify(made.body)).to.equal(200);
+      expect(made.body).to.deep.include({ type: 'secret', scopes: null, last_used: null });
+      expect((await new ApiClient(server.url, made.body.secret).post('/v1/customers', {})).status).to.equal(200);
+    });
+
+    it('revokes a key, itself included, and refuses it within a second', async () => {
+      const { account, key, restricted } = await restrictedKey(['api_keys:write', 'charges:read']);
+      const revoked = await restricted.delete(`/v1/api_keys/${key.id}`);
+      expect(revoked.status, JSON.stringify(revoked.body)).to.equal(200);
+      expect(revoked.body.revoked).to.be.a('number');
+      await eventually(async () => expectError(await restricted.get('/v1/charges'), 401, 'api_key_invalid'), REVOCATION_BOUND_MS);
+      expectError(await account.secret.delete(`/v1/api_keys/${key.id}`), 404, 'resource_missing', 'id');
+    });
+
+    it('does not let a restricted key revoke or roll a key stronger than itself', async () => {
+      const { account, restricted } = await restrictedKey(['api_keys:write', 'charges:read']);
+      const [secretKey] = (await admin().listKeys(account.id)).body.data.filter((k: { type: string }) => k.type === 'secret');
+      expectError(await restricted.delete(`/v1/api_keys/${secretKey.id}`), 403, 'insufficient_scope', 'id');
+      expectError(await restricted.post(`/v1/api_keys/${secretKey.id}/roll`, {}), 403, 'insufficient_scope', 'id');
+      expect((await account.secret.get('/v1/charges')).status).to.equal(200);
+    });
+
+    it('rolls a key with an overlap: the old one works until it expires, the new one at once', async () => {
+      const { account, key, restricted } = await restrictedKey(['charges:read']);
+      const rolled = await account.secret.post(`/v1/api_keys/${key.id}/roll`, { expires_in: 60 });
+      expect(rolled.status, JSON.stringify(rolled.body)).to.equal(200);
+      expect(rolled.body).to.deep.include({ type: 'restricted', scopes: ['charges:read'] });
+      const next = new ApiClient(server.url, rolled.body.secret);
+      expect((await next.get('/v1/charges')).status).to.equal(200);
+      expect((await account.secret.get(`/v1/api_keys/${key.id}`)).body.expires).to.equal(Math.floor(server.clock.nowMs() / 1000) + 60);
+      expect((await restricted.get('/v1/charges')).status).to.equal(200);
+      server.clock.advance(61_000);
+      await eventually(async () => expectError(await restricted.get('/v1/charges'), 401, 'api_key_invalid'), REVOCATION_BOUND_MS);
+      expect((await next.get('/v1/charges')).status).to.equal(200);
+    });
+  });
+
+  describe('last_used', () => {
+    const nowSeconds = () => Math.floor(server.clock.nowMs() / 1000);
+    const lastUsed = async (accountId: string, keyId: string) =>
+      (await admin().listKeys(accountId)).body.data.find((k: { id: string }) => k.id === keyId).last_used as number | null;
+
+    it('is null until the key is used, then the time of its use, kept to the minute', async () => {
+      const { account, key, restricted } = await restrictedKey(['charges:read']);
+      expect(await lastUsed(account.id, key.id)).to.equal(null);
+      expect((await restricted.get('/v1/charges')).status).to.equal(200);
+      const firstUse = nowSeconds();
+      await eventually(async () => expect(await lastUsed(account.id, key.id)).to.equal(firstUse));
+
+      // Within the minute, further use writes nothing, even once the key is read again.
+      server.clock.advance(30_000);
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect((await restricted.get('/v1/charges')).status).to.equal(200);
+      expect(await lastUsed(account.id, key.id)).to.equal(firstUse);
+
+      // A minute later, the next read of the key records the new time.
+      server.clock.advance(31_000);
+      await eventually(async () => {
+        expect((await restricted.get('/v1/charges')).status).to.equal(200);
+        expect(await lastUsed(account.id, key.id)).to.equal(nowSeconds());
+      }, 3000);
+    });
+  });
+
   // SQLite serves one API process; over Postgres any number share one database, and each its own cache of keys.
   if (engine === 'postgres') {
     describe('across API processes', () => {

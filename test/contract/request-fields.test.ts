@@ -48,6 +48,11 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
   AccountId: async (api) =>
     idOf(await asAdmin(api).post('/admin/accounts', { name: 'Fixture', email: 'fixture@example.com' }, { headers: adminHeaders() })),
   ApiKeyId: async (api, made) => idOf(await asAdmin(api).post(`/admin/accounts/${made.AccountId}/api_keys`, {}, { headers: adminHeaders() })),
+  OwnApiKeyId: async (api) => idOf(await api.post('/v1/api_keys', { scopes: ['charges:read'] })),
+  OAuthClientId: async (api, made) =>
+    idOf(await asAdmin(api).post(`/admin/accounts/${made.AccountId}/oauth_clients`, {}, { headers: adminHeaders() })),
+  SigningKeyId: async (api, made) =>
+    idOf(await asAdmin(api).post(`/admin/accounts/${made.AccountId}/signing_keys`, {}, { headers: adminHeaders() })),
   CustomerId: newCustomer,
   ChargeId: newCharge,
   UserId: async (api) => idOf(await api.post('/v1/users', { email: 'fixture@example.com' })),
@@ -99,7 +104,9 @@ forEachDatabase('request fields are stored or declared writeOnly', (engine) => {
   const observations: Observation[] = [];
   let seed = 0;
 
-  for (const operation of bodyOperations(spec)) {
+  // The token endpoint takes a grant request, not the fields of an object it stores: there is
+  // nothing to show back (test/api/oauth.test.ts covers what it answers).
+  for (const operation of bodyOperations(spec).filter((op) => op.operationId !== 'createAccessToken')) {
     it(`${operation.operationId} (${operation.method.toUpperCase()} ${operation.path}) shows back what it accepts`, async () => {
       const client = operation.security.includes('apiKey') || operation.security.length === 0 ? server.api : server.anonymous;
       const headers: Record<string, string> = client === server.anonymous ? adminHeaders() : {};

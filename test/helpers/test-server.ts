@@ -54,6 +54,10 @@ export interface TestServer {
   anonymous: ApiClient;
   /** The GraphQL WebSocket endpoint (`ws://…/graphql`, graphql-ws protocol). */
   wsUrl: string;
+  /** The mutual-TLS listener (`https://127.0.0.1:…`), when the server was started with `tls`. */
+  tlsUrl: string | undefined;
+  /** The ids of the two test accounts (for the operator's `/admin/accounts/{id}/…` requests). */
+  accountIds: { first: string; second: string };
   /** The API keys of the first and second accounts (for clients other than `api`, e.g. WebSocket). */
   apiKeys: { first: string; second: string };
   /** The live event feed the server's subscriptions read. */
@@ -83,6 +87,12 @@ export interface TestServerOptions {
   clock?: FakeClock;
   /** Serve `GET /metrics` and measure requests, as `npm start` does; `public` as `METRICS_PUBLIC`. Default: neither. */
   metrics?: { public: boolean };
+  /** The server's access tokens (`OAUTH_ISSUER`, `ACCESS_TOKEN_TTL_SECONDS`, …); default: the production defaults. */
+  accessTokens?: CompositionConfig['accessTokens'];
+  /** Accept an external issuer's access tokens (`JWT_ISSUER`, `JWT_AUDIENCE`, `JWT_JWKS_URL`). */
+  externalJwt?: CompositionConfig['externalJwt'];
+  /** Run the mutual-TLS listener too (`TLS_PORT` 0 picks a free port); its URL is `tlsUrl`. */
+  tls?: CompositionConfig['tls'];
 }
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -106,6 +116,9 @@ function testConfig(options: TestServerOptions): CompositionConfig {
     smtpUrl: worker?.smtpUrl,
     mailFrom: 'payments-api <hooks@test>',
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
+    accessTokens: options.accessTokens,
+    externalJwt: options.externalJwt,
+    tls: options.tls,
   };
 }
 
@@ -141,6 +154,8 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
     otherApi: new ApiClient(url, second.api_key),
     anonymous: new ApiClient(url),
     wsUrl: `${url.replace(/^http/, 'ws')}/graphql`,
+    tlsUrl: roles.api!.tlsUrl,
+    accountIds: { first: first.id, second: second.id },
     apiKeys: { first: first.api_key, second: second.api_key },
     eventStream: eventStream!,
     registry: services.metrics,
@@ -195,6 +210,8 @@ function currentServer(server: () => TestServer): TestServer {
     get db() { return server().db; },
     get target() { return server().target; },
     get clock() { return server().clock; },
+    get tlsUrl() { return server().tlsUrl; },
+    get accountIds() { return server().accountIds; },
     get api() { return server().api; },
     get otherApi() { return server().otherApi; },
     get anonymous() { return server().anonymous; },

@@ -7,8 +7,12 @@ of the most widely used payments API: `/v1` paths, form-encoded or JSON bodies, 
 envelope, cursor pagination (`limit`, `starting_after`, `ending_before`) and idempotent POSTs
 (`Idempotency-Key`).
 
-Authenticate with `Authorization: Bearer sk_test_…`. Every object belongs to the account of
-the key that created it; another account's id answers 404.
+Authenticate with an API key (`Authorization: Bearer sk_test_…`, or `curl -u sk_test_…:`), an
+OAuth 2.0 access token (`POST /oauth/token`, client credentials), an HTTP message signature
+(RFC 9421, `hmac-sha256`) or a client certificate (mutual TLS, on the TLS listener). Each
+operation's `security` names the scope it needs; every credential kind is held to it. Every
+object belongs to the account of the credential that created it; another account's id
+answers 404.
 
  * OpenAPI spec version: 1.0.0
  */
@@ -1113,7 +1117,7 @@ export interface AccountWithKey {
 }
 
 /**
- * What a restricted key (or, later, a token) may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
+ * What a restricted key, an access token, a signing key or a client certificate may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
  */
 export type Scope = (typeof Scope)[keyof typeof Scope];
 
@@ -1132,13 +1136,15 @@ export const Scope = {
   'events:read': 'events:read',
   'webhooks:read': 'webhooks:read',
   'webhooks:write': 'webhooks:write',
+  'api_keys:read': 'api_keys:read',
+  'api_keys:write': 'api_keys:write',
 } as const;
 
 export interface ApiKeyCreateParams {
   /**
    * The scopes of a restricted key; leave out for a secret key with every scope.
    * @minItems 1
-   * @maxItems 13
+   * @maxItems 15
    */
   scopes?: Scope[];
 }
@@ -1175,6 +1181,11 @@ export type ApiKeyRevoked = Timestamp | null;
  */
 export type ApiKeyExpires = Timestamp | null;
 
+/**
+ * When the key last authenticated a request, to the minute; null if it never has.
+ */
+export type ApiKeyLastUsed = Timestamp | null;
+
 export interface ApiKey {
   id: ObjectId;
   object: 'api_key';
@@ -1191,6 +1202,8 @@ export interface ApiKey {
   revoked: ApiKeyRevoked;
   /** When a rolled key stops working; null for a key that was not rolled. */
   expires: ApiKeyExpires;
+  /** When the key last authenticated a request, to the minute; null if it never has. */
+  last_used: ApiKeyLastUsed;
 }
 
 export type ApiKeyWithSecretType = (typeof ApiKeyWithSecretType)[keyof typeof ApiKeyWithSecretType];
@@ -1213,6 +1226,7 @@ export interface ApiKeyWithSecret {
   created: Timestamp;
   revoked: null;
   expires: null;
+  last_used: null;
   /**
    * The key itself, shown only in the answer that created it.
    * @maxLength 128
@@ -1227,6 +1241,242 @@ export type ApiKeyListAllOf = {
 };
 
 export type ApiKeyList = ListFields & ApiKeyListAllOf;
+
+/**
+ * The scopes a credential holds; null for every scope.
+ */
+export type ScopeList = Scope[] | null;
+
+/**
+ * The scopes the credential holds; leave out for every scope.
+ * @minItems 1
+ * @maxItems 15
+ */
+export type ScopesParam = Scope[];
+
+export interface AccessTokenRequest {
+  /**
+   * `client_credentials`, the one grant this server issues tokens for.
+   * @maxLength 64
+   */
+  grant_type: string;
+  /**
+   * The scopes asked for, separated by spaces; every scope of the client when left out.
+   * @maxLength 1024
+   */
+  scope?: string;
+  /**
+   * The client's id, when not sent by HTTP Basic.
+   * @maxLength 64
+   */
+  client_id?: string;
+  /**
+   * The client's secret, when not sent by HTTP Basic.
+   * @maxLength 128
+   */
+  client_secret?: string;
+}
+
+export interface AccessToken {
+  /**
+   * A JWT (ES256); send it as `Authorization: Bearer <access_token>`.
+   * @maxLength 4096
+   */
+  access_token: string;
+  token_type: 'Bearer';
+  /**
+   * Seconds until the token expires.
+   * @minimum 1
+   * @maximum 86400
+   */
+  expires_in: number;
+  /**
+   * The scopes the token holds, separated by spaces.
+   * @maxLength 1024
+   */
+  scope: string;
+}
+
+export type OAuthErrorError = (typeof OAuthErrorError)[keyof typeof OAuthErrorError];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const OAuthErrorError = {
+  invalid_request: 'invalid_request',
+  invalid_client: 'invalid_client',
+  invalid_grant: 'invalid_grant',
+  unauthorized_client: 'unauthorized_client',
+  unsupported_grant_type: 'unsupported_grant_type',
+  invalid_scope: 'invalid_scope',
+} as const;
+
+/**
+ * An error of the token endpoint, as RFC 6749 §5.2 defines it.
+ */
+export interface OAuthError {
+  error: OAuthErrorError;
+  /** @maxLength 1024 */
+  error_description?: string;
+}
+
+/**
+ * A public key (RFC 7517).
+ */
+export interface Jwk {
+  /** @maxLength 8 */
+  kty: string;
+  /** @maxLength 128 */
+  kid: string;
+  /** @maxLength 16 */
+  alg: string;
+  use: 'sig';
+  /** @maxLength 16 */
+  crv?: string;
+  /** @maxLength 256 */
+  x?: string;
+  /** @maxLength 256 */
+  y?: string;
+  [key: string]: unknown;
+}
+
+export interface Jwks {
+  /** @maxItems 32 */
+  keys: Jwk[];
+}
+
+export interface OAuthClientCreateParams {
+  /**
+   * A name to recognise the client by.
+   * @minLength 1
+   * @maxLength 256
+   */
+  name?: string;
+  scopes?: ScopesParam;
+}
+
+export type OAuthClientName = string | null;
+
+export interface OAuthClient {
+  /** The client's id (`client_…`), its `client_id` at the token endpoint. */
+  id: ObjectId;
+  object: 'oauth_client';
+  name: OAuthClientName;
+  scopes: ScopeList;
+  created: Timestamp;
+}
+
+export type OAuthClientWithSecretName = string | null;
+
+export interface OAuthClientWithSecret {
+  id: ObjectId;
+  object: 'oauth_client';
+  name: OAuthClientWithSecretName;
+  scopes: ScopeList;
+  created: Timestamp;
+  /**
+   * The client's secret, shown only in the answer that created it.
+   * @maxLength 128
+   * @pattern ^cs_test_[0-9A-Za-z]+$
+   */
+  client_secret: string;
+}
+
+export type OAuthClientListAllOf = {
+  /** @maxItems 100 */
+  data: OAuthClient[];
+};
+
+export type OAuthClientList = ListFields & OAuthClientListAllOf;
+
+export interface DeletedOAuthClient {
+  id: ObjectId;
+  object: 'oauth_client';
+  deleted: true;
+}
+
+export interface SigningKeyCreateParams {
+  scopes?: ScopesParam;
+}
+
+/**
+ * When the key was revoked; null while it works.
+ */
+export type SigningKeyRevoked = Timestamp | null;
+
+export interface SigningKey {
+  /** The key's id (`hmk_…`), the `keyid` of its signatures. */
+  id: ObjectId;
+  object: 'signing_key';
+  algorithm: 'hmac-sha256';
+  scopes: ScopeList;
+  created: Timestamp;
+  /** When the key was revoked; null while it works. */
+  revoked: SigningKeyRevoked;
+}
+
+export interface SigningKeyWithSecret {
+  id: ObjectId;
+  object: 'signing_key';
+  algorithm: 'hmac-sha256';
+  scopes: ScopeList;
+  created: Timestamp;
+  revoked: null;
+  /**
+   * The HMAC key (its UTF-8 bytes, the whole string), shown only in the answer that created it.
+   * @maxLength 128
+   * @pattern ^hmsec_[0-9A-Za-z]+$
+   */
+  secret: string;
+}
+
+export type SigningKeyListAllOf = {
+  /** @maxItems 100 */
+  data: SigningKey[];
+};
+
+export type SigningKeyList = ListFields & SigningKeyListAllOf;
+
+export interface ClientCertificateCreateParams {
+  /**
+   * The certificate, PEM-encoded (`-----BEGIN CERTIFICATE-----…`).
+   * @minLength 1
+   * @maxLength 16384
+   */
+  certificate: string;
+  scopes?: ScopesParam;
+}
+
+/**
+ * When the certificate was revoked; null while it works.
+ */
+export type ClientCertificateRevoked = Timestamp | null;
+
+export interface ClientCertificate {
+  id: ObjectId;
+  object: 'client_certificate';
+  /**
+   * The SHA-256 of the certificate (DER), in lowercase hex.
+   * @maxLength 64
+   * @pattern ^[0-9a-f]{64}$
+   */
+  fingerprint_sha256: string;
+  /** @maxLength 1024 */
+  subject: string;
+  /** @maxLength 1024 */
+  issuer: string;
+  not_before: Timestamp;
+  not_after: Timestamp;
+  scopes: ScopeList;
+  created: Timestamp;
+  /** When the certificate was revoked; null while it works. */
+  revoked: ClientCertificateRevoked;
+}
+
+export type ClientCertificateListAllOf = {
+  /** @maxItems 100 */
+  data: ClientCertificate[];
+};
+
+export type ClientCertificateList = ListFields & ClientCertificateListAllOf;
 
 /**
  * The class of error; the HTTP status decides it.
@@ -1266,6 +1516,10 @@ export const ErrorType = {
 | `api_key_missing` | 401 | authentication_error |
 | `api_key_invalid` | 401 | authentication_error |
 | `admin_credentials_invalid` | 401 | authentication_error |
+| `access_token_invalid` | 401 | authentication_error |
+| `signature_invalid` | 401 | authentication_error |
+| `client_certificate_missing` | 401 | authentication_error |
+| `client_certificate_invalid` | 401 | authentication_error |
 | `insufficient_scope` | 403 | permission_error |
 | `card_declined` | 402 | card_error |
 | `idempotency_key_reused` | 400 | idempotency_error |
@@ -1295,6 +1549,10 @@ export const ErrorCode = {
   api_key_missing: 'api_key_missing',
   api_key_invalid: 'api_key_invalid',
   admin_credentials_invalid: 'admin_credentials_invalid',
+  access_token_invalid: 'access_token_invalid',
+  signature_invalid: 'signature_invalid',
+  client_certificate_missing: 'client_certificate_missing',
+  client_certificate_invalid: 'client_certificate_invalid',
   insufficient_scope: 'insufficient_scope',
   card_declined: 'card_declined',
   idempotency_key_reused: 'idempotency_key_reused',
@@ -1887,6 +2145,55 @@ while the first request still runs, 409 `idempotency_key_in_use`.
   'Idempotency-Key'?: IdempotencyKeyParameter;
 };
 
+export type ListApiKeysParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+};
+
+export type CreateApiKeyHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RollApiKeyHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
 export type CreateAccountHeaders = {
   /**
  * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
@@ -1937,6 +2244,114 @@ while the first request still runs, 409 `idempotency_key_in_use`.
 };
 
 export type RollAccountApiKeyHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ListAccountOAuthClientsParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+};
+
+export type CreateAccountOAuthClientHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ListAccountSigningKeysParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+};
+
+export type CreateAccountSigningKeyHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ListAccountClientCertificatesParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+};
+
+export type CreateAccountClientCertificateHeaders = {
   /**
  * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
 stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
@@ -5414,6 +5829,521 @@ export const retryWebhookDelivery = async (
 };
 
 /**
+ * Every key of the account, newest first, revoked ones included; a key shows only its prefix and last four characters.
+ * @summary List the account's API keys
+ */
+export type listApiKeysResponse200 = {
+  data: ApiKeyList;
+  status: 200;
+};
+
+export type listApiKeysResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listApiKeysResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listApiKeysResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type listApiKeysResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listApiKeysResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listApiKeysResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
+};
+
+export type listApiKeysResponseSuccess = listApiKeysResponse200 & {
+  headers: Headers;
+};
+export type listApiKeysResponseError = (
+  | listApiKeysResponse400
+  | listApiKeysResponse401
+  | listApiKeysResponse403
+  | listApiKeysResponse429
+  | listApiKeysResponse500
+  | listApiKeysResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listApiKeysResponse = listApiKeysResponseSuccess | listApiKeysResponseError;
+
+export const getListApiKeysUrl = (params?: ListApiKeysParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0 ? `/v1/api_keys?${stringifiedParams}` : `/v1/api_keys`;
+};
+
+export const listApiKeys = async (
+  params?: ListApiKeysParams,
+  options?: RequestInit,
+): Promise<listApiKeysResponse> => {
+  return transport<listApiKeysResponse>(getListApiKeysUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * A restricted key (`rk_test_…`) with the `scopes` given, which must all be held by the key making the request (a restricted key cannot make a key stronger than itself), or, by a secret key and with `scopes` left out, another secret key. The key itself is in `secret`, shown only in this response.
+ * @summary Create an API key
+ */
+export type createApiKeyResponse200 = {
+  data: ApiKeyWithSecret;
+  status: 200;
+};
+
+export type createApiKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createApiKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createApiKeyResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type createApiKeyResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createApiKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createApiKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createApiKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 409 | 429 | 500>;
+};
+
+export type createApiKeyResponseSuccess = createApiKeyResponse200 & {
+  headers: Headers;
+};
+export type createApiKeyResponseError = (
+  | createApiKeyResponse400
+  | createApiKeyResponse401
+  | createApiKeyResponse403
+  | createApiKeyResponse409
+  | createApiKeyResponse429
+  | createApiKeyResponse500
+  | createApiKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createApiKeyResponse = createApiKeyResponseSuccess | createApiKeyResponseError;
+
+export const getCreateApiKeyUrl = () => {
+  return `/v1/api_keys`;
+};
+
+export const createApiKey = async (
+  apiKeyCreateParams?: ApiKeyCreateParams,
+  headers?: CreateApiKeyHeaders,
+  options?: RequestInit,
+): Promise<createApiKeyResponse> => {
+  return transport<createApiKeyResponse>(getCreateApiKeyUrl(), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(apiKeyCreateParams),
+  });
+};
+
+/**
+ * @summary Retrieve an API key
+ */
+export type retrieveApiKeyResponse200 = {
+  data: ApiKey;
+  status: 200;
+};
+
+export type retrieveApiKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type retrieveApiKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type retrieveApiKeyResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type retrieveApiKeyResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type retrieveApiKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retrieveApiKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retrieveApiKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type retrieveApiKeyResponseSuccess = retrieveApiKeyResponse200 & {
+  headers: Headers;
+};
+export type retrieveApiKeyResponseError = (
+  | retrieveApiKeyResponse400
+  | retrieveApiKeyResponse401
+  | retrieveApiKeyResponse403
+  | retrieveApiKeyResponse404
+  | retrieveApiKeyResponse429
+  | retrieveApiKeyResponse500
+  | retrieveApiKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retrieveApiKeyResponse = retrieveApiKeyResponseSuccess | retrieveApiKeyResponseError;
+
+export const getRetrieveApiKeyUrl = (id: string) => {
+  return `/v1/api_keys/${id}`;
+};
+
+export const retrieveApiKey = async (
+  id: string,
+  options?: RequestInit,
+): Promise<retrieveApiKeyResponse> => {
+  return transport<retrieveApiKeyResponse>(getRetrieveApiKeyUrl(id), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * The key is refused from now on (by every process within a second); a second revocation is a 404. A key may revoke itself. A restricted key may revoke only keys whose scopes it holds.
+ * @summary Revoke an API key
+ */
+export type revokeApiKeyResponse200 = {
+  data: ApiKey;
+  status: 200;
+};
+
+export type revokeApiKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type revokeApiKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type revokeApiKeyResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type revokeApiKeyResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type revokeApiKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type revokeApiKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type revokeApiKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type revokeApiKeyResponseSuccess = revokeApiKeyResponse200 & {
+  headers: Headers;
+};
+export type revokeApiKeyResponseError = (
+  | revokeApiKeyResponse400
+  | revokeApiKeyResponse401
+  | revokeApiKeyResponse403
+  | revokeApiKeyResponse404
+  | revokeApiKeyResponse429
+  | revokeApiKeyResponse500
+  | revokeApiKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type revokeApiKeyResponse = revokeApiKeyResponseSuccess | revokeApiKeyResponseError;
+
+export const getRevokeApiKeyUrl = (id: string) => {
+  return `/v1/api_keys/${id}`;
+};
+
+export const revokeApiKey = async (
+  id: string,
+  options?: RequestInit,
+): Promise<revokeApiKeyResponse> => {
+  return transport<revokeApiKeyResponse>(getRevokeApiKeyUrl(id), {
+    ...options,
+    method: 'DELETE',
+  });
+};
+
+/**
+ * Issues a new key of the same kind and scopes, shown only in this response, and ends the old one after `expires_in` seconds (default 0: at once). A restricted key may roll only keys whose scopes it holds. Rolling a revoked or expired key is a 404.
+ * @summary Roll an API key
+ */
+export type rollApiKeyResponse200 = {
+  data: ApiKeyWithSecret;
+  status: 200;
+};
+
+export type rollApiKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type rollApiKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type rollApiKeyResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type rollApiKeyResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type rollApiKeyResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type rollApiKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type rollApiKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type rollApiKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type rollApiKeyResponseSuccess = rollApiKeyResponse200 & {
+  headers: Headers;
+};
+export type rollApiKeyResponseError = (
+  | rollApiKeyResponse400
+  | rollApiKeyResponse401
+  | rollApiKeyResponse403
+  | rollApiKeyResponse404
+  | rollApiKeyResponse409
+  | rollApiKeyResponse429
+  | rollApiKeyResponse500
+  | rollApiKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type rollApiKeyResponse = rollApiKeyResponseSuccess | rollApiKeyResponseError;
+
+export const getRollApiKeyUrl = (id: string) => {
+  return `/v1/api_keys/${id}/roll`;
+};
+
+export const rollApiKey = async (
+  id: string,
+  apiKeyRollParams?: ApiKeyRollParams,
+  headers?: RollApiKeyHeaders,
+  options?: RequestInit,
+): Promise<rollApiKeyResponse> => {
+  return transport<rollApiKeyResponse>(getRollApiKeyUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(apiKeyRollParams),
+  });
+};
+
+/**
+ * The OAuth 2.0 client credentials grant (RFC 6749 §4.4). Send the client's id and secret by HTTP Basic or as `client_id` and `client_secret` in the form, not both. The token is a JWT (ES256) valid for 15 minutes, holding the `scope` asked for (space-separated), or every scope of the client when `scope` is left out. Errors follow RFC 6749 §5.2, not the error envelope of the API.
+ * @summary Get an access token
+ */
+export type createAccessTokenResponse200 = {
+  data: AccessToken;
+  status: 200;
+};
+
+export type createAccessTokenResponse400 = {
+  data: OAuthError;
+  status: 400;
+};
+
+export type createAccessTokenResponse401 = {
+  data: OAuthError;
+  status: 401;
+};
+
+export type createAccessTokenResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createAccessTokenResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createAccessTokenResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 429 | 500>;
+};
+
+export type createAccessTokenResponseSuccess = createAccessTokenResponse200 & {
+  headers: Headers;
+};
+export type createAccessTokenResponseError = (
+  | createAccessTokenResponse400
+  | createAccessTokenResponse401
+  | createAccessTokenResponse429
+  | createAccessTokenResponse500
+  | createAccessTokenResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createAccessTokenResponse =
+  createAccessTokenResponseSuccess | createAccessTokenResponseError;
+
+export const getCreateAccessTokenUrl = () => {
+  return `/oauth/token`;
+};
+
+export const createAccessToken = async (
+  accessTokenRequest: AccessTokenRequest,
+  options?: RequestInit,
+): Promise<createAccessTokenResponse> => {
+  const formUrlEncoded = new URLSearchParams();
+  formUrlEncoded.append(`grant_type`, accessTokenRequest.grant_type);
+  if (accessTokenRequest.scope !== undefined) {
+    formUrlEncoded.append(`scope`, accessTokenRequest.scope);
+  }
+  if (accessTokenRequest.client_id !== undefined) {
+    formUrlEncoded.append(`client_id`, accessTokenRequest.client_id);
+  }
+  if (accessTokenRequest.client_secret !== undefined) {
+    formUrlEncoded.append(`client_secret`, accessTokenRequest.client_secret);
+  }
+
+  return transport<createAccessTokenResponse>(getCreateAccessTokenUrl(), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/x-www-form-urlencoded', ...options?.headers },
+    body: formUrlEncoded,
+  });
+};
+
+/**
+ * The public keys (JWK Set, RFC 7517) that sign this server's access tokens: the current key, and earlier ones while tokens they signed may still be valid.
+ * @summary The keys that verify access tokens
+ */
+export type retrieveJwksResponse200 = {
+  data: Jwks;
+  status: 200;
+};
+
+export type retrieveJwksResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retrieveJwksResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retrieveJwksResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 429 | 500>;
+};
+
+export type retrieveJwksResponseSuccess = retrieveJwksResponse200 & {
+  headers: Headers;
+};
+export type retrieveJwksResponseError = (
+  retrieveJwksResponse429 | retrieveJwksResponse500 | retrieveJwksResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retrieveJwksResponse = retrieveJwksResponseSuccess | retrieveJwksResponseError;
+
+export const getRetrieveJwksUrl = () => {
+  return `/.well-known/jwks.json`;
+};
+
+export const retrieveJwks = async (options?: RequestInit): Promise<retrieveJwksResponse> => {
+  return transport<retrieveJwksResponse>(getRetrieveJwksUrl(), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
  * Creates an account and its first secret API key, which is shown only here.
  * @summary Create an account
  */
@@ -5798,4 +6728,724 @@ export const rollAccountApiKey = async (
     headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
     body: JSON.stringify(apiKeyRollParams),
   });
+};
+
+/**
+ * The account's OAuth clients, newest first; deleted ones are not listed.
+ * @summary List an account's OAuth clients
+ */
+export type listAccountOAuthClientsResponse200 = {
+  data: OAuthClientList;
+  status: 200;
+};
+
+export type listAccountOAuthClientsResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listAccountOAuthClientsResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listAccountOAuthClientsResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listAccountOAuthClientsResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listAccountOAuthClientsResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listAccountOAuthClientsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type listAccountOAuthClientsResponseSuccess = listAccountOAuthClientsResponse200 & {
+  headers: Headers;
+};
+export type listAccountOAuthClientsResponseError = (
+  | listAccountOAuthClientsResponse400
+  | listAccountOAuthClientsResponse401
+  | listAccountOAuthClientsResponse404
+  | listAccountOAuthClientsResponse429
+  | listAccountOAuthClientsResponse500
+  | listAccountOAuthClientsResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listAccountOAuthClientsResponse =
+  listAccountOAuthClientsResponseSuccess | listAccountOAuthClientsResponseError;
+
+export const getListAccountOAuthClientsUrl = (
+  id: string,
+  params?: ListAccountOAuthClientsParams,
+) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/admin/accounts/${id}/oauth_clients?${stringifiedParams}`
+    : `/admin/accounts/${id}/oauth_clients`;
+};
+
+export const listAccountOAuthClients = async (
+  id: string,
+  params?: ListAccountOAuthClientsParams,
+  options?: RequestInit,
+): Promise<listAccountOAuthClientsResponse> => {
+  return transport<listAccountOAuthClientsResponse>(getListAccountOAuthClientsUrl(id, params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * A client for the client credentials grant (`POST /oauth/token`), holding the `scopes` given (every scope when left out). Its `client_secret` is shown only in this response.
+ * @summary Create an OAuth client for an account
+ */
+export type createAccountOAuthClientResponse200 = {
+  data: OAuthClientWithSecret;
+  status: 200;
+};
+
+export type createAccountOAuthClientResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createAccountOAuthClientResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createAccountOAuthClientResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type createAccountOAuthClientResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createAccountOAuthClientResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createAccountOAuthClientResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createAccountOAuthClientResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type createAccountOAuthClientResponseSuccess = createAccountOAuthClientResponse200 & {
+  headers: Headers;
+};
+export type createAccountOAuthClientResponseError = (
+  | createAccountOAuthClientResponse400
+  | createAccountOAuthClientResponse401
+  | createAccountOAuthClientResponse404
+  | createAccountOAuthClientResponse409
+  | createAccountOAuthClientResponse429
+  | createAccountOAuthClientResponse500
+  | createAccountOAuthClientResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createAccountOAuthClientResponse =
+  createAccountOAuthClientResponseSuccess | createAccountOAuthClientResponseError;
+
+export const getCreateAccountOAuthClientUrl = (id: string) => {
+  return `/admin/accounts/${id}/oauth_clients`;
+};
+
+export const createAccountOAuthClient = async (
+  id: string,
+  oAuthClientCreateParams?: OAuthClientCreateParams,
+  headers?: CreateAccountOAuthClientHeaders,
+  options?: RequestInit,
+): Promise<createAccountOAuthClientResponse> => {
+  return transport<createAccountOAuthClientResponse>(getCreateAccountOAuthClientUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(oAuthClientCreateParams),
+  });
+};
+
+/**
+ * The client can get no more tokens, and the tokens it got are refused (by every process within a second); a second deletion is a 404.
+ * @summary Delete an OAuth client
+ */
+export type deleteAccountOAuthClientResponse200 = {
+  data: DeletedOAuthClient;
+  status: 200;
+};
+
+export type deleteAccountOAuthClientResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type deleteAccountOAuthClientResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type deleteAccountOAuthClientResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type deleteAccountOAuthClientResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type deleteAccountOAuthClientResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type deleteAccountOAuthClientResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type deleteAccountOAuthClientResponseSuccess = deleteAccountOAuthClientResponse200 & {
+  headers: Headers;
+};
+export type deleteAccountOAuthClientResponseError = (
+  | deleteAccountOAuthClientResponse400
+  | deleteAccountOAuthClientResponse401
+  | deleteAccountOAuthClientResponse404
+  | deleteAccountOAuthClientResponse429
+  | deleteAccountOAuthClientResponse500
+  | deleteAccountOAuthClientResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type deleteAccountOAuthClientResponse =
+  deleteAccountOAuthClientResponseSuccess | deleteAccountOAuthClientResponseError;
+
+export const getDeleteAccountOAuthClientUrl = (id: string, clientId: string) => {
+  return `/admin/accounts/${id}/oauth_clients/${clientId}`;
+};
+
+export const deleteAccountOAuthClient = async (
+  id: string,
+  clientId: string,
+  options?: RequestInit,
+): Promise<deleteAccountOAuthClientResponse> => {
+  return transport<deleteAccountOAuthClientResponse>(getDeleteAccountOAuthClientUrl(id, clientId), {
+    ...options,
+    method: 'DELETE',
+  });
+};
+
+/**
+ * The account's signing keys, newest first, revoked ones included; secrets are never shown again.
+ * @summary List an account's signing keys
+ */
+export type listAccountSigningKeysResponse200 = {
+  data: SigningKeyList;
+  status: 200;
+};
+
+export type listAccountSigningKeysResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listAccountSigningKeysResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listAccountSigningKeysResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listAccountSigningKeysResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listAccountSigningKeysResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listAccountSigningKeysResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type listAccountSigningKeysResponseSuccess = listAccountSigningKeysResponse200 & {
+  headers: Headers;
+};
+export type listAccountSigningKeysResponseError = (
+  | listAccountSigningKeysResponse400
+  | listAccountSigningKeysResponse401
+  | listAccountSigningKeysResponse404
+  | listAccountSigningKeysResponse429
+  | listAccountSigningKeysResponse500
+  | listAccountSigningKeysResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listAccountSigningKeysResponse =
+  listAccountSigningKeysResponseSuccess | listAccountSigningKeysResponseError;
+
+export const getListAccountSigningKeysUrl = (id: string, params?: ListAccountSigningKeysParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/admin/accounts/${id}/signing_keys?${stringifiedParams}`
+    : `/admin/accounts/${id}/signing_keys`;
+};
+
+export const listAccountSigningKeys = async (
+  id: string,
+  params?: ListAccountSigningKeysParams,
+  options?: RequestInit,
+): Promise<listAccountSigningKeysResponse> => {
+  return transport<listAccountSigningKeysResponse>(getListAccountSigningKeysUrl(id, params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * A key for HTTP message signatures (RFC 9421, `hmac-sha256`): its `id` is the signature's `keyid`, and its `secret`, shown only in this response, the HMAC key. It holds the `scopes` given (every scope when left out).
+ * @summary Create a signing key for an account
+ */
+export type createAccountSigningKeyResponse200 = {
+  data: SigningKeyWithSecret;
+  status: 200;
+};
+
+export type createAccountSigningKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createAccountSigningKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createAccountSigningKeyResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type createAccountSigningKeyResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createAccountSigningKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createAccountSigningKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createAccountSigningKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type createAccountSigningKeyResponseSuccess = createAccountSigningKeyResponse200 & {
+  headers: Headers;
+};
+export type createAccountSigningKeyResponseError = (
+  | createAccountSigningKeyResponse400
+  | createAccountSigningKeyResponse401
+  | createAccountSigningKeyResponse404
+  | createAccountSigningKeyResponse409
+  | createAccountSigningKeyResponse429
+  | createAccountSigningKeyResponse500
+  | createAccountSigningKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createAccountSigningKeyResponse =
+  createAccountSigningKeyResponseSuccess | createAccountSigningKeyResponseError;
+
+export const getCreateAccountSigningKeyUrl = (id: string) => {
+  return `/admin/accounts/${id}/signing_keys`;
+};
+
+export const createAccountSigningKey = async (
+  id: string,
+  signingKeyCreateParams?: SigningKeyCreateParams,
+  headers?: CreateAccountSigningKeyHeaders,
+  options?: RequestInit,
+): Promise<createAccountSigningKeyResponse> => {
+  return transport<createAccountSigningKeyResponse>(getCreateAccountSigningKeyUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(signingKeyCreateParams),
+  });
+};
+
+/**
+ * Signatures made with the key are refused from now on (by every process within a second); a second revocation is a 404.
+ * @summary Revoke a signing key
+ */
+export type revokeAccountSigningKeyResponse200 = {
+  data: SigningKey;
+  status: 200;
+};
+
+export type revokeAccountSigningKeyResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type revokeAccountSigningKeyResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type revokeAccountSigningKeyResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type revokeAccountSigningKeyResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type revokeAccountSigningKeyResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type revokeAccountSigningKeyResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type revokeAccountSigningKeyResponseSuccess = revokeAccountSigningKeyResponse200 & {
+  headers: Headers;
+};
+export type revokeAccountSigningKeyResponseError = (
+  | revokeAccountSigningKeyResponse400
+  | revokeAccountSigningKeyResponse401
+  | revokeAccountSigningKeyResponse404
+  | revokeAccountSigningKeyResponse429
+  | revokeAccountSigningKeyResponse500
+  | revokeAccountSigningKeyResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type revokeAccountSigningKeyResponse =
+  revokeAccountSigningKeyResponseSuccess | revokeAccountSigningKeyResponseError;
+
+export const getRevokeAccountSigningKeyUrl = (id: string, keyId: string) => {
+  return `/admin/accounts/${id}/signing_keys/${keyId}`;
+};
+
+export const revokeAccountSigningKey = async (
+  id: string,
+  keyId: string,
+  options?: RequestInit,
+): Promise<revokeAccountSigningKeyResponse> => {
+  return transport<revokeAccountSigningKeyResponse>(getRevokeAccountSigningKeyUrl(id, keyId), {
+    ...options,
+    method: 'DELETE',
+  });
+};
+
+/**
+ * The account's client certificates, newest first, revoked ones included.
+ * @summary List an account's client certificates
+ */
+export type listAccountClientCertificatesResponse200 = {
+  data: ClientCertificateList;
+  status: 200;
+};
+
+export type listAccountClientCertificatesResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listAccountClientCertificatesResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listAccountClientCertificatesResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listAccountClientCertificatesResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listAccountClientCertificatesResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listAccountClientCertificatesResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type listAccountClientCertificatesResponseSuccess =
+  listAccountClientCertificatesResponse200 & {
+    headers: Headers;
+  };
+export type listAccountClientCertificatesResponseError = (
+  | listAccountClientCertificatesResponse400
+  | listAccountClientCertificatesResponse401
+  | listAccountClientCertificatesResponse404
+  | listAccountClientCertificatesResponse429
+  | listAccountClientCertificatesResponse500
+  | listAccountClientCertificatesResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listAccountClientCertificatesResponse =
+  listAccountClientCertificatesResponseSuccess | listAccountClientCertificatesResponseError;
+
+export const getListAccountClientCertificatesUrl = (
+  id: string,
+  params?: ListAccountClientCertificatesParams,
+) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/admin/accounts/${id}/client_certificates?${stringifiedParams}`
+    : `/admin/accounts/${id}/client_certificates`;
+};
+
+export const listAccountClientCertificates = async (
+  id: string,
+  params?: ListAccountClientCertificatesParams,
+  options?: RequestInit,
+): Promise<listAccountClientCertificatesResponse> => {
+  return transport<listAccountClientCertificatesResponse>(
+    getListAccountClientCertificatesUrl(id, params),
+    {
+      ...options,
+      method: 'GET',
+    },
+  );
+};
+
+/**
+ * Registers a client certificate (PEM) to the account: on the TLS listener, a connection that presents it authenticates as the account, with the `scopes` given (every scope when left out). It must be valid now and, when the server has a client CA, issued by it.
+ * @summary Create a client certificate for an account
+ */
+export type createAccountClientCertificateResponse200 = {
+  data: ClientCertificate;
+  status: 200;
+};
+
+export type createAccountClientCertificateResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createAccountClientCertificateResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createAccountClientCertificateResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type createAccountClientCertificateResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createAccountClientCertificateResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createAccountClientCertificateResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createAccountClientCertificateResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 409 | 429 | 500>;
+};
+
+export type createAccountClientCertificateResponseSuccess =
+  createAccountClientCertificateResponse200 & {
+    headers: Headers;
+  };
+export type createAccountClientCertificateResponseError = (
+  | createAccountClientCertificateResponse400
+  | createAccountClientCertificateResponse401
+  | createAccountClientCertificateResponse404
+  | createAccountClientCertificateResponse409
+  | createAccountClientCertificateResponse429
+  | createAccountClientCertificateResponse500
+  | createAccountClientCertificateResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createAccountClientCertificateResponse =
+  createAccountClientCertificateResponseSuccess | createAccountClientCertificateResponseError;
+
+export const getCreateAccountClientCertificateUrl = (id: string) => {
+  return `/admin/accounts/${id}/client_certificates`;
+};
+
+export const createAccountClientCertificate = async (
+  id: string,
+  clientCertificateCreateParams: ClientCertificateCreateParams,
+  headers?: CreateAccountClientCertificateHeaders,
+  options?: RequestInit,
+): Promise<createAccountClientCertificateResponse> => {
+  return transport<createAccountClientCertificateResponse>(
+    getCreateAccountClientCertificateUrl(id),
+    {
+      ...options,
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+      body: JSON.stringify(clientCertificateCreateParams),
+    },
+  );
+};
+
+/**
+ * The certificate is refused from now on (by every process within a second); a second revocation is a 404.
+ * @summary Revoke a client certificate
+ */
+export type revokeAccountClientCertificateResponse200 = {
+  data: ClientCertificate;
+  status: 200;
+};
+
+export type revokeAccountClientCertificateResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type revokeAccountClientCertificateResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type revokeAccountClientCertificateResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type revokeAccountClientCertificateResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type revokeAccountClientCertificateResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type revokeAccountClientCertificateResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 404 | 429 | 500>;
+};
+
+export type revokeAccountClientCertificateResponseSuccess =
+  revokeAccountClientCertificateResponse200 & {
+    headers: Headers;
+  };
+export type revokeAccountClientCertificateResponseError = (
+  | revokeAccountClientCertificateResponse400
+  | revokeAccountClientCertificateResponse401
+  | revokeAccountClientCertificateResponse404
+  | revokeAccountClientCertificateResponse429
+  | revokeAccountClientCertificateResponse500
+  | revokeAccountClientCertificateResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type revokeAccountClientCertificateResponse =
+  revokeAccountClientCertificateResponseSuccess | revokeAccountClientCertificateResponseError;
+
+export const getRevokeAccountClientCertificateUrl = (id: string, certificateId: string) => {
+  return `/admin/accounts/${id}/client_certificates/${certificateId}`;
+};
+
+export const revokeAccountClientCertificate = async (
+  id: string,
+  certificateId: string,
+  options?: RequestInit,
+): Promise<revokeAccountClientCertificateResponse> => {
+  return transport<revokeAccountClientCertificateResponse>(
+    getRevokeAccountClientCertificateUrl(id, certificateId),
+    {
+      ...options,
+      method: 'DELETE',
+    },
+  );
 };

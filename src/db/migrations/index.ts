@@ -5,6 +5,7 @@ import * as webhookDeliveries from './0003_webhook_deliveries.js';
 import * as graphqlDocuments from './0004_graphql_documents.js';
 import * as rateLimits from './0005_rate_limits.js';
 import * as apiKeyScopes from './0006_api_key_scopes.js';
+import * as authCredentials from './0007_auth_credentials.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -17,6 +18,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0004_graphql_documents', graphqlDocuments],
   ['0005_rate_limits', rateLimits],
   ['0006_api_key_scopes', apiKeyScopes],
+  ['0007_auth_credentials', authCredentials],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

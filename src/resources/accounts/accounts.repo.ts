@@ -21,13 +21,15 @@ export interface ApiKeyRow {
   revoked: number | null;
   /** When a rolled key stops working (unix seconds); null for a key never rolled. */
   expires: number | null;
+  /** When the key last authenticated a request (unix seconds, to the minute); null if never. */
+  last_used: number | null;
 }
 
 export async function insertAccount(db: Queryable, row: Omit<AccountRow, 'seq'>): Promise<void> {
   await db.run('INSERT INTO accounts (id, name, email, created) VALUES (?, ?, ?, ?)', [row.id, row.name, row.email, row.created]);
 }
 
-export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq' | 'revoked' | 'expires'>): Promise<void> {
+export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq' | 'revoked' | 'expires' | 'last_used'>): Promise<void> {
   await db.run('INSERT INTO api_keys (id, account_id, key_hash, last4, created, scopes) VALUES (?, ?, ?, ?, ?, ?)', [
     row.id,
     row.account_id,
@@ -43,11 +45,16 @@ export function findApiKeyByHash(
   db: Queryable,
   keyHash: string,
   now: number,
-): Promise<Pick<ApiKeyRow, 'account_id' | 'scopes'> | undefined> {
-  return db.one('SELECT account_id, scopes FROM api_keys WHERE key_hash = ? AND revoked IS NULL AND (expires IS NULL OR expires > ?)', [
+): Promise<Pick<ApiKeyRow, 'id' | 'account_id' | 'scopes' | 'last_used'> | undefined> {
+  return db.one('SELECT id, account_id, scopes, last_used FROM api_keys WHERE key_hash = ? AND revoked IS NULL AND (expires IS NULL OR expires > ?)', [
     keyHash,
     now,
   ]);
+}
+
+/** Records that a key authenticated a request at `now` (unix seconds). */
+export async function recordApiKeyUse(db: Queryable, id: string, now: number): Promise<void> {
+  await db.run('UPDATE api_keys SET last_used = ? WHERE id = ? AND (last_used IS NULL OR last_used < ?)', [now, id, now]);
 }
 
 export async function countAccounts(db: Queryable): Promise<number> {

@@ -21,5 +21,6 @@ export function toApiKeyResource(row: ApiKeyRow): ApiKey {
     created: Number(row.created),
     revoked: row.revoked === null ? null : Number(row.revoked),
     expires: row.expires === null ? null : Number(row.expires),
+    last_used: row.last_used === null ? null : Number(row.last_used),
   };
 }

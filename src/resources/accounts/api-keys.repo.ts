@@ -11,6 +11,11 @@ export function listApiKeyRows(db: Queryable, accountId: string, page: PageParam
   return fetchPage<ApiKeyRow>(db, { table: 'api_keys', accountId }, page);
 }
 
+/** One of the account's keys, whatever its state; undefined when the account has no such key. */
+export function findApiKeyRow(db: Queryable, accountId: string, id: string): Promise<ApiKeyRow | undefined> {
+  return db.one('SELECT * FROM api_keys WHERE account_id = ? AND id = ?', [accountId, id]);
+}
+
 /**
  * Ends a working key (neither revoked nor expired at `now`) at `expires`, or sooner if it was
  * rolled before with a shorter overlap; undefined when the account has no such working key.

@@ -3,41 +3,69 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError } from '../../domain/errors.js';
 import { newId, randomBase62 } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
-import type { Scope } from '../../operations/scopes.js';
+import type { Grant, Scope } from '../../operations/scopes.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
-import { insertApiKey } from './accounts.repo.js';
+import { insertApiKey, type ApiKeyRow } from './accounts.repo.js';
 import { hashApiKey } from './accounts.service.js';
-import { expireApiKeyRow, findAccount, listApiKeyRows, revokeApiKeyRow } from './api-keys.repo.js';
+import { expireApiKeyRow, findAccount, findApiKeyRow, listApiKeyRows, revokeApiKeyRow } from './api-keys.repo.js';
 import { keyPrefix, toApiKeyResource, type ApiKey } from './api-keys.mapper.js';
 
 export type ApiKeyCreateParams = components['schemas']['ApiKeyCreateParams'];
 export type ApiKeyWithSecret = components['schemas']['ApiKeyWithSecret'];
 export type ApiKeyRollParams = components['schemas']['ApiKeyRollParams'];
 
+/*
+ * Keys are managed in two ways: by the operator, for any account (`/admin/accounts/{id}/api_keys`,
+ * the `…ForAccount` functions), and by an account itself, with a credential that holds
+ * `api_keys:write` (`/v1/api_keys`, the `…Own…` functions). An account's credential never makes or
+ * takes over a key stronger than itself: a restricted credential creates, rolls and revokes only
+ * keys whose every scope it holds, so that `api_keys:write` is not a way to every other scope.
+ */
+
 /**
  * Issues a key for an account: a secret key (`sk_test_…`) without `scopes`, else a restricted key
  * (`rk_test_…`) holding only them. Stored as its hash; the key itself is in this answer only.
  */
-export async function createApiKey(ctx: RequestContext, accountId: string, params: ApiKeyCreateParams): Promise<ApiKeyWithSecret> {
-  const { scopes: given, ...unread } = params;
-  allParamsRead(unread);
+export async function createApiKeyForAccount(ctx: RequestContext, accountId: string, params: ApiKeyCreateParams): Promise<ApiKeyWithSecret> {
   await requireAccount(ctx, accountId);
-  return issueKey(ctx, accountId, given ? ([...new Set(given)] as Scope[]) : null);
+  return issueKey(ctx, accountId, scopesOf(params));
+}
+
+/** A key the account makes for itself: at most as strong as the credential that asks. */
+export async function createOwnApiKey(ctx: RequestContext, params: ApiKeyCreateParams): Promise<ApiKeyWithSecret> {
+  const scopes = scopesOf(params);
+  assertHolds(ctx.grant, scopes, 'scopes');
+  return issueKey(ctx, ctx.accountId, scopes);
 }
 
 /**
  * Rolls a key: a new one of the same kind and scopes, and the old one ends after `expires_in`
  * seconds (0: at once), so that a deployment switches keys without a moment without one.
  */
-export async function rollApiKey(ctx: RequestContext, accountId: string, keyId: string, params: ApiKeyRollParams): Promise<ApiKeyWithSecret> {
+export async function rollApiKeyForAccount(
+  ctx: RequestContext,
+  accountId: string,
+  keyId: string,
+  params: ApiKeyRollParams,
+): Promise<ApiKeyWithSecret> {
+  await requireAccount(ctx, accountId);
+  return rollKey(ctx, accountId, keyId, params);
+}
+
+/** Rolls one of the account's own keys, when the credential that asks holds every scope of it. */
+export async function rollOwnApiKey(ctx: RequestContext, keyId: string, params: ApiKeyRollParams): Promise<ApiKeyWithSecret> {
+  await requireMayManage(ctx, keyId);
+  return rollKey(ctx, ctx.accountId, keyId, params);
+}
+
+async function rollKey(ctx: RequestContext, accountId: string, keyId: string, params: ApiKeyRollParams): Promise<ApiKeyWithSecret> {
   const { expires_in: overlap = 0, ...unread } = params;
   allParamsRead(unread);
-  await requireAccount(ctx, accountId);
   const now = unixSeconds(ctx.clock);
   const old = await expireApiKeyRow(ctx.db, accountId, keyId, now, now + overlap);
-  if (!old) throw new ApiError('resource_missing', `No such API key: '${keyId}'.`, { param: 'key_id' });
-  return issueKey(ctx, accountId, old.scopes === null ? null : (JSON.parse(old.scopes) as Scope[]));
+  if (!old) throw noSuchKey(keyId);
+  return issueKey(ctx, accountId, storedScopes(old));
 }
 
 async function issueKey(ctx: RequestContext, accountId: string, scopes: Scope[] | null): Promise<ApiKeyWithSecret> {
@@ -51,21 +79,77 @@ async function issueKey(ctx: RequestContext, accountId: string, scopes: Scope[] 
     scopes: scopes === null ? null : JSON.stringify(scopes),
   };
   await insertApiKey(ctx.db, row);
-  return { ...toApiKeyResource({ ...row, seq: 0, revoked: null, expires: null }), revoked: null, expires: null, secret };
+  const created = toApiKeyResource({ ...row, seq: 0, revoked: null, expires: null, last_used: null });
+  return { ...created, revoked: null, expires: null, last_used: null, secret };
 }
 
-export async function listApiKeys(ctx: RequestContext, accountId: string, query: PageParams) {
+export async function listApiKeysOfAccount(ctx: RequestContext, accountId: string, query: PageParams) {
   await requireAccount(ctx, accountId);
   const page = await listApiKeyRows(ctx.db, accountId, query);
   return listOf(`/admin/accounts/${accountId}/api_keys`, page, toApiKeyResource);
 }
 
-/** Revokes a key: every process refuses it within a second (the authenticator's cache). */
-export async function revokeApiKey(ctx: RequestContext, accountId: string, keyId: string): Promise<ApiKey> {
-  await requireAccount(ctx, accountId);
-  const row = await revokeApiKeyRow(ctx.db, accountId, keyId, unixSeconds(ctx.clock));
-  if (!row) throw new ApiError('resource_missing', `No such API key: '${keyId}'.`, { param: 'key_id' });
+export async function listOwnApiKeys(ctx: RequestContext, query: PageParams) {
+  const page = await listApiKeyRows(ctx.db, ctx.accountId, query);
+  return listOf('/v1/api_keys', page, toApiKeyResource);
+}
+
+export async function retrieveOwnApiKey(ctx: RequestContext, keyId: string): Promise<ApiKey> {
+  const row = await findApiKeyRow(ctx.db, ctx.accountId, keyId);
+  if (!row) throw noSuchKey(keyId, 'id');
   return toApiKeyResource(row);
+}
+
+/** Revokes a key: every process refuses it within a second (the authenticator's cache). */
+export async function revokeApiKeyForAccount(ctx: RequestContext, accountId: string, keyId: string): Promise<ApiKey> {
+  await requireAccount(ctx, accountId);
+  return revokeKey(ctx, accountId, keyId);
+}
+
+/** Revokes one of the account's own keys (the very key that asks, too), when the credential holds every scope of it. */
+export async function revokeOwnApiKey(ctx: RequestContext, keyId: string): Promise<ApiKey> {
+  await requireMayManage(ctx, keyId);
+  return revokeKey(ctx, ctx.accountId, keyId, 'id');
+}
+
+async function revokeKey(ctx: RequestContext, accountId: string, keyId: string, param = 'key_id'): Promise<ApiKey> {
+  const row = await revokeApiKeyRow(ctx.db, accountId, keyId, unixSeconds(ctx.clock));
+  if (!row) throw noSuchKey(keyId, param);
+  return toApiKeyResource(row);
+}
+
+/** The scopes asked for (each once); null, a secret key, when left out. */
+function scopesOf(params: ApiKeyCreateParams): Scope[] | null {
+  const { scopes, ...unread } = params;
+  allParamsRead(unread);
+  return scopes ? [...new Set(scopes)] : null;
+}
+
+function storedScopes(row: ApiKeyRow): Scope[] | null {
+  return row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[]);
+}
+
+/** 403 unless `grant` holds every scope of a key (`null`: a secret key, which only a credential holding every scope may manage). */
+function assertHolds(grant: Grant, scopes: readonly Scope[] | null, param: string): void {
+  if (grant === 'all') return;
+  if (scopes === null) {
+    throw new ApiError('insufficient_scope', 'Only a secret key may create or manage a secret key; give `scopes` for a restricted key.', { param });
+  }
+  const missing = scopes.find((scope) => !grant.has(scope));
+  if (missing) {
+    throw new ApiError('insufficient_scope', `The credential used does not have the ${missing} scope, so it cannot give it to a key.`, { param });
+  }
+}
+
+/** The account's key `keyId` exists (else 404) and the credential that asks holds its every scope (else 403). */
+async function requireMayManage(ctx: RequestContext, keyId: string): Promise<void> {
+  const row = await findApiKeyRow(ctx.db, ctx.accountId, keyId);
+  if (!row) throw noSuchKey(keyId, 'id');
+  assertHolds(ctx.grant, storedScopes(row), 'id');
+}
+
+function noSuchKey(keyId: string, param = 'key_id'): ApiError {
+  return new ApiError('resource_missing', `No such API key: '${keyId}'.`, { param });
 }
 
 async function requireAccount(ctx: RequestContext, id: string): Promise<void> {
