@@ -8,7 +8,21 @@ export type CredentialKind = 'api_key' | 'access_token' | 'signature' | 'client_
  * Who made the request: an account (with the kind of credential it used and what that credential
  * may do) or the operator (HTTP Basic on /admin).
  */
-export type Principal = { kind: 'account'; accountId: string; grant: Grant; credential: CredentialKind } | { kind: 'admin' };
+export type Principal = AccountPrincipal | { kind: 'admin' };
+
+/** An account, authenticated by one of its credentials. */
+export interface AccountPrincipal {
+  kind: 'account';
+  accountId: string;
+  /** What the credential may do. */
+  grant: Grant;
+  credential: CredentialKind;
+  /**
+   * The credential's own id (the API key's, the OAuth client's, the signing key's, the
+   * certificate's): requests are counted against it, whatever token or signature each carries.
+   */
+  credentialId?: string;
+}
 
 export type AuthResult = { ok: true; principal: Principal } | AuthFailure;
 
@@ -26,8 +40,8 @@ export function fail(code: ErrorCode, message: string, challenge?: string): Auth
 }
 
 /** An account's principal for a credential whose scopes are stored as a JSON array (NULL: every scope). */
-export function accountPrincipal(accountId: string, scopes: string | null, credential: CredentialKind): Principal {
-  return { kind: 'account', accountId, grant: grantOf(scopes), credential };
+export function accountPrincipal(accountId: string, scopes: string | null, credential: CredentialKind, credentialId?: string): AccountPrincipal {
+  return { kind: 'account', accountId, grant: grantOf(scopes), credential, credentialId };
 }
 
 /** The grant of stored scopes: a JSON array of scope names, or NULL for every scope. */

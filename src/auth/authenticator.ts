@@ -14,7 +14,7 @@ import { fail, grantOf, type AuthFailure, type AuthResult } from './auth-result.
 import { createClientCertificateVerifier, isMutualTlsRequest } from './client-certificates.js';
 import { createSignatureVerifier, isSignedRequest } from './message-signatures.js';
 
-export type { AuthFailure, AuthResult, CredentialKind, Principal } from './auth-result.js';
+export type { AccountPrincipal, AuthFailure, AuthResult, CredentialKind, Principal } from './auth-result.js';
 
 /** What the authenticator checks credentials against. */
 export interface AuthenticatorDeps {
@@ -52,7 +52,7 @@ export interface AuthenticatorDeps {
 export function createAuthenticator(deps: AuthenticatorDeps) {
   const { db, adminDigest, failures } = deps;
   const clock = deps.clock ?? systemClock;
-  const keys = new LRUCache<string, { accountId: string; grant: Grant }>({ max: 10_000, ttl: KEY_CACHE_MS });
+  const keys = new LRUCache<string, { accountId: string; grant: Grant; credentialId: string }>({ max: 10_000, ttl: KEY_CACHE_MS });
   const accessTokens = createAccessTokenVerifier({ db, clock, settings: deps.accessTokens ?? DEFAULT_ACCESS_TOKENS, external: deps.externalJwt });
   const signatures = createSignatureVerifier({ db, clock });
   const certificates = createClientCertificateVerifier({ db, clock });
@@ -63,7 +63,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       const now = unixSeconds(clock);
       const row = await findApiKeyByHash(db, hashApiKey(key), now);
       if (!row) return fail('api_key_invalid', `Invalid API key provided: ${redact(key)}`);
-      found = { accountId: row.account_id, grant: grantOf(row.scopes) };
+      found = { accountId: row.account_id, grant: grantOf(row.scopes), credentialId: row.id };
       keys.set(key, found);
       // The key's row is read at most once a second per process; its `last_used` is written at
       // most once a minute, so that a busy key costs no write per request.

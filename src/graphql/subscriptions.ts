@@ -32,7 +32,7 @@ import { newId } from '../domain/ids.js';
 import { findNul, nulError } from '../domain/nul-guard.js';
 import { SubscriptionEndedError } from '../live-events/event-subscription.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import { countRequest, type RateLimiter } from '../http/rate-limit.js';
+import { countRequest, rateLimitKey, type RateLimiter } from '../http/rate-limit.js';
 import type { Logger } from '../logging/logger.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
 import type { Grant } from '../operations/scopes.js';
@@ -65,8 +65,10 @@ interface Caller {
   accountId: string;
   /** What its credential may do. */
   grant: Grant;
-  /** The credential it was accepted with, which its subscriptions are counted against. */
+  /** The credential it was accepted with, checked again while the socket is open. */
   authorization: string;
+  /** The key of the rate limiter its connection and subscriptions are counted against. */
+  rateLimitKey: string;
 }
 
 export interface GraphQLSubscriptionDeps extends GraphQLDeps {
@@ -110,7 +112,7 @@ function serverOptions(deps: GraphQLSubscriptionDeps): Options {
           ctx.extra.socket.close(CloseCode.Forbidden, closeReason(refused));
           return false;
         }
-        const limited = deps.rateLimiter && (await countRequest(deps.rateLimiter, ctx.extra.authorization!));
+        const limited = deps.rateLimiter && (await countRequest(deps.rateLimiter, ctx.extra.rateLimitKey!));
         if (!limited) {
           closeWhenRefused(deps.auth, ctx.extra.authorization!, ctx.extra.socket, logger);
           return true;
@@ -132,7 +134,7 @@ function serverOptions(deps: GraphQLSubscriptionDeps): Options {
       }
       let checked: Checked;
       try {
-        const limited = deps.rateLimiter && (await countRequest(deps.rateLimiter, ctx.extra.authorization!));
+        const limited = deps.rateLimiter && (await countRequest(deps.rateLimiter, ctx.extra.rateLimitKey!));
         if (limited) return [refusal(limited.message, limited.code)];
         checked = check(payload);
       } catch (error) {
@@ -212,6 +214,7 @@ async function authenticate(
   extra.accountId = result.principal.accountId;
   extra.grant = result.principal.grant;
   extra.authorization = header;
+  extra.rateLimitKey = rateLimitKey(result.principal, header);
   return null;
 }
 

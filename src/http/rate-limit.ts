@@ -1,10 +1,11 @@
 /**
  * Rate limits per credential (docs/conventions.md#rate-limits), in front of body parsing, validation and idempotency.
  *
- * - The counter is keyed by the SHA-256 of the raw `Authorization` value: a raw key never reaches
- *   the store, and every distinct credential (a valid key, a wrong one) has its own allowance.
+ * - The counter is keyed by the credential: an API key, an OAuth client (whatever access token it
+ *   sends), a signing key or a client certificate, by its id (see `rateLimitKey`); a raw key never
+ *   reaches the store.
  * - Only accepted credentials are counted (the step before authenticated the request): requests
- *   without `Authorization` or with refused credentials get their 401 without touching this
+ *   without credentials or with refused ones get their 401 without touching this
  *   allowance. Guessing is limited per client address instead, by the failed-authentication
  *   limit (auth-failures.ts), which counts every refused credential whatever its value.
  * - Only the API is limited: `/v1/…` (including unprefixed paths that versioning already
@@ -20,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { AccountPrincipal } from '../auth/authenticator.js';
 import { ApiError } from '../domain/errors.js';
 import './request-state.js';
 import { refuse } from './refusals.js';
@@ -32,11 +34,11 @@ const LIMITED_PATHS = /^\/(v\d+|graphql)(\/|$)/;
 /** Counts each API request against its credential's allowance and refuses it with 429 once spent. */
 export function limitRequestsPerCredential(limiter: RateLimiter): RequestHandler {
   return async (req, res, next) => {
-    const authorization = req.headers.authorization;
-    if (!authorization || req.authFailure || !LIMITED_PATHS.test(req.path)) return next();
+    const principal = req.principal;
+    if (principal?.kind !== 'account' || !LIMITED_PATHS.test(req.path)) return next();
     let outcome: RateLimiterRes;
     try {
-      outcome = await limiter.consume(credentialKey(authorization));
+      outcome = await limiter.consume(rateLimitKey(principal, req.headers.authorization));
     } catch (rejection) {
       // The limiter rejects with a RateLimiterRes when the allowance is spent, with an Error when it failed.
       if (!(rejection instanceof RateLimiterRes)) return next(rejection);
@@ -53,9 +55,9 @@ export function limitRequestsPerCredential(limiter: RateLimiter): RequestHandler
  * subscription): null when allowed, else the 429 `rate_limited` error to refuse it with. A
  * failure of the store is thrown.
  */
-export async function countRequest(limiter: RateLimiter, authorization: string): Promise<ApiError | null> {
+export async function countRequest(limiter: RateLimiter, key: string): Promise<ApiError | null> {
   try {
-    await limiter.consume(credentialKey(authorization));
+    await limiter.consume(key);
     return null;
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
@@ -63,9 +65,14 @@ export async function countRequest(limiter: RateLimiter, authorization: string):
   }
 }
 
-/** The store's key for a credential: a digest, short and fixed-length, that cannot be turned back into the key. */
-function credentialKey(authorization: string): string {
-  return createHash('sha256').update(authorization).digest('base64url');
+/**
+ * The store's key for an accepted credential: its kind and id, so that an OAuth client's every
+ * token, or a signing key's every signature, shares one allowance; without an id, a digest of the
+ * `Authorization` value (short, fixed-length, and not to be turned back into the credential).
+ */
+export function rateLimitKey(principal: AccountPrincipal, authorization: string | undefined): string {
+  if (principal.credentialId) return `${principal.credential}:${principal.credentialId}`;
+  return createHash('sha256').update(authorization ?? principal.accountId).digest('base64url');
 }
 
 /** Seconds until the window ends, rounded up: a client that waits this long finds a new allowance. */
@@ -86,7 +93,7 @@ function tooManyRequests(limiter: RateLimiter, outcome: RateLimiterRes): ApiErro
   const per = limiter.duration === 1 ? 'second' : `${limiter.duration} seconds`;
   return new ApiError(
     'rate_limited',
-    `Too many requests with this API key: the limit is ${limiter.points} per ${per}. Retry after ${retryAfter} s.`,
+    `Too many requests with this credential: the limit is ${limiter.points} per ${per}. Retry after ${retryAfter} s.`,
     { headers: { 'Retry-After': String(retryAfter) } },
   );
 }

@@ -74,7 +74,7 @@ forEachDatabase('rate limits', (engine) => {
           request_id: refused.headers.get('request-id'),
         },
       });
-      expect(refused.body.error.message).to.match(/^Too many requests with this API key: the limit is 3 per 2 seconds\./);
+      expect(refused.body.error.message).to.match(/^Too many requests with this credential: the limit is 3 per 2 seconds\./);
       retryAfterOf(refused);
       expectRateLimitHeaders(refused, 0);
     });
@@ -204,13 +204,13 @@ forEachDatabase('rate limits', (engine) => {
       const errors = (await rejectionOf(subscription.next())) as unknown as Array<{ message: string; extensions: { code: string } }>;
       expect(errors).to.have.length(1);
       expect(errors[0].extensions.code).to.equal('rate_limited');
-      expect(errors[0].message).to.match(/^Too many requests with this API key/);
+      expect(errors[0].message).to.match(/^Too many requests with this credential/);
 
       const another = subscriptionClient(limited.wsUrl, bearer(limited.apiKeys.first));
       clients.push(another);
       const refusal = await refusalOf(another);
       expect(refusal.code).to.equal(4429);
-      expect(refusal.reason).to.match(/^Too many requests with this API key/);
+      expect(refusal.reason).to.match(/^Too many requests with this credential/);
 
       // Another key has its own allowance.
       await connected(limited.apiKeys.second);
