@@ -32,6 +32,8 @@ import { measureRequests } from './metrics/measure-requests.js';
 import { serveMetrics } from './metrics/metrics-endpoint.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
 import { setAppAuthenticator, specValidator } from './http/spec-validator.js';
+import { answerOAuthErrors } from './http/oauth-errors.js';
+import { prepareOAuthRequests } from './http/oauth-requests.js';
 
 export interface AppDeps {
   db: Database;
@@ -116,10 +118,14 @@ export function createApp(deps: AppDeps): Express {
   cacheValidatorRoutePatterns();
   setAppAuthenticator(app, deps.auth);
   app.use(specValidator(deps.validateResponses));
+  // The token endpoint's HTTP Basic client credentials, allowance and headers (RFC 6749).
+  app.use(prepareOAuthRequests(deps.auth.failures));
   const bound = new Map(
     routes.map((route) => [route.operationId, bindOperation(route, handlers[route.operationId] as Handler<OperationId>, deps)]),
   );
   app.use(dispatchOperations(bound));
+  // The token endpoint answers its errors in RFC 6749's shape; everything else reaches the mapper.
+  app.use(answerOAuthErrors(deps.auth.failures));
   app.use(createErrorMapper(deps.logger));
   // Response validation reports a refused response through a `next` captured before the handlers;
   // when the refused response is the mapper's own, that `next` lands here rather than in Express's

@@ -6,13 +6,17 @@
  *
  *   createServices  what the roles share: database, clock, logger, authenticator, rate limiter,
  *                   event stream, webhook sender, failure notifier, metrics registry, settings
- *   startRoles      the API (HTTP server, app, GraphQL subscriptions), or a worker's own metrics
- *                   listener; then the webhook worker and the purge timers
+ *   startRoles      the API (HTTP server, app, GraphQL subscriptions, and the mutual-TLS listener
+ *                   when `TLS_PORT` asks for it), or a worker's own metrics listener; then the
+ *                   webhook worker and the purge timers
  *
  * Everything opened is tracked in `Services.opened` and closes in `CLOSE_ORDER`. Background work
  * starts only once the server listens, so a process that cannot serve does no work behind it.
  */
+import type { X509Certificate } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
 import http, { type Server } from 'node:http';
+import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { createApp } from './app.js';
@@ -36,7 +40,9 @@ import { startMetricsServer } from './metrics/metrics-server.js';
 import { createProcessMetrics } from './metrics/process-metrics.js';
 import { createWebhookAttemptMetrics } from './metrics/webhook-attempt-metrics.js';
 import { purgeExpiredKeys } from './operations/idempotency.js';
+import { purgeSeenSignatures } from './resources/signing-keys/seen-signatures.repo.js';
 import type { ServiceSettings } from './operations/operations.js';
+import { parseCertificateBundle } from './resources/client-certificates/client-certificates.x509.js';
 import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
 import { createFailureNotifier, type FailureNotifier } from './webhooks/failure-notices.js';
 import { createSender, type Sender, type SenderOptions } from './webhooks/sender.js';
@@ -53,6 +59,7 @@ export const CLOSE_ORDER = [
   'purge timer',
   'GraphQL subscriptions',
   'HTTP server',
+  'HTTPS server',
   'metrics server',
   'webhook worker',
   'webhook sender',
@@ -170,7 +177,7 @@ export async function createServices(config: CompositionConfig, choices: Service
     sender,
     notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
     metrics: choices.metrics === false ? undefined : createProcessMetrics(db, clock),
-    settings: config.settings,
+    settings: { ...config.settings, accessTokens: config.accessTokens },
     opened,
   };
 }
@@ -208,10 +215,16 @@ export async function startRoles(services: Services, choices: RoleChoices = {}):
   return { api, close: () => opened.closeAll(logger) };
 }
 
-/** The app on its port (the WebSocket door included); resolves once it listens. */
+/**
+ * The app on its port (the WebSocket door included), and on `TLS_PORT` over mutual TLS when
+ * configured; resolves once both listen.
+ */
 async function listenApi(services: Services, choices: RoleChoices): Promise<NonNullable<Roles['api']>> {
-  const { config, db, clock, logger, auth, rateLimiter, eventStream, settings, opened } = services;
+  const { config, db, clock, logger, auth, rateLimiter, eventStream, opened } = services;
   if (!eventStream) throw new Error('the API roles need an event stream');
+  const tls = config.tls && (await readTlsFiles(config.tls));
+  // Registrations (on either listener) accept only certificates the client CA issued.
+  const settings = tls ? { ...services.settings, clientCertificateAuthorities: tls.authorities } : services.settings;
   // What the REST and GraphQL doors (HTTP and WebSocket) share.
   const { idempotencyTtlSeconds } = config;
   const shared = { db, clock, logger, auth, rateLimiter, eventStream, settings, idempotencyTtlSeconds };
@@ -236,7 +249,53 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
   await startupStage(`cannot listen on ${hostAndPort(config.host, config.port)}`, () => listen(server, config.port, config.host));
   const url = `http://${hostAndPort(config.host, (server.address() as AddressInfo).port)}`;
   logger.info({ url, role: config.role }, 'payments-api listening');
-  return { server, url };
+  const tlsUrl = tls && (await listenMutualTls(services, app, tls, choices));
+  return { server, url, tlsUrl };
+}
+
+/** What the mutual-TLS listener is made of, read from `TLS_CERT_FILE`, `TLS_KEY_FILE` and `TLS_CLIENT_CA_FILE`. */
+interface TlsFiles {
+  cert: string;
+  key: string;
+  ca: string;
+  /** The certificates of the CA bundle, which registrations are checked against. */
+  authorities: X509Certificate[];
+}
+
+/** Reads the listener's files once, at start; a missing, unreadable or unusable one is a `StartupError` naming its variable. */
+async function readTlsFiles(tls: NonNullable<CompositionConfig['tls']>): Promise<TlsFiles> {
+  const read = (variable: string, file: string) => startupStage(`cannot read ${variable}`, () => readFile(file, 'utf8'));
+  const cert = await read('TLS_CERT_FILE', tls.certFile);
+  const key = await read('TLS_KEY_FILE', tls.keyFile);
+  const ca = await read('TLS_CLIENT_CA_FILE', tls.clientCaFile);
+  const authorities = await startupStage(`cannot use TLS_CLIENT_CA_FILE (${tls.clientCaFile})`, () => parseCertificateBundle(ca));
+  return { cert, key, ca, authorities };
+}
+
+/**
+ * The same app over HTTPS on `TLS_PORT`, where a client certificate is the credential of `/v1` and
+ * `/graphql` (auth/client-certificates.ts); `/admin` and the health checks answer as on HTTP. It
+ * asks for a certificate but completes the handshake without one, or with one the client CA does
+ * not vouch for (`rejectUnauthorized: false`), so that the client gets a JSON 401 saying why rather
+ * than a bare handshake alert. GraphQL subscriptions are not served here: their WebSocket
+ * authenticates by the API key of its `connection_init`, not by the connection's certificate.
+ */
+async function listenMutualTls(services: Services, app: http.RequestListener, tls: TlsFiles, choices: RoleChoices): Promise<string> {
+  const { config, logger, opened } = services;
+  const port = config.tls!.port;
+  const server = await startupStage('cannot use TLS_CERT_FILE and TLS_KEY_FILE', () =>
+    https.createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, app),
+  );
+  applyServerTimeouts(server, config.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS);
+  serveExpectContinue(server, app);
+  opened.track('HTTPS server', () => {
+    if (choices.cutConnectionsOnClose) server.closeAllConnections();
+    return new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  await startupStage(`cannot listen on ${hostAndPort(config.host, port)} (TLS_PORT)`, () => listen(server, port, config.host));
+  const url = `https://${hostAndPort(config.host, (server.address() as AddressInfo).port)}`;
+  logger.info({ url }, 'payments-api listening for mutual TLS');
+  return url;
 }
 
 /** A worker alone has no API port: its own `/metrics` listener, on `METRICS_PORT`. */
@@ -276,13 +335,14 @@ function startWorker(services: Services, choices: RoleChoices): void {
   logger.info({ role: config.role }, 'webhook worker started');
 }
 
-/** Expired idempotency keys and client-registered GraphQL documents, purged every ten minutes. */
+/** Expired idempotency keys, client-registered GraphQL documents and seen message signatures, purged every ten minutes. */
 function startPurgeTimer({ config, db, clock, logger, opened }: Services): void {
   const purge = setInterval(() => {
     purgeExpiredKeys(db, clock.nowMs(), config.idempotencyTtlSeconds).catch((err) =>
       logger.warn({ err }, 'idempotency key purge failed'),
     );
     purgeClientDocuments(db, unixSeconds(clock)).catch((err) => logger.warn({ err }, 'persisted GraphQL document purge failed'));
+    purgeSeenSignatures(db, unixSeconds(clock)).catch((err) => logger.warn({ err }, 'seen message signature purge failed'));
   }, PURGE_INTERVAL_MS);
   purge.unref();
   opened.track('purge timer', () => clearInterval(purge));

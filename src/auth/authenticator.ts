@@ -6,12 +6,13 @@ import type { Queryable } from '../db/database.js';
 import { systemClock, unixSeconds, type Clock } from '../domain/clock.js';
 import type { AccessTokenSettings, ExternalJwtIssuer } from './auth-settings.js';
 import type { Grant } from '../operations/scopes.js';
+import { DEFAULT_TOKEN_SETTINGS } from '../resources/oauth/token-settings.js';
 import { findApiKeyByHash, recordApiKeyUse } from '../resources/accounts/accounts.repo.js';
 import { hashApiKey } from '../resources/accounts/accounts.service.js';
 import { createAccessTokenVerifier, looksLikeJwt } from './access-tokens.js';
 import { checkWithinAllowance, type AuthFailureLimiter } from './auth-failures.js';
 import { fail, grantOf, type AuthFailure, type AuthResult } from './auth-result.js';
-import { createClientCertificateVerifier, isMutualTlsRequest } from './client-certificates.js';
+import { createClientCertificateVerifier, isMutualTlsRequest, presentsClientCertificate } from './client-certificates.js';
 import { createSignatureVerifier, isSignedRequest } from './message-signatures.js';
 
 export type { AccountPrincipal, AuthFailure, AuthResult, CredentialKind, Principal } from './auth-result.js';
@@ -53,7 +54,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
   const { db, adminDigest, failures } = deps;
   const clock = deps.clock ?? systemClock;
   const keys = new LRUCache<string, { accountId: string; grant: Grant; credentialId: string }>({ max: 10_000, ttl: KEY_CACHE_MS });
-  const accessTokens = createAccessTokenVerifier({ db, clock, settings: deps.accessTokens ?? DEFAULT_ACCESS_TOKENS, external: deps.externalJwt });
+  const accessTokens = createAccessTokenVerifier({ db, clock, settings: deps.accessTokens ?? DEFAULT_TOKEN_SETTINGS, external: deps.externalJwt });
   const signatures = createSignatureVerifier({ db, clock });
   const certificates = createClientCertificateVerifier({ db, clock });
 
@@ -100,7 +101,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
   };
 
   /** Whether a request carries an account credential at all (one that is not there is not a failed guess). */
-  const presented = (req: Request): boolean => !!req.headers.authorization || isSignedRequest(req) || isMutualTlsRequest(req);
+  const presented = (req: Request): boolean => !!req.headers.authorization || isSignedRequest(req) || presentsClientCertificate(req);
 
   return {
     /** An account's credential on an HTTP request: client certificate, message signature, access token or API key. */
@@ -129,7 +130,7 @@ const KEY_CACHE_MS = 1000;
 /** `last_used` is kept to the minute: a key's row is written at most once a minute. */
 const LAST_USED_RESOLUTION_S = 60;
 
-const DEFAULT_ACCESS_TOKENS: AccessTokenSettings = { issuer: 'payments-api', ttlSeconds: 900, keyRotationSeconds: 30 * 86_400 };
+
 
 /**
  * The credential an `Authorization` header carries, or why it carries none: `Bearer <token or key>`,

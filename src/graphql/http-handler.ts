@@ -2,6 +2,7 @@ import express, { Router, type ErrorRequestHandler, type RequestHandler } from '
 import { GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import '../http/request-state.js';
+import { CONTENT_DIGEST_MISMATCH, checkContentDigest, isContentDigestMismatch } from '../http/bodies.js';
 import { requestIdOf } from '../http/request-id.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
 import { safeExecutionResult } from './errors.js';
@@ -19,6 +20,8 @@ export interface GraphQLHttpDeps extends GraphQLDeps {
 }
 
 const ONE_MEGABYTE = 1024 * 1024;
+/** As authenticate-early.ts answers refused credentials on /graphql: the REST code as the reason. */
+const DIGEST_MISMATCH_EXTENSIONS = { code: 'UNAUTHENTICATED', reason: 'signature_invalid' };
 
 /**
  * `POST /graphql` and `GET /graphql` (queries only), served by graphql-http with the same API keys
@@ -75,7 +78,7 @@ export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
     varyOnAccept,
     // No authentication here: authenticateEarly (app.ts) has answered every request to /graphql
     // without valid credentials (401 in GraphQL's shape) and left the principal of the others.
-    express.text({ type: () => true, limit: ONE_MEGABYTE }),
+    express.text({ type: () => true, limit: ONE_MEGABYTE, verify: checkContentDigest }),
     graphql,
   );
   router.use('/graphql', bodyErrors);
@@ -89,11 +92,15 @@ const varyOnAccept: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** A body over 1 MB, or one that cannot be read, answered in GraphQL's shape. */
+/**
+ * A body over 1 MB, one that does not match its signed Content-Digest (401), or one that cannot be
+ * read, answered in GraphQL's shape.
+ */
 const bodyErrors: ErrorRequestHandler = (error: { type?: string; status?: number }, _req, res, next) => {
   if (res.headersSent) return next(error);
-  const [body, init] =
-    error.type === 'entity.too.large'
+  const [body, init] = isContentDigestMismatch(error)
+    ? graphQLErrorResponse(401, CONTENT_DIGEST_MISMATCH, 'UNAUTHENTICATED', {}, DIGEST_MISMATCH_EXTENSIONS)
+    : error.type === 'entity.too.large'
       ? graphQLErrorResponse(413, 'The request body is larger than 1 MB.', 'request_too_large')
       : error.status && error.status < 500
         ? graphQLErrorResponse(400, 'The request body could not be read.', 'BAD_REQUEST')

@@ -13,6 +13,11 @@ declare global {
       principal?: Principal;
       /** Why the security step refused the credentials. */
       authFailure?: AuthFailure;
+      /**
+       * The SHA-256 the body must have: a signed request's covered `Content-Digest` (RFC 9530), left by
+       * the signature check (src/auth/message-signatures.ts) and compared by the body readers with the bytes read.
+       */
+      expectedContentDigest?: Buffer;
       /** What the replay check found for an idempotent POST's key before validation. */
       idempotencyPrecheck?: KeyPrecheck;
     }

@@ -1,3 +1,4 @@
+import type { X509Certificate } from 'node:crypto';
 import type { operations } from '../../generated/openapi.js';
 import type { Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
@@ -15,6 +16,29 @@ export type OperationId = keyof operations;
 export interface ServiceSettings {
   /** Allow webhook URLs on loopback and private networks (local development and tests only). */
   webhookAllowPrivateNetworks: boolean;
+  /**
+   * The client CA's certificates (`TLS_CLIENT_CA_FILE`), when the mutual-TLS listener runs: a client
+   * certificate is registered only if one of them issued it. Left out: any issuer is accepted.
+   */
+  clientCertificateAuthorities?: readonly X509Certificate[];
+  /**
+   * The server's own access tokens: the token endpoint issues them with these settings, and the
+   * authenticator must verify them with the same ones. Left out: the defaults.
+   */
+  accessTokens?: AccessTokenSettings;
+}
+
+/** The server's own access tokens. */
+export interface AccessTokenSettings {
+  /** `OAUTH_ISSUER` (default `payments-api`): the tokens' `iss`, and their `aud`. */
+  issuer: string;
+  /** `ACCESS_TOKEN_TTL_SECONDS` (default 900, at most 86400): how long a token is valid. */
+  ttlSeconds: number;
+  /**
+   * `TOKEN_KEY_ROTATION_SECONDS` (default 30 days): how old the signing key may grow before a new
+   * one takes over; the old one stays published while tokens it signed may still be valid.
+   */
+  keyRotationSeconds: number;
 }
 
 /** What a handler knows about the request besides its inputs. */

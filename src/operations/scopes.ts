@@ -17,5 +17,5 @@ export type Grant = 'all' | ReadonlySet<Scope>;
  */
 export function assertGranted(grant: Grant, scope: Scope | undefined): void {
   if (scope === undefined || grant === 'all' || grant.has(scope)) return;
-  throw new ApiError('insufficient_scope', `The API key used does not have the ${scope} scope that this request needs.`);
+  throw new ApiError('insufficient_scope', `The credential used does not have the ${scope} scope that this request needs.`);
 }

@@ -24,24 +24,29 @@ describe('contract', () => {
     }
   });
 
-  it('declares security for every operation: the API key (Bearer or as the Basic user name) on /v1, the admin Basic on /admin', () => {
+  /** The paths outside /v1 and /admin, each with the credentials it takes (OAuth's own endpoints). */
+  const OAUTH_PATHS: Record<string, string[]> = { '/oauth/token': ['oauthClientBasic'], '/.well-known/jwks.json': [] };
+  const ACCOUNT_SCHEMES = ['apiKey', 'apiKeyBasic', 'oauth2', 'httpSignature', 'mutualTLS'];
+
+  it('declares security for every operation: every account credential on /v1, the admin Basic on /admin, the client on /oauth/token', () => {
     const globalSecurity = spec.security as Array<Record<string, string[]>>;
     for (const route of routeOperations()) {
       const operation = spec.paths[route.specPath][route.method] as { security?: Array<Record<string, string[]>> };
       const security = operation.security ?? globalSecurity;
       const schemes = security.flatMap((requirement) => Object.keys(requirement));
-      expect(schemes, route.operationId).to.deep.equal(route.specPath.startsWith('/admin/') ? ['adminBasic'] : ['apiKey', 'apiKeyBasic']);
+      const expected = route.specPath.startsWith('/admin/') ? ['adminBasic'] : (OAUTH_PATHS[route.specPath] ?? ACCOUNT_SCHEMES);
+      expect(schemes, route.operationId).to.deep.equal(expected);
     }
   });
 
-  it('names one scope per /v1 operation, from the Scope enum: read for GET, write for changes; none on /admin', () => {
+  it('names one scope per /v1 operation, from the Scope enum: read for GET, write for changes; none on /admin and on OAuth\'s endpoints', () => {
     const known = (spec.components.schemas as Record<string, { enum: string[] }>).Scope.enum;
     for (const route of routeOperations()) {
       const operation = spec.paths[route.specPath][route.method] as { security?: Array<Record<string, string[]>> };
       const scopes = (operation.security ?? (spec.security as Array<Record<string, string[]>>)).map((requirement) =>
         Object.values(requirement).flat(),
       );
-      if (route.specPath.startsWith('/admin/')) {
+      if (route.specPath.startsWith('/admin/') || route.specPath in OAUTH_PATHS) {
         expect(scopes.flat(), route.operationId).to.deep.equal([]);
         continue;
       }
@@ -59,7 +64,8 @@ describe('contract', () => {
       const operation = spec.paths[route.specPath][route.method] as {
         requestBody?: { content: Record<string, { schema: unknown }> };
       };
-      if (!operation.requestBody) continue;
+      // The token endpoint takes a form, as RFC 6749 §4.4.2 defines it.
+      if (!operation.requestBody || route.operationId === 'createAccessToken') continue;
       const content = operation.requestBody.content;
       expect(Object.keys(content).sort(), route.operationId).to.deep.equal([
         'application/json',
