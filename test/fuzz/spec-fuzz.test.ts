@@ -19,6 +19,7 @@ import {
   type Fixture,
   type SpecRequest,
 } from '../helpers/spec-requests.js';
+import { aClientCertificate } from '../helpers/test-certificates.js';
 import { ADMIN_AUTHORIZATION, useTestServer, type TestServer } from '../helpers/test-server.js';
 
 /** Runs per property: each operation's valid requests, and each mutation kind on each operation. */
@@ -39,6 +40,9 @@ const TABLES = [
   'webhook_endpoints',
   'webhook_deliveries',
   'webhook_attempts',
+  'oauth_clients',
+  'signing_keys',
+  'client_certificates',
 ];
 
 const PARAMETER_CODES = ['parameter_invalid', 'parameter_missing', 'parameter_unknown'];
@@ -88,6 +92,29 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
         await new ApiClient(api.baseUrl).post(`/admin/accounts/${fixture.ids.Account}/api_keys`, {}, { headers: adminHeaders() }),
         schema,
       );
+    case 'OwnApiKey':
+      return created(await api.post('/v1/api_keys', { scopes: ['charges:read'] }), schema);
+    case 'OAuthClient':
+      return created(
+        await new ApiClient(api.baseUrl).post(`/admin/accounts/${fixture.ids.Account}/oauth_clients`, {}, { headers: adminHeaders() }),
+        schema,
+      );
+    case 'SigningKey':
+      return created(
+        await new ApiClient(api.baseUrl).post(`/admin/accounts/${fixture.ids.Account}/signing_keys`, {}, { headers: adminHeaders() }),
+        schema,
+      );
+    case 'ClientCertificate': {
+      const certificate = await aClientCertificate(`fuzz ${++certificateCounter}`);
+      return created(
+        await new ApiClient(api.baseUrl).post(
+          `/admin/accounts/${fixture.ids.Account}/client_certificates`,
+          { certificate },
+          { headers: adminHeaders() },
+        ),
+        schema,
+      );
+    }
     case 'WebhookEndpoint':
       return created(
         await api.post('/v1/webhook_endpoints', {
@@ -104,7 +131,11 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
 async function createFixture(server: TestServer): Promise<Fixture> {
   const api = server.api;
   // Loopback is allowed (webhookAllowPrivateNetworks) and nothing listens: no worker runs anyway.
-  const fixture: Fixture = { ids: {}, foreignId: '', webhookUrl: 'https://127.0.0.1:9/hooks' };
+  // Enough fresh certificates for every valid registration of a run, and its shrinking.
+  const certificates = await Promise.all(
+    Array.from({ length: 2 * RUNS + 10 }, (_, i) => aClientCertificate(`fuzz fixture ${i}`)),
+  );
+  const fixture: Fixture = { ids: {}, foreignId: '', webhookUrl: 'https://127.0.0.1:9/hooks', certificates };
   // The endpoint first, so that every later event has a delivery to it.
   fixture.ids.WebhookEndpoint = await createObject(api, 'WebhookEndpoint', fixture);
   fixture.ids.Customer = await createObject(api, 'Customer', fixture);
@@ -124,6 +155,10 @@ async function createFixture(server: TestServer): Promise<Fixture> {
   fixture.ids.User = await createObject(api, 'User', fixture);
   fixture.ids.Account = await createObject(api, 'Account', fixture);
   fixture.ids.ApiKey = await createObject(api, 'ApiKey', fixture);
+  fixture.ids.OwnApiKey = await createObject(api, 'OwnApiKey', fixture);
+  fixture.ids.OAuthClient = await createObject(api, 'OAuthClient', fixture);
+  fixture.ids.SigningKey = await createObject(api, 'SigningKey', fixture);
+  fixture.ids.ClientCertificate = await createObject(api, 'ClientCertificate', fixture);
   fixture.ids.Order = await createObject(api, 'Order', fixture);
   fixture.ids.Event = (await api.get('/v1/events?limit=1')).body.data[0].id;
   fixture.ids.WebhookDelivery = (await api.get('/v1/webhook_deliveries?limit=1')).body.data[0].id;
@@ -135,6 +170,7 @@ async function createFixture(server: TestServer): Promise<Fixture> {
 }
 
 let keyCounter = 0;
+let certificateCounter = 0;
 
 /** Sends a request as it is (bytes, headers, content type), with the credentials its operation declares. */
 async function send(server: TestServer, fixture: Fixture, request: SpecRequest, admin: boolean) {
@@ -217,7 +253,9 @@ forEachDatabase('requests from the spec', (engine) => {
     fixture = await createFixture(server);
   });
 
-  for (const op of specOperations()) {
+  // The token endpoint answers in RFC 6749's error shape, not the envelope these properties check;
+  // test/api/oauth.test.ts sends it malformed and hostile bodies instead.
+  for (const op of specOperations().filter((o) => o.operationId !== 'createAccessToken')) {
     it(`${op.method} ${op.path} (${op.operationId}): valid requests succeed, broken ones are refused cleanly`, async function () {
       this.timeout(60_000 + RUNS * 10_000);
       const failures: string[] = [];

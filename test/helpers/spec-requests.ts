@@ -103,7 +103,14 @@ export interface Fixture {
   foreignId: string;
   /** A base URL that webhook endpoints may point at (the server allows private networks). */
   webhookUrl: string;
+  /**
+   * Client certificates (PEM) not registered yet, handed out in turn: a certificate is registered to
+   * one account at a time, so every valid registration needs one of its own.
+   */
+  certificates: string[];
 }
+
+let certificateTurn = 0;
 
 const spec = loadSpec() as unknown as {
   paths: Record<string, Record<string, any>>;
@@ -340,7 +347,8 @@ function dataDependent(
     return fc.constant(own ? `FRESH_${field.names}` : fixture.ids[field.names]);
   }
   if (field.in === 'query') {
-    const listed = op.answers.replace(/List$/, '');
+    // The account's own keys are listed at /v1/api_keys; the operator lists another account's.
+    const listed = op.path.startsWith('/v1/api_keys') ? 'OwnApiKey' : op.answers.replace(/List$/, '');
     if (field.name === 'starting_after' || field.name === 'ending_before') return id(listed);
     const refs: Record<string, string> = {
       customer: 'Customer',
@@ -354,6 +362,9 @@ function dataDependent(
     if (field.name === 'customer') return id('Customer');
     if (field.name === 'charge') return fc.constant('FRESH_Charge');
     if (field.name === 'source') return fc.constantFrom('tok_visa', 'tok_mastercard');
+    if (field.name === 'certificate') {
+      return fc.constant(null).map(() => fixture.certificates[certificateTurn++ % fixture.certificates.length]);
+    }
     if (field.name === 'url') return fc.webPath().map((path) => `${fixture.webhookUrl}${path}`);
     if (field.name === 'enabled_events') {
       const types = resolve({ $ref: '#/components/schemas/EventType' }).enum as string[];
