@@ -72,3 +72,14 @@ export function inJsonArray(dialect: Dialect, column: string): string {
     ? `${column} IN (SELECT json_array_elements_text(?::json))`
     : `${column} IN (SELECT value FROM json_each(?))`;
 }
+
+/**
+ * The `FROM` of an `INSERT … SELECT` whose commit does not wait for its WAL to reach the disk on
+ * Postgres (`synchronous_commit` off for that one transaction: the commit returns at once, and
+ * the WAL writer flushes it within a few hundred milliseconds). For rows worth a flush to nobody:
+ * a crash may lose the last moment of them, never the table, and never another transaction's
+ * rows. SQLite in WAL mode does not wait for the disk at commit anyway: nothing is added there.
+ */
+export function withoutCommitWait(dialect: Dialect): string {
+  return dialect === 'postgres' ? "FROM (SELECT set_config('synchronous_commit', 'off', true)) AS without_commit_wait" : '';
+}
