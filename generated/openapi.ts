@@ -2413,6 +2413,7 @@ export interface components {
     Unauthorized: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
         [name: string]: unknown;
       };
       content: {
@@ -2423,6 +2424,7 @@ export interface components {
     Forbidden: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
+        'WWW-Authenticate': components['headers']['WWW-Authenticate'];
         [name: string]: unknown;
       };
       content: {
@@ -2565,6 +2567,8 @@ export interface components {
     'RateLimit-Reset': number;
     /** @description The policy in force: `<limit>;w=<window seconds>`, e.g. `100;w=1`. */
     'RateLimit-Policy': string;
+    /** @description The challenge of the refused credential (RFC 9110 §11.6.1): for a bearer credential, RFC 6750's, e.g. `Bearer error="invalid_token", error_description="…"` (401) or `Bearer error="insufficient_scope", scope="charges:read"` (403). */
+    'WWW-Authenticate': string;
     /** @description `no-store`: a token or an error about one is never cached (RFC 6749 §5.1). */
     NoStore: 'no-store';
     /** @description How long the response may be cached, e.g. `public, max-age=300`. */

@@ -17,5 +17,9 @@ export type Grant = 'all' | ReadonlySet<Scope>;
  */
 export function assertGranted(grant: Grant, scope: Scope | undefined): void {
   if (scope === undefined || grant === 'all' || grant.has(scope)) return;
-  throw new ApiError('insufficient_scope', `The credential used does not have the ${scope} scope that this request needs.`);
+  // RFC 6750 §3.1: a bearer credential (an access token, an API key) is told which scope it lacks.
+  const challenge = `Bearer error="insufficient_scope", scope="${scope}"`;
+  throw new ApiError('insufficient_scope', `The credential used does not have the ${scope} scope that this request needs.`, {
+    headers: { 'WWW-Authenticate': challenge },
+  });
 }

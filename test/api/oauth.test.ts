@@ -498,7 +498,9 @@ forEachDatabase('access tokens on the API', (engine) => {
       const client = await oauth.newClient(['customers:read', 'charges:read']);
       const api = new ApiClient(server.url, await oauth.tokenOf(client, 'customers:read'));
       expect((await api.get('/v1/customers')).status).to.equal(200);
-      const refused = expectError(await api.get('/v1/charges'), 403, 'insufficient_scope');
+      const response = await api.get('/v1/charges');
+      const refused = expectError(response, 403, 'insufficient_scope');
+      expect(response.headers.get('www-authenticate')).to.equal('Bearer error="insufficient_scope", scope="charges:read"');
       expect(refused.type).to.equal('permission_error');
       expect(refused.message).to.include('charges:read').and.include('credential');
       expect(expectError(await api.post('/v1/customers', {}), 403, 'insufficient_scope').message).to.include(
