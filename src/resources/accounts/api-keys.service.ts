@@ -152,6 +152,7 @@ function noSuchKey(keyId: string, param = 'key_id'): ApiError {
   return new ApiError('resource_missing', `No such API key: '${keyId}'.`, { param });
 }
 
-async function requireAccount(ctx: RequestContext, id: string): Promise<void> {
+/** 404 `resource_missing` (param `id`) unless the account exists: the operator's requests on an account's credentials. */
+export async function requireAccount(ctx: RequestContext, id: string): Promise<void> {
   if (!(await findAccount(ctx.db, id))) throw new ApiError('resource_missing', `No such account: '${id}'.`, { param: 'id' });
 }

@@ -4,7 +4,7 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { findAccount } from '../accounts/api-keys.repo.js';
+import { requireAccount } from '../accounts/api-keys.service.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { toClientCertificateResource, type ClientCertificate } from './client-certificates.mapper.js';
@@ -117,6 +117,3 @@ function isoDate(seconds: number): string {
   return new Date(seconds * 1000).toISOString();
 }
 
-async function requireAccount(ctx: RequestContext, id: string): Promise<void> {
-  if (!(await findAccount(ctx.db, id))) throw new ApiError('resource_missing', `No such account: '${id}'.`, { param: 'id' });
-}

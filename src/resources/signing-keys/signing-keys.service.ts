@@ -3,7 +3,7 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError } from '../../domain/errors.js';
 import { newId, randomBase62 } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { findAccount } from '../accounts/api-keys.repo.js';
+import { requireAccount } from '../accounts/api-keys.service.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { allParamsRead } from '../shared/params.js';
 import { toSigningKeyResource, type SigningKey } from './signing-keys.mapper.js';
@@ -67,8 +67,3 @@ export async function revokeSigningKeyForAccount(
   return toSigningKeyResource(row);
 }
 
-async function requireAccount(ctx: RequestContext, id: string): Promise<void> {
-  if (!(await findAccount(ctx.db, id))) {
-    throw new ApiError('resource_missing', `No such account: '${id}'.`, { param: 'id' });
-  }
-}
