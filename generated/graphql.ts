@@ -27,6 +27,16 @@ export type Scalars = {
   Metadata: { input: Record<string, string>; output: Record<string, string> };
 };
 
+export type CancellationReason =
+  | 'ABANDONED'
+  /** Its authorisation expired uncaptured. */
+  | 'AUTOMATIC'
+  | 'DUPLICATE'
+  | 'FRAUDULENT'
+  | 'REQUESTED_BY_CUSTOMER';
+
+export type CaptureMethod = 'AUTOMATIC' | 'MANUAL';
+
 export type Card = {
   __typename?: 'Card';
   brand: Scalars['String']['output'];
@@ -36,7 +46,12 @@ export type Card = {
 export type Charge = Node & {
   __typename?: 'Charge';
   amount: Scalars['Int']['output'];
+  /** How much has been captured (0 while only authorised). */
+  amountCaptured: Scalars['Int']['output'];
+  /** Refunded, including an authorisation released uncaptured. */
   amountRefunded: Scalars['Int']['output'];
+  /** False while only authorised, and for a failed charge. */
+  captured: Scalars['Boolean']['output'];
   card: Card;
   created: Scalars['Int']['output'];
   currency: Scalars['String']['output'];
@@ -47,6 +62,8 @@ export type Charge = Node & {
   id: Scalars['ID']['output'];
   metadata: Scalars['Metadata']['output'];
   paid: Scalars['Boolean']['output'];
+  /** Null for charges made before payment intents. */
+  paymentIntent?: Maybe<PaymentIntent>;
   refunded: Scalars['Boolean']['output'];
   refunds: Array<Refund>;
   state: ChargeState;
@@ -66,6 +83,11 @@ export type ChargeEdge = {
 
 export type ChargeState = 'FAILED' | 'SUCCEEDED';
 
+export type ConfirmPaymentIntentInput = {
+  captureMethod?: InputMaybe<CaptureMethod>;
+  paymentMethod?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type CreateChargeInput = {
   amount: Scalars['Int']['input'];
   currency: Scalars['String']['input'];
@@ -75,10 +97,24 @@ export type CreateChargeInput = {
   source: Scalars['String']['input'];
 };
 
+export type CreatePaymentIntentInput = {
+  amount: Scalars['Int']['input'];
+  captureMethod?: InputMaybe<CaptureMethod>;
+  confirm?: InputMaybe<Scalars['Boolean']['input']>;
+  currency: Scalars['String']['input'];
+  customer?: InputMaybe<Scalars['ID']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  /** A test payment method: pm_card_visa, pm_card_chargeDeclined, pm_card_authenticationRequired, tok_visa, … */
+  paymentMethod?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type CreateRefundInput = {
   amount?: InputMaybe<Scalars['Int']['input']>;
-  charge: Scalars['ID']['input'];
+  /** The charge to refund; or name the payment intent. */
+  charge?: InputMaybe<Scalars['ID']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  paymentIntent?: InputMaybe<Scalars['ID']['input']>;
   reason?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -131,16 +167,77 @@ export type Event = Node & {
  */
 export type Mutation = {
   __typename?: 'Mutation';
+  cancelPaymentIntent?: Maybe<PaymentIntent>;
+  /** Captures an authorised charge (made with `capture: false`); `amount` defaults to all of it. */
+  captureCharge?: Maybe<Charge>;
+  capturePaymentIntent?: Maybe<PaymentIntent>;
+  /** Declines are errors as in createPaymentIntent; a disallowed move has code payment_intent_unexpected_state. */
+  confirmPaymentIntent?: Maybe<PaymentIntent>;
   /** A declined card is an error with code card_declined and the failed charge's id in `extensions.charge`; the failed charge is recorded. */
   createCharge?: Maybe<Charge>;
   createCustomer?: Maybe<Customer>;
+  /**
+   * With `confirm: true`, confirmed at once. A declined payment method is an error with code
+   * card_declined, the failed charge's id in `extensions.charge` and the intent's in
+   * `extensions.paymentIntent`; the intent is kept, back in REQUIRES_PAYMENT_METHOD.
+   */
+  createPaymentIntent?: Maybe<PaymentIntent>;
   createRefund?: Maybe<Refund>;
   createWebhookEndpoint?: Maybe<WebhookEndpointWithSecret>;
   deleteCustomer?: Maybe<DeletedObject>;
   deleteWebhookEndpoint?: Maybe<DeletedObject>;
   updateCharge?: Maybe<Charge>;
   updateCustomer?: Maybe<Customer>;
+  updatePaymentIntent?: Maybe<PaymentIntent>;
   updateWebhookEndpoint?: Maybe<WebhookEndpoint>;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
+export type MutationCancelPaymentIntentArgs = {
+  cancellationReason?: InputMaybe<CancellationReason>;
+  id: Scalars['ID']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
+export type MutationCaptureChargeArgs = {
+  amount?: InputMaybe<Scalars['Int']['input']>;
+  id: Scalars['ID']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
+export type MutationCapturePaymentIntentArgs = {
+  amountToCapture?: InputMaybe<Scalars['Int']['input']>;
+  id: Scalars['ID']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
+export type MutationConfirmPaymentIntentArgs = {
+  id: Scalars['ID']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  input?: InputMaybe<ConfirmPaymentIntentInput>;
 };
 
 /**
@@ -163,6 +260,17 @@ export type MutationCreateChargeArgs = {
 export type MutationCreateCustomerArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   input: CustomerInput;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
+export type MutationCreatePaymentIntentArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  input: CreatePaymentIntentInput;
 };
 
 /**
@@ -235,9 +343,28 @@ export type MutationUpdateCustomerArgs = {
  * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
  * `idempotencyKey` arguments name a key per mutation.
  */
+export type MutationUpdatePaymentIntentArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdatePaymentIntentInput;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationUpdateWebhookEndpointArgs = {
   id: Scalars['ID']['input'];
   input: WebhookEndpointUpdateInput;
+};
+
+/** What the customer must do for the payment to go on. */
+export type NextAction = {
+  __typename?: 'NextAction';
+  type: Scalars['String']['output'];
+  /** The test helper that completes (or fails) the action, relative to the API. */
+  url: Scalars['String']['output'];
 };
 
 export type Node = {
@@ -252,6 +379,61 @@ export type PageInfo = {
   startCursor?: Maybe<Scalars['String']['output']>;
 };
 
+/** Why the last payment attempt failed. */
+export type PaymentError = {
+  __typename?: 'PaymentError';
+  /** The failed charge, when the payment method was declined. */
+  charge?: Maybe<Charge>;
+  /** card_declined or payment_intent_authentication_failure */
+  code: Scalars['String']['output'];
+  declineCode?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+  paymentMethod?: Maybe<Scalars['String']['output']>;
+};
+
+/** A payment, from its creation to its capture or cancellation (see the REST API's statuses). */
+export type PaymentIntent = Node & {
+  __typename?: 'PaymentIntent';
+  amount: Scalars['Int']['output'];
+  amountCapturable: Scalars['Int']['output'];
+  amountReceived: Scalars['Int']['output'];
+  canceledAt?: Maybe<Scalars['Int']['output']>;
+  cancellationReason?: Maybe<CancellationReason>;
+  captureMethod: CaptureMethod;
+  created: Scalars['Int']['output'];
+  currency: Scalars['String']['output'];
+  customer?: Maybe<Customer>;
+  description?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  lastPaymentError?: Maybe<PaymentError>;
+  latestCharge?: Maybe<Charge>;
+  metadata: Scalars['Metadata']['output'];
+  nextAction?: Maybe<NextAction>;
+  paymentMethod?: Maybe<Scalars['String']['output']>;
+  status: PaymentIntentStatus;
+};
+
+export type PaymentIntentConnection = {
+  __typename?: 'PaymentIntentConnection';
+  edges: Array<PaymentIntentEdge>;
+  pageInfo: PageInfo;
+};
+
+export type PaymentIntentEdge = {
+  __typename?: 'PaymentIntentEdge';
+  cursor: Scalars['String']['output'];
+  node: PaymentIntent;
+};
+
+export type PaymentIntentStatus =
+  | 'CANCELED'
+  | 'PROCESSING'
+  | 'REQUIRES_ACTION'
+  | 'REQUIRES_CAPTURE'
+  | 'REQUIRES_CONFIRMATION'
+  | 'REQUIRES_PAYMENT_METHOD'
+  | 'SUCCEEDED';
+
 export type Query = {
   __typename?: 'Query';
   charge?: Maybe<Charge>;
@@ -259,6 +441,9 @@ export type Query = {
   charges: ChargeConnection;
   customer?: Maybe<Customer>;
   event?: Maybe<Event>;
+  paymentIntent?: Maybe<PaymentIntent>;
+  /** Payment intents, newest first. `first` is at most 100. */
+  paymentIntents: PaymentIntentConnection;
   refund?: Maybe<Refund>;
 };
 
@@ -281,6 +466,19 @@ export type QueryCustomerArgs = {
 
 export type QueryEventArgs = {
   id: Scalars['ID']['input'];
+};
+
+export type QueryPaymentIntentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+export type QueryPaymentIntentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  customer?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  statuses?: InputMaybe<Array<PaymentIntentStatus>>;
 };
 
 export type QueryRefundArgs = {
@@ -311,6 +509,16 @@ export type SubscriptionEventsArgs = {
 export type UpdateChargeInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
+};
+
+export type UpdatePaymentIntentInput = {
+  amount?: InputMaybe<Scalars['Int']['input']>;
+  captureMethod?: InputMaybe<CaptureMethod>;
+  currency?: InputMaybe<Scalars['String']['input']>;
+  customer?: InputMaybe<Scalars['ID']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  paymentMethod?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type WebhookEndpoint = Node & {
@@ -444,12 +652,23 @@ export type DirectiveResolverFn<
 /** Mapping of interface types */
 export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = {
   Node:
-    ChargeResource | CustomerResource | EventResource | RefundResource | WebhookEndpointResource;
+    | ChargeResource
+    | CustomerResource
+    | EventResource
+    | (Omit<PaymentIntent, 'customer' | 'lastPaymentError' | 'latestCharge'> & {
+        customer?: Maybe<_RefType['Customer']>;
+        lastPaymentError?: Maybe<_RefType['PaymentError']>;
+        latestCharge?: Maybe<_RefType['Charge']>;
+      })
+    | RefundResource
+    | WebhookEndpointResource;
 };
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
+  CancellationReason: CancellationReason;
+  CaptureMethod: CaptureMethod;
   Card: ResolverTypeWrapper<Card>;
   Charge: ResolverTypeWrapper<ChargeResource>;
   ChargeConnection: ResolverTypeWrapper<
@@ -457,7 +676,9 @@ export type ResolversTypes = {
   >;
   ChargeEdge: ResolverTypeWrapper<Omit<ChargeEdge, 'node'> & { node: ResolversTypes['Charge'] }>;
   ChargeState: ChargeState;
+  ConfirmPaymentIntentInput: ConfirmPaymentIntentInput;
   CreateChargeInput: CreateChargeInput;
+  CreatePaymentIntentInput: CreatePaymentIntentInput;
   CreateRefundInput: CreateRefundInput;
   Customer: ResolverTypeWrapper<CustomerResource>;
   CustomerInput: CustomerInput;
@@ -468,13 +689,32 @@ export type ResolversTypes = {
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
   Metadata: ResolverTypeWrapper<Scalars['Metadata']['output']>;
   Mutation: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  NextAction: ResolverTypeWrapper<NextAction>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
+  PaymentError: ResolverTypeWrapper<
+    Omit<PaymentError, 'charge'> & { charge?: Maybe<ResolversTypes['Charge']> }
+  >;
+  PaymentIntent: ResolverTypeWrapper<
+    Omit<PaymentIntent, 'customer' | 'lastPaymentError' | 'latestCharge'> & {
+      customer?: Maybe<ResolversTypes['Customer']>;
+      lastPaymentError?: Maybe<ResolversTypes['PaymentError']>;
+      latestCharge?: Maybe<ResolversTypes['Charge']>;
+    }
+  >;
+  PaymentIntentConnection: ResolverTypeWrapper<
+    Omit<PaymentIntentConnection, 'edges'> & { edges: Array<ResolversTypes['PaymentIntentEdge']> }
+  >;
+  PaymentIntentEdge: ResolverTypeWrapper<
+    Omit<PaymentIntentEdge, 'node'> & { node: ResolversTypes['PaymentIntent'] }
+  >;
+  PaymentIntentStatus: PaymentIntentStatus;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Refund: ResolverTypeWrapper<RefundResource>;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateChargeInput: UpdateChargeInput;
+  UpdatePaymentIntentInput: UpdatePaymentIntentInput;
   WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointResource>;
   WebhookEndpointInput: WebhookEndpointInput;
   WebhookEndpointUpdateInput: WebhookEndpointUpdateInput;
@@ -492,7 +732,9 @@ export type ResolversParentTypes = {
     edges: Array<ResolversParentTypes['ChargeEdge']>;
   };
   ChargeEdge: Omit<ChargeEdge, 'node'> & { node: ResolversParentTypes['Charge'] };
+  ConfirmPaymentIntentInput: ConfirmPaymentIntentInput;
   CreateChargeInput: CreateChargeInput;
+  CreatePaymentIntentInput: CreatePaymentIntentInput;
   CreateRefundInput: CreateRefundInput;
   Customer: CustomerResource;
   CustomerInput: CustomerInput;
@@ -503,13 +745,27 @@ export type ResolversParentTypes = {
   JSON: Scalars['JSON']['output'];
   Metadata: Scalars['Metadata']['output'];
   Mutation: Record<PropertyKey, never>;
+  NextAction: NextAction;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   PageInfo: PageInfo;
+  PaymentError: Omit<PaymentError, 'charge'> & { charge?: Maybe<ResolversParentTypes['Charge']> };
+  PaymentIntent: Omit<PaymentIntent, 'customer' | 'lastPaymentError' | 'latestCharge'> & {
+    customer?: Maybe<ResolversParentTypes['Customer']>;
+    lastPaymentError?: Maybe<ResolversParentTypes['PaymentError']>;
+    latestCharge?: Maybe<ResolversParentTypes['Charge']>;
+  };
+  PaymentIntentConnection: Omit<PaymentIntentConnection, 'edges'> & {
+    edges: Array<ResolversParentTypes['PaymentIntentEdge']>;
+  };
+  PaymentIntentEdge: Omit<PaymentIntentEdge, 'node'> & {
+    node: ResolversParentTypes['PaymentIntent'];
+  };
   Query: Record<PropertyKey, never>;
   Refund: RefundResource;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateChargeInput: UpdateChargeInput;
+  UpdatePaymentIntentInput: UpdatePaymentIntentInput;
   WebhookEndpoint: WebhookEndpointResource;
   WebhookEndpointInput: WebhookEndpointInput;
   WebhookEndpointUpdateInput: WebhookEndpointUpdateInput;
@@ -531,7 +787,9 @@ export type ChargeResolvers<
   ParentType extends ResolversParentTypes['Charge'] = ResolversParentTypes['Charge'],
 > = {
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  amountCaptured?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountRefunded?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  captured?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   card?: Resolver<ResolversTypes['Card'], ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
@@ -542,6 +800,7 @@ export type ChargeResolvers<
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
   paid?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
+  paymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType>;
   refunded?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType>;
   state?: Resolver<ResolversTypes['ChargeState'], ParentType, ContextType>;
@@ -621,6 +880,30 @@ export type MutationResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Mutation'] = ResolversParentTypes['Mutation'],
 > = {
+  cancelPaymentIntent?: Resolver<
+    Maybe<ResolversTypes['PaymentIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationCancelPaymentIntentArgs, 'id'>
+  >;
+  captureCharge?: Resolver<
+    Maybe<ResolversTypes['Charge']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationCaptureChargeArgs, 'id'>
+  >;
+  capturePaymentIntent?: Resolver<
+    Maybe<ResolversTypes['PaymentIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationCapturePaymentIntentArgs, 'id'>
+  >;
+  confirmPaymentIntent?: Resolver<
+    Maybe<ResolversTypes['PaymentIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationConfirmPaymentIntentArgs, 'id'>
+  >;
   createCharge?: Resolver<
     Maybe<ResolversTypes['Charge']>,
     ParentType,
@@ -632,6 +915,12 @@ export type MutationResolvers<
     ParentType,
     ContextType,
     RequireFields<MutationCreateCustomerArgs, 'input'>
+  >;
+  createPaymentIntent?: Resolver<
+    Maybe<ResolversTypes['PaymentIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationCreatePaymentIntentArgs, 'input'>
   >;
   createRefund?: Resolver<
     Maybe<ResolversTypes['Refund']>,
@@ -669,6 +958,12 @@ export type MutationResolvers<
     ContextType,
     RequireFields<MutationUpdateCustomerArgs, 'id' | 'input'>
   >;
+  updatePaymentIntent?: Resolver<
+    Maybe<ResolversTypes['PaymentIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationUpdatePaymentIntentArgs, 'id' | 'input'>
+  >;
   updateWebhookEndpoint?: Resolver<
     Maybe<ResolversTypes['WebhookEndpoint']>,
     ParentType,
@@ -677,12 +972,20 @@ export type MutationResolvers<
   >;
 };
 
+export type NextActionResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['NextAction'] = ResolversParentTypes['NextAction'],
+> = {
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
 export type NodeResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node'],
 > = {
   __resolveType: TypeResolveFn<
-    'Charge' | 'Customer' | 'Event' | 'Refund' | 'WebhookEndpoint',
+    'Charge' | 'Customer' | 'Event' | 'PaymentIntent' | 'Refund' | 'WebhookEndpoint',
     ParentType,
     ContextType
   >;
@@ -696,6 +999,63 @@ export type PageInfoResolvers<
   hasNextPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   hasPreviousPage?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   startCursor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type PaymentErrorResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['PaymentError'] = ResolversParentTypes['PaymentError'],
+> = {
+  charge?: Resolver<Maybe<ResolversTypes['Charge']>, ParentType, ContextType>;
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  declineCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type PaymentIntentResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['PaymentIntent'] = ResolversParentTypes['PaymentIntent'],
+> = {
+  amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  amountCapturable?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  amountReceived?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  canceledAt?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
+  cancellationReason?: Resolver<
+    Maybe<ResolversTypes['CancellationReason']>,
+    ParentType,
+    ContextType
+  >;
+  captureMethod?: Resolver<ResolversTypes['CaptureMethod'], ParentType, ContextType>;
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastPaymentError?: Resolver<Maybe<ResolversTypes['PaymentError']>, ParentType, ContextType>;
+  latestCharge?: Resolver<Maybe<ResolversTypes['Charge']>, ParentType, ContextType>;
+  metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
+  nextAction?: Resolver<Maybe<ResolversTypes['NextAction']>, ParentType, ContextType>;
+  paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['PaymentIntentStatus'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type PaymentIntentConnectionResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['PaymentIntentConnection'] =
+    ResolversParentTypes['PaymentIntentConnection'],
+> = {
+  edges?: Resolver<Array<ResolversTypes['PaymentIntentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type PaymentIntentEdgeResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['PaymentIntentEdge'] =
+    ResolversParentTypes['PaymentIntentEdge'],
+> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['PaymentIntent'], ParentType, ContextType>;
 };
 
 export type QueryResolvers<
@@ -725,6 +1085,18 @@ export type QueryResolvers<
     ParentType,
     ContextType,
     RequireFields<QueryEventArgs, 'id'>
+  >;
+  paymentIntent?: Resolver<
+    Maybe<ResolversTypes['PaymentIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<QueryPaymentIntentArgs, 'id'>
+  >;
+  paymentIntents?: Resolver<
+    ResolversTypes['PaymentIntentConnection'],
+    ParentType,
+    ContextType,
+    Partial<QueryPaymentIntentsArgs>
   >;
   refund?: Resolver<
     Maybe<ResolversTypes['Refund']>,
@@ -796,8 +1168,13 @@ export type Resolvers<ContextType = GraphQLContext> = {
   JSON?: GraphQLScalarType;
   Metadata?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;
+  NextAction?: NextActionResolvers<ContextType>;
   Node?: NodeResolvers<ContextType>;
   PageInfo?: PageInfoResolvers<ContextType>;
+  PaymentError?: PaymentErrorResolvers<ContextType>;
+  PaymentIntent?: PaymentIntentResolvers<ContextType>;
+  PaymentIntentConnection?: PaymentIntentConnectionResolvers<ContextType>;
+  PaymentIntentEdge?: PaymentIntentEdgeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Refund?: RefundResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;

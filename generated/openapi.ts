@@ -35,7 +35,11 @@ export interface paths {
       };
       cookie?: never;
     };
-    /** Retrieve a customer */
+    /**
+     * Retrieve a customer
+     * @description The customer; once deleted, `{"id", "object": "customer", "deleted": true}` (updating it then
+     *     answers 404, and so does deleting it again).
+     */
     get: operations['retrieveCustomer'];
     /**
      * Replace a customer
@@ -96,6 +100,9 @@ export interface paths {
      * @description The test `source` decides the outcome: `tok_visa` and `tok_mastercard` succeed;
      *     `tok_chargeDeclined` and `tok_chargeDeclinedInsufficientFunds` are declined with 402
      *     `card_declined` (the failed charge is still recorded and its id is in the error's `charge`).
+     *     Each charge belongs to a payment intent made with it (`payment_intent`). With
+     *     `capture=false` the charge is only authorised: capture it within 7 days
+     *     (`/v1/charges/{id}/capture`), or refund it to release it.
      */
     post: operations['createCharge'];
     delete?: never;
@@ -130,6 +137,50 @@ export interface paths {
      * @description Only `description` and `metadata` can change.
      */
     patch: operations['updateCharge'];
+    trace?: never;
+  };
+  '/v1/charges/{id}/capture': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The charge's id (`ch_…`). */
+        id: components['parameters']['ChargeId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Capture a charge
+     * @description Captures `amount` (default: all) of a charge made with `capture=false`, as capturing its
+     *     payment intent does; the rest is released.
+     */
+    post: operations['captureCharge'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/charges/{id}/refunds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The charge's id (`ch_…`). */
+        id: components['parameters']['ChargeId'];
+      };
+      cookie?: never;
+    };
+    /** List a charge's refunds */
+    get: operations['listChargeRefunds'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/v1/refunds': {
@@ -168,6 +219,168 @@ export interface paths {
     get: operations['retrieveRefund'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payment intents
+     * @description Payment intents, newest first.
+     */
+    get: operations['listPaymentIntents'];
+    put?: never;
+    /**
+     * Create a payment intent
+     * @description A payment from its start: `requires_payment_method` without a `payment_method`,
+     *     `requires_confirmation` with one; with `confirm=true` it is confirmed at once (see
+     *     `/v1/payment_intents/{id}/confirm`), and a declined payment method answers 402 as confirming does.
+     */
+    post: operations['createPaymentIntent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    /** Retrieve a payment intent */
+    get: operations['retrievePaymentIntent'];
+    put?: never;
+    /**
+     * Update a payment intent (POST)
+     * @description The same partial update as PATCH, as the widely used payments SDKs send it.
+     */
+    post: operations['updatePaymentIntentByPost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a payment intent
+     * @description `description` and `metadata` change in any status but `succeeded` and `canceled`; `amount`,
+     *     `currency`, `customer`, `payment_method` and `capture_method` only before confirmation
+     *     (`requires_payment_method`, `requires_confirmation`). Anything else answers 400
+     *     `payment_intent_unexpected_state`. Setting a `payment_method` on an intent that had none
+     *     moves it to `requires_confirmation`.
+     */
+    patch: operations['updatePaymentIntent'];
+    trace?: never;
+  };
+  '/v1/payment_intents/{id}/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm a payment intent
+     * @description Attempts the payment with the intent's `payment_method` (or the one sent), from
+     *     `requires_payment_method` or `requires_confirmation`:
+     *
+     *     | Test payment method | Outcome |
+     *     |---|---|
+     *     | `pm_card_visa`, `pm_card_mastercard`, `tok_visa`, `tok_mastercard` | `succeeded` (`capture_method=automatic`) or `requires_capture` (`manual`) |
+     *     | `pm_card_chargeDeclined`, `tok_chargeDeclined` | 402 `card_declined`; the intent goes back to `requires_payment_method` with `last_payment_error` |
+     *     | `pm_card_chargeDeclinedInsufficientFunds`, `tok_chargeDeclinedInsufficientFunds` | the same, `decline_code: insufficient_funds` |
+     *     | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate` |
+     *
+     *     A 402's error carries the intent (`payment_intent`) and the failed charge (`charge`).
+     */
+    post: operations['confirmPaymentIntent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents/{id}/capture': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Capture a payment intent
+     * @description Captures `amount_to_capture` (default: all) of an intent in `requires_capture`; the rest of
+     *     the authorisation is released (refunded on the charge). The intent becomes `succeeded`.
+     *     An authorisation expires 7 days after confirmation: capturing later answers 400
+     *     `charge_expired_for_capture`.
+     */
+    post: operations['capturePaymentIntent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_intents/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a payment intent
+     * @description Cancels an intent that is not `succeeded` (nor already `canceled`); an authorisation it
+     *     holds (`requires_capture`) is released in full.
+     */
+    post: operations['cancelPaymentIntent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/test_helpers/payment_intents/{id}/authenticate': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Complete or fail a customer action (test helper)
+     * @description Stands in for the customer who authenticates the payment (3-D Secure) of an intent in
+     *     `requires_action`: `outcome=succeeded` (the default) goes on with the payment, as if
+     *     confirmed again; `outcome=failed` returns the intent to `requires_payment_method` with
+     *     `last_payment_error.code` `payment_intent_authentication_failure`.
+     */
+    post: operations['authenticatePaymentIntent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1233,6 +1446,314 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'charge.captured': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * charge.captured
+     * @description Sent to every enabled endpoint subscribed to `charge.captured` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ChargeCapturedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'charge.expired': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * charge.expired
+     * @description Sent to every enabled endpoint subscribed to `charge.expired` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['ChargeExpiredEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_intent.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_intent.created
+     * @description Sent to every enabled endpoint subscribed to `payment_intent.created` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PaymentIntentCreatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_intent.requires_action': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_intent.requires_action
+     * @description Sent to every enabled endpoint subscribed to `payment_intent.requires_action` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PaymentIntentRequiresActionEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_intent.amount_capturable_updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_intent.amount_capturable_updated
+     * @description Sent to every enabled endpoint subscribed to `payment_intent.amount_capturable_updated` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PaymentIntentAmountCapturableUpdatedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_intent.payment_failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_intent.payment_failed
+     * @description Sent to every enabled endpoint subscribed to `payment_intent.payment_failed` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PaymentIntentPaymentFailedEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_intent.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_intent.canceled
+     * @description Sent to every enabled endpoint subscribed to `payment_intent.canceled` (or `*`).
+     */
+    post: {
+      parameters: {
+        query?: never;
+        header: {
+          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+          'Service-Signature': components['parameters']['ServiceSignature'];
+        };
+        path?: never;
+        cookie?: never;
+      };
+      requestBody: {
+        content: {
+          'application/json': components['schemas']['PaymentIntentCanceledEvent'];
+        };
+      };
+      responses: {
+        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+        200: {
+          headers: {
+            [name: string]: unknown;
+          };
+          content?: never;
+        };
+      };
+    };
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'user.created': {
     parameters: {
       query?: never;
@@ -1513,6 +2034,15 @@ export interface components {
      * @description Unix time in seconds.
      */
     Timestamp: number;
+    /** @description A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second. */
+    CreatedFilter:
+      | components['schemas']['Timestamp']
+      | {
+          gt?: components['schemas']['Timestamp'];
+          gte?: components['schemas']['Timestamp'];
+          lt?: components['schemas']['Timestamp'];
+          lte?: components['schemas']['Timestamp'];
+        };
     /** Format: email */
     Email: string;
     /**
@@ -1602,9 +2132,17 @@ export interface components {
       amount: components['schemas']['Amount'];
       /**
        * Format: int32
-       * @description How much of the amount has been refunded.
+       * @description How much of the amount has been refunded, including an authorisation released
+       *     uncaptured (by a partial capture, a cancellation, a refund or its expiry).
        */
       amount_refunded: number;
+      /**
+       * Format: int32
+       * @description How much of the amount has been captured (0 while only authorised).
+       */
+      amount_captured: number;
+      /** @description Whether the charge was captured; false while only authorised, and for a failed charge. */
+      captured: boolean;
       currency: components['schemas']['Currency'];
       /**
        * @description The customer charged, if any: its id, or the customer itself with `expand[]=customer`.
@@ -1617,10 +2155,18 @@ export interface components {
         | null;
       description: string | null;
       metadata: components['schemas']['Metadata'];
-      /** @description Whether the charge succeeded. */
+      /** @description Whether the charge succeeded (it may be only authorised */
       paid: boolean;
+      /**
+       * @description The payment intent the charge belongs to, or the intent itself with
+       *     `expand[]=payment_intent`; null for charges made before payment intents existed.
+       */
+      payment_intent:
+        components['schemas']['ObjectId'] | components['schemas']['PaymentIntent'] | null;
       /** @description Whether the whole amount has been refunded. */
       refunded: boolean;
+      /** @description The charge's refunds, newest first (the first 10; the rest at `url`). */
+      refunds: components['schemas']['RefundList'];
       status: components['schemas']['ChargeStatus'];
       failure_code: string | null;
       failure_message: string | null;
@@ -1639,8 +2185,18 @@ export interface components {
       currency: components['schemas']['Currency'];
       source: components['schemas']['TestSource'];
       customer?: components['schemas']['ObjectId'];
+      /**
+       * @description `false`: only authorise the amount, to capture later (within 7 days).
+       * @default true
+       */
+      capture: boolean;
       description?: string;
       metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    ChargeCaptureParams: {
+      /** @description How much to capture, at most the amount authorised; default all of it. */
+      amount?: components['schemas']['Amount'];
       expand?: components['schemas']['ExpandPaths'];
     };
     ChargeUpdateParams: {
@@ -1663,13 +2219,17 @@ export interface components {
       /** @description The refunded charge's id, or the charge itself with `expand[]=charge`. */
       charge: components['schemas']['ObjectId'] | components['schemas']['Charge'];
       currency: components['schemas']['Currency'];
+      /** @description The payment intent of the refunded charge (null for charges made before payment intents). */
+      payment_intent: components['schemas']['ObjectId'] | null;
       reason: components['schemas']['RefundReason'] | null;
       /** @enum {string} */
       status: 'succeeded';
       metadata: components['schemas']['Metadata'];
     };
+    /** @description Name the charge, or the payment intent whose charge to refund (one of the two). */
     RefundCreateParams: {
-      charge: components['schemas']['ObjectId'];
+      charge?: components['schemas']['ObjectId'];
+      payment_intent?: components['schemas']['ObjectId'];
       amount?: components['schemas']['Amount'];
       reason?: components['schemas']['RefundReason'];
       metadata?: components['schemas']['Metadata'];
@@ -1756,8 +2316,15 @@ export interface components {
       | 'charge.failed'
       | 'charge.updated'
       | 'charge.refunded'
+      | 'charge.captured'
+      | 'charge.expired'
       | 'refund.created'
+      | 'payment_intent.created'
+      | 'payment_intent.requires_action'
+      | 'payment_intent.amount_capturable_updated'
+      | 'payment_intent.payment_failed'
       | 'payment_intent.succeeded'
+      | 'payment_intent.canceled'
       | 'user.created'
       | 'user.updated'
       | 'user.deleted'
@@ -1918,17 +2485,158 @@ export interface components {
     WebhookDeliveryList: components['schemas']['ListFields'] & {
       data: components['schemas']['WebhookDelivery'][];
     };
-    /** @description A completed payment, as carried by `payment_intent.succeeded`. */
+    /**
+     * @description Where a payment intent is in its lifecycle:
+     *
+     *     | status | meaning | next |
+     *     |---|---|---|
+     *     | `requires_payment_method` | no payment method yet, or the last one failed (`last_payment_error`) | update or confirm with a `payment_method`; cancel |
+     *     | `requires_confirmation` | a payment method is set | confirm; cancel |
+     *     | `requires_action` | the customer must authenticate (`next_action`) | the test helper `authenticate`; cancel |
+     *     | `processing` | the payment is being made (within the confirming request) | — |
+     *     | `requires_capture` | authorised (`capture_method=manual`): `amount_capturable` is held for 7 days | capture; cancel; expires |
+     *     | `succeeded` | captured (`amount_received`); final | refund its charge |
+     *     | `canceled` | canceled (`cancellation_reason`); final | — |
+     *
+     *     Any other move answers 400 `payment_intent_unexpected_state` naming the status.
+     * @enum {string}
+     */
+    PaymentIntentStatus:
+      | 'requires_payment_method'
+      | 'requires_confirmation'
+      | 'requires_action'
+      | 'processing'
+      | 'requires_capture'
+      | 'succeeded'
+      | 'canceled';
+    /**
+     * @description `automatic`: captured when confirmed; `manual`: authorised when confirmed, captured later.
+     * @enum {string}
+     */
+    CaptureMethod: 'automatic' | 'manual';
+    /**
+     * @description A test payment method, named as the providers' test cards are: `pm_card_visa`,
+     *     `pm_card_mastercard`, `pm_card_chargeDeclined`, `pm_card_chargeDeclinedInsufficientFunds`,
+     *     `pm_card_authenticationRequired`; or a test token (`tok_visa`, …).
+     * @example pm_card_visa
+     */
+    TestPaymentMethod: string;
+    /**
+     * @description Why an intent was canceled; `automatic` when its authorisation expired.
+     * @enum {string}
+     */
+    CancellationReason:
+      'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned' | 'automatic';
+    /** @description Why the last payment attempt failed. */
+    PaymentError: {
+      /** @constant */
+      type: 'card_error';
+      /** @enum {string} */
+      code: 'card_declined' | 'payment_intent_authentication_failure';
+      decline_code?: components['schemas']['DeclineCode'];
+      message: string;
+      /** @description The failed charge, when the payment method was declined. */
+      charge?: components['schemas']['ObjectId'];
+      payment_method?: components['schemas']['TestPaymentMethod'];
+    };
+    /** @description What the customer must do for the payment to go on (in `requires_action`). */
+    NextAction: {
+      /** @constant */
+      type: 'authenticate';
+      authenticate: {
+        /** @description The test helper that completes (or fails) the action, relative to the API. */
+        url: string;
+      };
+    };
+    /** @description A payment, from its creation to its capture or cancellation. */
     PaymentIntent: {
       id: components['schemas']['ObjectId'];
       /** @constant */
       object: 'payment_intent';
+      created: components['schemas']['Timestamp'];
+      livemode: components['schemas']['Livemode'];
+      amount: components['schemas']['Amount'];
+      /**
+       * Format: int32
+       * @description How much is authorised and may still be captured (in `requires_capture`).
+       */
+      amount_capturable: number;
+      /**
+       * Format: int32
+       * @description How much was captured.
+       */
+      amount_received: number;
+      canceled_at: components['schemas']['Timestamp'] | null;
+      cancellation_reason: components['schemas']['CancellationReason'] | null;
+      capture_method: components['schemas']['CaptureMethod'];
+      currency: components['schemas']['Currency'];
+      /** @description The paying customer's id, or the customer itself with `expand[]=customer`. */
+      customer:
+        | components['schemas']['ObjectId']
+        | components['schemas']['Customer']
+        | components['schemas']['DeletedCustomer']
+        | null;
+      description: string | null;
+      last_payment_error: components['schemas']['PaymentError'] | null;
+      /** @description The last charge attempted, or the charge itself with `expand[]=latest_charge`. */
+      latest_charge: components['schemas']['ObjectId'] | components['schemas']['Charge'] | null;
+      metadata: components['schemas']['Metadata'];
+      next_action: components['schemas']['NextAction'] | null;
+      payment_method: components['schemas']['TestPaymentMethod'] | null;
+      status: components['schemas']['PaymentIntentStatus'];
+    };
+    PaymentIntentCreateParams: {
       amount: components['schemas']['Amount'];
       currency: components['schemas']['Currency'];
-      customer: components['schemas']['ObjectId'] | null;
-      latest_charge: components['schemas']['ObjectId'];
-      /** @constant */
-      status: 'succeeded';
+      customer?: components['schemas']['ObjectId'];
+      payment_method?: components['schemas']['TestPaymentMethod'];
+      /** @default automatic */
+      capture_method: components['schemas']['CaptureMethod'];
+      /**
+       * @description Confirm at once (a `payment_method` is then required).
+       * @default false
+       */
+      confirm: boolean;
+      description?: string;
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    PaymentIntentUpdateParams: {
+      amount?: components['schemas']['Amount'];
+      currency?: components['schemas']['Currency'];
+      customer?: components['schemas']['ObjectId'];
+      payment_method?: components['schemas']['TestPaymentMethod'];
+      capture_method?: components['schemas']['CaptureMethod'];
+      description?: string | null;
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    PaymentIntentConfirmParams: {
+      payment_method?: components['schemas']['TestPaymentMethod'];
+      capture_method?: components['schemas']['CaptureMethod'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    PaymentIntentCaptureParams: {
+      /** @description How much to capture, at most `amount_capturable`; default all of it. */
+      amount_to_capture?: components['schemas']['Amount'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    PaymentIntentCancelParams: {
+      /** @enum {string} */
+      cancellation_reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned';
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    PaymentIntentAuthenticateParams: {
+      /**
+       * @description Whether the customer completes the action or fails it.
+       * @default succeeded
+       * @enum {string}
+       */
+      outcome: 'succeeded' | 'failed';
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    PaymentIntentList: components['schemas']['ListFields'] & {
+      data: components['schemas']['PaymentIntent'][];
     };
     /** @description The fields every event has; each event type below adds its `type` and `data`. */
     EventEnvelope: {
@@ -2029,6 +2737,62 @@ export interface components {
         object: components['schemas']['PaymentIntent'];
       };
     };
+    /** @description The `charge.captured` event. */
+    ChargeCapturedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'charge.captured';
+      data: {
+        object: components['schemas']['Charge'];
+      };
+    };
+    /** @description The `charge.expired` event. */
+    ChargeExpiredEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'charge.expired';
+      data: {
+        object: components['schemas']['Charge'];
+      };
+    };
+    /** @description The `payment_intent.created` event. */
+    PaymentIntentCreatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_intent.created';
+      data: {
+        object: components['schemas']['PaymentIntent'];
+      };
+    };
+    /** @description The `payment_intent.requires_action` event. */
+    PaymentIntentRequiresActionEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_intent.requires_action';
+      data: {
+        object: components['schemas']['PaymentIntent'];
+      };
+    };
+    /** @description The `payment_intent.amount_capturable_updated` event. */
+    PaymentIntentAmountCapturableUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_intent.amount_capturable_updated';
+      data: {
+        object: components['schemas']['PaymentIntent'];
+      };
+    };
+    /** @description The `payment_intent.payment_failed` event. */
+    PaymentIntentPaymentFailedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_intent.payment_failed';
+      data: {
+        object: components['schemas']['PaymentIntent'];
+      };
+    };
+    /** @description The `payment_intent.canceled` event. */
+    PaymentIntentCanceledEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_intent.canceled';
+      data: {
+        object: components['schemas']['PaymentIntent'];
+      };
+    };
     /** @description The `user.created` event. */
     UserCreatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
@@ -2110,6 +2874,8 @@ export interface components {
       | 'charges:write'
       | 'refunds:read'
       | 'refunds:write'
+      | 'payment_intents:read'
+      | 'payment_intents:write'
       | 'users:read'
       | 'users:write'
       | 'orders:read'
@@ -2332,6 +3098,9 @@ export interface components {
      *     | `amount_too_large` | 400 | invalid_request_error |
      *     | `charge_not_refundable` | 400 | invalid_request_error |
      *     | `charge_already_refunded` | 400 | invalid_request_error |
+     *     | `charge_already_captured` | 400 | invalid_request_error |
+     *     | `charge_expired_for_capture` | 400 | invalid_request_error |
+     *     | `payment_intent_unexpected_state` | 400 | invalid_request_error |
      *     | `resource_missing` | 404 | invalid_request_error |
      *     | `url_not_found` | 404 | invalid_request_error |
      *     | `method_not_allowed` | 405 | invalid_request_error |
@@ -2362,6 +3131,9 @@ export interface components {
       | 'amount_too_large'
       | 'charge_not_refundable'
       | 'charge_already_refunded'
+      | 'charge_already_captured'
+      | 'charge_expired_for_capture'
+      | 'payment_intent_unexpected_state'
       | 'resource_missing'
       | 'url_not_found'
       | 'method_not_allowed'
@@ -2394,6 +3166,11 @@ export interface components {
         decline_code?: components['schemas']['DeclineCode'];
         /** @description On a card error, the id of the failed charge. */
         charge?: components['schemas']['ObjectId'];
+        /**
+         * @description On a card error while confirming, and on `payment_intent_unexpected_state`, the
+         *     payment intent as it is now.
+         */
+        payment_intent?: components['schemas']['PaymentIntent'];
         request_id: string;
       };
     };
@@ -2433,6 +3210,21 @@ export interface components {
     };
     /** @description The card was declined; the failed charge is recorded. */
     CardDeclined: {
+      headers: {
+        'Request-Id': components['headers']['Request-Id'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['ErrorResponse'];
+      };
+    };
+    /**
+     * @description The payment method was declined (`card_declined`): the failed charge is recorded, and the
+     *     error carries the intent, back in `requires_payment_method` (`payment_intent`), and the
+     *     charge's id (`charge`).
+     */
+    PaymentDeclined: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];
         'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
@@ -2507,6 +3299,11 @@ export interface components {
     /** @description A cursor: the id of the first object of the next page; returns newer objects. */
     EndingBefore: components['schemas']['ObjectId'];
     /**
+     * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+     *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+     */
+    Created: components['schemas']['CreatedFilter'];
+    /**
      * @description Fields to expand into the objects they name, one per `expand[]`
      *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
      */
@@ -2538,6 +3335,7 @@ export interface components {
     CustomerId: components['schemas']['ObjectId'];
     /** @description The charge's id (`ch_…`). */
     ChargeId: components['schemas']['ObjectId'];
+    PaymentIntentId: components['schemas']['ObjectId'];
     /** @description The refund's id (`re_…`). */
     RefundId: components['schemas']['ObjectId'];
     /** @description The user's id (`usr_…`). */
@@ -2587,6 +3385,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
         /** @description Only customers with exactly this e-mail address. */
         email?: components['schemas']['Email'];
       };
@@ -2667,14 +3470,15 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The customer. */
+      /** @description The customer, or the deleted customer. */
       200: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Customer'];
+          'application/json':
+            components['schemas']['Customer'] | components['schemas']['DeletedCustomer'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -2844,6 +3648,11 @@ export interface operations {
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
         /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+        /**
          * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
          *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
          */
@@ -2886,8 +3695,17 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
         /** @description Only charges of this customer. */
         customer?: components['schemas']['ObjectId'];
+        /** @description Only charges in this status. */
+        status?: components['schemas']['ChargeStatus'];
+        /** @description Only the charges of this payment intent. */
+        payment_intent?: components['schemas']['ObjectId'];
         /**
          * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
          *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
@@ -3079,6 +3897,99 @@ export interface operations {
       default: components['responses']['Error'];
     };
   };
+  captureCharge: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The charge's id (`ch_…`). */
+        id: components['parameters']['ChargeId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['ChargeCaptureParams'];
+        'application/x-www-form-urlencoded': components['schemas']['ChargeCaptureParams'];
+      };
+    };
+    responses: {
+      /** @description The captured charge. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Charge'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listChargeRefunds: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
+      };
+      header?: never;
+      path: {
+        /** @description The charge's id (`ch_…`). */
+        id: components['parameters']['ChargeId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the charge's refunds. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RefundList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
   listRefunds: {
     parameters: {
       query?: {
@@ -3088,8 +3999,15 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
         /** @description Only refunds of this charge. */
         charge?: components['schemas']['ObjectId'];
+        /** @description Only refunds of this payment intent's charges. */
+        payment_intent?: components['schemas']['ObjectId'];
         /**
          * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
          *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
@@ -3199,6 +4117,390 @@ export interface operations {
       default: components['responses']['Error'];
     };
   };
+  listPaymentIntents: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+        /** @description Only payment intents of this customer. */
+        customer?: components['schemas']['ObjectId'];
+        /** @description Only payment intents in this status. */
+        status?: components['schemas']['PaymentIntentStatus'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of payment intents. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntentList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createPaymentIntent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentIntentCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The payment intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentDeclined'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrievePaymentIntent: {
+    parameters: {
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
+      header?: never;
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payment intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updatePaymentIntentByPost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentIntentUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated payment intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updatePaymentIntent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentIntentUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated payment intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  confirmPaymentIntent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentConfirmParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentIntentConfirmParams'];
+      };
+    };
+    responses: {
+      /** @description The confirmed payment intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['PaymentDeclined'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  capturePaymentIntent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentCaptureParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentIntentCaptureParams'];
+      };
+    };
+    responses: {
+      /** @description The captured payment intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  cancelPaymentIntent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentCancelParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentIntentCancelParams'];
+      };
+    };
+    responses: {
+      /** @description The canceled payment intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  authenticatePaymentIntent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        id: components['parameters']['PaymentIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentAuthenticateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentIntentAuthenticateParams'];
+      };
+    };
+    responses: {
+      /** @description The payment intent after the action. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
   listUsers: {
     parameters: {
       query?: {
@@ -3208,6 +4510,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
       };
       header?: never;
       path?: never;
@@ -3462,6 +4769,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
         /** @description Only orders in this status. */
         status?: components['schemas']['OrderStatus'];
       };
@@ -3698,8 +5010,15 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
         /** @description Only events of this type. */
         type?: components['schemas']['EventType'];
+        /** @description Only events of these types (`types[]=charge.succeeded&types[]=charge.failed`), up to 20; not with `type`. */
+        types?: components['schemas']['EventType'][];
         /**
          * @description `false`: only events with a webhook delivery that failed for good (the failed-webhooks
          *     view); `true`: only events whose every delivery succeeded.
@@ -3770,6 +5089,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
       };
       header?: never;
       path?: never;
@@ -4078,6 +5402,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
         /** @description Only deliveries in this status (`failed` is the failed-webhooks view). */
         status?: components['schemas']['WebhookDeliveryStatus'];
         /** @description Only deliveries to this endpoint. */
@@ -4194,6 +5523,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
       };
       header?: never;
       path?: never;
@@ -4492,6 +5826,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
       };
       header?: never;
       path: {
@@ -4651,6 +5990,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
       };
       header?: never;
       path: {
@@ -4764,6 +6108,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
       };
       header?: never;
       path: {
@@ -4877,6 +6226,11 @@ export interface operations {
         starting_after?: components['parameters']['StartingAfter'];
         /** @description A cursor: the id of the first object of the next page; returns newer objects. */
         ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
       };
       header?: never;
       path: {

@@ -41,6 +41,7 @@ import { createProcessMetrics } from './metrics/process-metrics.js';
 import { createWebhookAttemptMetrics } from './metrics/webhook-attempt-metrics.js';
 import { purgeExpiredKeys } from './operations/idempotency.js';
 import { purgeSeenSignatures } from './resources/signing-keys/seen-signatures.repo.js';
+import { expireAuthorizations } from './resources/payment-intents/authorizations.js';
 import type { ServiceSettings } from './operations/operations.js';
 import { parseCertificateBundle } from './resources/client-certificates/client-certificates.x509.js';
 import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
@@ -49,6 +50,7 @@ import { createSender, type Sender, type SenderOptions } from './webhooks/sender
 import { startWebhookWorker } from './webhooks/worker.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
+const AUTHORIZATION_EXPIRY_INTERVAL_MS = 60_000;
 
 /**
  * The order things close in, at shutdown and after a failed start: WebSocket clients before the
@@ -62,6 +64,7 @@ export const CLOSE_ORDER = [
   'HTTPS server',
   'metrics server',
   'webhook worker',
+  'authorisation expiry',
   'webhook sender',
   'event stream',
   'database',
@@ -188,6 +191,8 @@ export interface RoleChoices {
   appDb?: Database;
   /** How often an idle webhook worker looks for due deliveries; default: the worker's. */
   workerPollIntervalMs?: number;
+  /** How often the worker looks for authorisations past their 7 days; default: every minute. */
+  authorizationExpiryIntervalMs?: number;
   /** At close, cut the connections still open rather than let their requests finish (tests). */
   cutConnectionsOnClose?: boolean;
 }
@@ -333,6 +338,32 @@ function startWorker(services: Services, choices: RoleChoices): void {
   );
   services.opened.track('webhook worker', () => worker.stop());
   logger.info({ role: config.role }, 'webhook worker started');
+  startAuthorizationExpiry(services, choices.authorizationExpiryIntervalMs ?? AUTHORIZATION_EXPIRY_INTERVAL_MS);
+}
+
+/**
+ * The worker's expiry of uncaptured authorisations, one run at a time: the next run is scheduled
+ * when the last one ends, and closing waits for a run under way.
+ */
+function startAuthorizationExpiry({ db, clock, logger, opened }: Services, intervalMs: number): void {
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = expireAuthorizations(db, clock)
+      .then((expired) => {
+        if (expired > 0) logger.info({ expired }, 'expired uncaptured authorisations');
+      })
+      .catch((err) => logger.warn({ err }, 'authorisation expiry failed'))
+      .finally(() => {
+        if (timer) timer = setTimeout(run, intervalMs).unref();
+      });
+  };
+  timer = setTimeout(run, intervalMs).unref();
+  opened.track('authorisation expiry', async () => {
+    clearTimeout(timer);
+    timer = undefined;
+    await running;
+  });
 }
 
 /** Expired idempotency keys, client-registered GraphQL documents and seen message signatures, purged every ten minutes. */

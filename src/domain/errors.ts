@@ -4,6 +4,7 @@ export type ErrorCode = components['schemas']['ErrorCode'];
 export type ErrorType = components['schemas']['ErrorType'];
 export type DeclineCode = components['schemas']['DeclineCode'];
 export type ErrorBody = components['schemas']['ErrorResponse']['error'];
+type PaymentIntent = components['schemas']['PaymentIntent'];
 
 /**
  * The error catalog: every code of the spec's `ErrorCode`, with its HTTP status and type.
@@ -17,6 +18,9 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType 
   amount_too_large: { status: 400, type: 'invalid_request_error' },
   charge_not_refundable: { status: 400, type: 'invalid_request_error' },
   charge_already_refunded: { status: 400, type: 'invalid_request_error' },
+  charge_already_captured: { status: 400, type: 'invalid_request_error' },
+  charge_expired_for_capture: { status: 400, type: 'invalid_request_error' },
+  payment_intent_unexpected_state: { status: 400, type: 'invalid_request_error' },
   resource_missing: { status: 404, type: 'invalid_request_error' },
   url_not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
@@ -44,6 +48,8 @@ export interface ApiErrorDetails {
   param?: string;
   declineCode?: DeclineCode;
   charge?: string;
+  /** The payment intent as it is now (a decline while confirming, a refused transition). */
+  paymentIntent?: PaymentIntent;
   /** Response headers that belong to this error (`Allow`, `Retry-After`). */
   headers?: Record<string, string>;
 }
@@ -78,6 +84,7 @@ export class ApiError extends Error {
     if (this.details.param !== undefined) body.param = this.details.param;
     if (this.details.declineCode !== undefined) body.decline_code = this.details.declineCode;
     if (this.details.charge !== undefined) body.charge = this.details.charge;
+    if (this.details.paymentIntent !== undefined) body.payment_intent = this.details.paymentIntent;
     return body;
   }
 }

@@ -5,6 +5,7 @@ import { customerHandlers } from './customers/customers.handlers.js';
 import { eventHandlers } from './events/events.handlers.js';
 import { oauthHandlers } from './oauth/oauth.handlers.js';
 import { orderHandlers } from './orders/orders.handlers.js';
+import { paymentIntentHandlers } from './payment-intents/payment-intents.handlers.js';
 import { refundHandlers } from './refunds/refunds.handlers.js';
 import { signingKeyHandlers } from './signing-keys/signing-keys.handlers.js';
 import { userHandlers } from './users/users.handlers.js';
@@ -26,6 +27,7 @@ const bound = {
   ...customerHandlers,
   ...chargeHandlers,
   ...refundHandlers,
+  ...paymentIntentHandlers,
   ...userHandlers,
   ...orderHandlers,
   ...eventHandlers,

@@ -41,6 +41,18 @@ export type ExpandPaths = string[];
  */
 export type Timestamp = number;
 
+export type CreatedFilterAnyOf = {
+  gt?: Timestamp;
+  gte?: Timestamp;
+  lt?: Timestamp;
+  lte?: Timestamp;
+};
+
+/**
+ * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+ */
+export type CreatedFilter = Timestamp | CreatedFilterAnyOf;
+
 /**
  * @maxLength 512
  */
@@ -206,6 +218,13 @@ export type ChargeCustomer = ObjectId | Customer | DeletedCustomer | null;
 export type ChargeDescription = string | null;
 
 /**
+ * The payment intent the charge belongs to, or the intent itself with
+`expand[]=payment_intent`; null for charges made before payment intents existed.
+
+ */
+export type ChargePaymentIntent = ObjectId | PaymentIntent | null;
+
+/**
  * @maxLength 64
  */
 export type ChargeFailureCode = string | null;
@@ -222,11 +241,21 @@ export interface Charge {
   livemode: Livemode;
   amount: Amount;
   /**
-   * How much of the amount has been refunded.
+   * How much of the amount has been refunded, including an authorisation released
+uncaptured (by a partial capture, a cancellation, a refund or its expiry).
+
    * @minimum 0
    * @maximum 99999999
    */
   amount_refunded: number;
+  /**
+   * How much of the amount has been captured (0 while only authorised).
+   * @minimum 0
+   * @maximum 99999999
+   */
+  amount_captured: number;
+  /** Whether the charge was captured; false while only authorised, and for a failed charge. */
+  captured: boolean;
   currency: Currency;
   /** The customer charged, if any: its id, or the customer itself with `expand[]=customer`.
 The id is kept after the customer is deleted, and then expands to the deleted customer.
@@ -235,10 +264,16 @@ The id is kept after the customer is deleted, and then expands to the deleted cu
   /** @maxLength 500 */
   description: ChargeDescription;
   metadata: Metadata;
-  /** Whether the charge succeeded. */
+  /** Whether the charge succeeded (it may be only authorised */
   paid: boolean;
+  /** The payment intent the charge belongs to, or the intent itself with
+`expand[]=payment_intent`; null for charges made before payment intents existed.
+ */
+  payment_intent: ChargePaymentIntent;
   /** Whether the whole amount has been refunded. */
   refunded: boolean;
+  /** The charge's refunds, newest first (the first 10; the rest at `url`). */
+  refunds: RefundList;
   status: ChargeStatus;
   /** @maxLength 64 */
   failure_code: ChargeFailureCode;
@@ -259,9 +294,17 @@ export interface ChargeCreateParams {
   currency: Currency;
   source: TestSource;
   customer?: ObjectId;
+  /** `false`: only authorise the amount, to capture later (within 7 days). */
+  capture?: boolean;
   /** @maxLength 500 */
   description?: string;
   metadata?: Metadata;
+  expand?: ExpandPaths;
+}
+
+export interface ChargeCaptureParams {
+  /** How much to capture, at most the amount authorised; default all of it. */
+  amount?: Amount;
   expand?: ExpandPaths;
 }
 
@@ -298,6 +341,11 @@ export const RefundReason = {
  */
 export type RefundCharge = ObjectId | Charge;
 
+/**
+ * The payment intent of the refunded charge (null for charges made before payment intents).
+ */
+export type RefundPaymentIntent = ObjectId | null;
+
 export type RefundReasonProperty = RefundReason | null;
 
 export type RefundStatus = (typeof RefundStatus)[keyof typeof RefundStatus];
@@ -316,13 +364,19 @@ export interface Refund {
   /** The refunded charge's id, or the charge itself with `expand[]=charge`. */
   charge: RefundCharge;
   currency: Currency;
+  /** The payment intent of the refunded charge (null for charges made before payment intents). */
+  payment_intent: RefundPaymentIntent;
   reason: RefundReasonProperty;
   status: RefundStatus;
   metadata: Metadata;
 }
 
+/**
+ * Name the charge, or the payment intent whose charge to refund (one of the two).
+ */
 export interface RefundCreateParams {
-  charge: ObjectId;
+  charge?: ObjectId;
+  payment_intent?: ObjectId;
   amount?: Amount;
   reason?: RefundReason;
   metadata?: Metadata;
@@ -469,8 +523,15 @@ export const EventType = {
   chargefailed: 'charge.failed',
   chargeupdated: 'charge.updated',
   chargerefunded: 'charge.refunded',
+  chargecaptured: 'charge.captured',
+  chargeexpired: 'charge.expired',
   refundcreated: 'refund.created',
+  payment_intentcreated: 'payment_intent.created',
+  payment_intentrequires_action: 'payment_intent.requires_action',
+  payment_intentamount_capturable_updated: 'payment_intent.amount_capturable_updated',
+  payment_intentpayment_failed: 'payment_intent.payment_failed',
   payment_intentsucceeded: 'payment_intent.succeeded',
+  payment_intentcanceled: 'payment_intent.canceled',
   usercreated: 'user.created',
   userupdated: 'user.updated',
   userdeleted: 'user.deleted',
@@ -797,20 +858,254 @@ export type WebhookDeliveryListAllOf = {
 
 export type WebhookDeliveryList = ListFields & WebhookDeliveryListAllOf;
 
-export type PaymentIntentCustomer = ObjectId | null;
+/**
+ * Where a payment intent is in its lifecycle:
+
+| status | meaning | next |
+|---|---|---|
+| `requires_payment_method` | no payment method yet, or the last one failed (`last_payment_error`) | update or confirm with a `payment_method`; cancel |
+| `requires_confirmation` | a payment method is set | confirm; cancel |
+| `requires_action` | the customer must authenticate (`next_action`) | the test helper `authenticate`; cancel |
+| `processing` | the payment is being made (within the confirming request) | — |
+| `requires_capture` | authorised (`capture_method=manual`): `amount_capturable` is held for 7 days | capture; cancel; expires |
+| `succeeded` | captured (`amount_received`); final | refund its charge |
+| `canceled` | canceled (`cancellation_reason`); final | — |
+
+Any other move answers 400 `payment_intent_unexpected_state` naming the status.
+
+ */
+export type PaymentIntentStatus = (typeof PaymentIntentStatus)[keyof typeof PaymentIntentStatus];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const PaymentIntentStatus = {
+  requires_payment_method: 'requires_payment_method',
+  requires_confirmation: 'requires_confirmation',
+  requires_action: 'requires_action',
+  processing: 'processing',
+  requires_capture: 'requires_capture',
+  succeeded: 'succeeded',
+  canceled: 'canceled',
+} as const;
 
 /**
- * A completed payment, as carried by `payment_intent.succeeded`.
+ * `automatic`: captured when confirmed; `manual`: authorised when confirmed, captured later.
+ */
+export type CaptureMethod = (typeof CaptureMethod)[keyof typeof CaptureMethod];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const CaptureMethod = {
+  automatic: 'automatic',
+  manual: 'manual',
+} as const;
+
+/**
+ * A test payment method, named as the providers' test cards are: `pm_card_visa`,
+`pm_card_mastercard`, `pm_card_chargeDeclined`, `pm_card_chargeDeclinedInsufficientFunds`,
+`pm_card_authenticationRequired`; or a test token (`tok_visa`, …).
+
+ * @maxLength 64
+ * @pattern ^(pm_card_|tok_)[A-Za-z0-9_]+$
+ */
+export type TestPaymentMethod = string;
+
+/**
+ * Why an intent was canceled; `automatic` when its authorisation expired.
+ */
+export type CancellationReason = (typeof CancellationReason)[keyof typeof CancellationReason];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const CancellationReason = {
+  duplicate: 'duplicate',
+  fraudulent: 'fraudulent',
+  requested_by_customer: 'requested_by_customer',
+  abandoned: 'abandoned',
+  automatic: 'automatic',
+} as const;
+
+export type PaymentErrorCode = (typeof PaymentErrorCode)[keyof typeof PaymentErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const PaymentErrorCode = {
+  card_declined: 'card_declined',
+  payment_intent_authentication_failure: 'payment_intent_authentication_failure',
+} as const;
+
+/**
+ * Why the last payment attempt failed.
+ */
+export interface PaymentError {
+  type: 'card_error';
+  code: PaymentErrorCode;
+  decline_code?: DeclineCode;
+  /** @maxLength 500 */
+  message: string;
+  /** The failed charge, when the payment method was declined. */
+  charge?: ObjectId;
+  payment_method?: TestPaymentMethod;
+}
+
+export type NextActionAuthenticate = {
+  /**
+   * The test helper that completes (or fails) the action, relative to the API.
+   * @maxLength 200
+   */
+  url: string;
+};
+
+/**
+ * What the customer must do for the payment to go on (in `requires_action`).
+ */
+export interface NextAction {
+  type: 'authenticate';
+  authenticate: NextActionAuthenticate;
+}
+
+export type PaymentIntentCanceledAt = Timestamp | null;
+
+export type PaymentIntentCancellationReason = CancellationReason | null;
+
+/**
+ * The paying customer's id, or the customer itself with `expand[]=customer`.
+ */
+export type PaymentIntentCustomer = ObjectId | Customer | DeletedCustomer | null;
+
+/**
+ * @maxLength 500
+ */
+export type PaymentIntentDescription = string | null;
+
+export type PaymentIntentLastPaymentError = PaymentError | null;
+
+/**
+ * The last charge attempted, or the charge itself with `expand[]=latest_charge`.
+ */
+export type PaymentIntentLatestCharge = ObjectId | Charge | null;
+
+export type PaymentIntentNextAction = NextAction | null;
+
+export type PaymentIntentPaymentMethod = TestPaymentMethod | null;
+
+/**
+ * A payment, from its creation to its capture or cancellation.
  */
 export interface PaymentIntent {
   id: ObjectId;
   object: 'payment_intent';
+  created: Timestamp;
+  livemode: Livemode;
+  amount: Amount;
+  /**
+   * How much is authorised and may still be captured (in `requires_capture`).
+   * @minimum 0
+   * @maximum 99999999
+   */
+  amount_capturable: number;
+  /**
+   * How much was captured.
+   * @minimum 0
+   * @maximum 99999999
+   */
+  amount_received: number;
+  canceled_at: PaymentIntentCanceledAt;
+  cancellation_reason: PaymentIntentCancellationReason;
+  capture_method: CaptureMethod;
+  currency: Currency;
+  /** The paying customer's id, or the customer itself with `expand[]=customer`. */
+  customer: PaymentIntentCustomer;
+  /** @maxLength 500 */
+  description: PaymentIntentDescription;
+  last_payment_error: PaymentIntentLastPaymentError;
+  /** The last charge attempted, or the charge itself with `expand[]=latest_charge`. */
+  latest_charge: PaymentIntentLatestCharge;
+  metadata: Metadata;
+  next_action: PaymentIntentNextAction;
+  payment_method: PaymentIntentPaymentMethod;
+  status: PaymentIntentStatus;
+}
+
+export interface PaymentIntentCreateParams {
   amount: Amount;
   currency: Currency;
-  customer: PaymentIntentCustomer;
-  latest_charge: ObjectId;
-  status: 'succeeded';
+  customer?: ObjectId;
+  payment_method?: TestPaymentMethod;
+  capture_method?: CaptureMethod;
+  /** Confirm at once (a `payment_method` is then required). */
+  confirm?: boolean;
+  /** @maxLength 500 */
+  description?: string;
+  metadata?: Metadata;
+  expand?: ExpandPaths;
 }
+
+/**
+ * @maxLength 500
+ */
+export type PaymentIntentUpdateParamsDescription = string | null;
+
+export interface PaymentIntentUpdateParams {
+  amount?: Amount;
+  currency?: Currency;
+  customer?: ObjectId;
+  payment_method?: TestPaymentMethod;
+  capture_method?: CaptureMethod;
+  /** @maxLength 500 */
+  description?: PaymentIntentUpdateParamsDescription;
+  metadata?: Metadata;
+  expand?: ExpandPaths;
+}
+
+export interface PaymentIntentConfirmParams {
+  payment_method?: TestPaymentMethod;
+  capture_method?: CaptureMethod;
+  expand?: ExpandPaths;
+}
+
+export interface PaymentIntentCaptureParams {
+  /** How much to capture, at most `amount_capturable`; default all of it. */
+  amount_to_capture?: Amount;
+  expand?: ExpandPaths;
+}
+
+export type PaymentIntentCancelParamsCancellationReason =
+  (typeof PaymentIntentCancelParamsCancellationReason)[keyof typeof PaymentIntentCancelParamsCancellationReason];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const PaymentIntentCancelParamsCancellationReason = {
+  duplicate: 'duplicate',
+  fraudulent: 'fraudulent',
+  requested_by_customer: 'requested_by_customer',
+  abandoned: 'abandoned',
+} as const;
+
+export interface PaymentIntentCancelParams {
+  cancellation_reason?: PaymentIntentCancelParamsCancellationReason;
+  expand?: ExpandPaths;
+}
+
+/**
+ * Whether the customer completes the action or fails it.
+ */
+export type PaymentIntentAuthenticateParamsOutcome =
+  (typeof PaymentIntentAuthenticateParamsOutcome)[keyof typeof PaymentIntentAuthenticateParamsOutcome];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const PaymentIntentAuthenticateParamsOutcome = {
+  succeeded: 'succeeded',
+  failed: 'failed',
+} as const;
+
+export interface PaymentIntentAuthenticateParams {
+  /** Whether the customer completes the action or fails it. */
+  outcome?: PaymentIntentAuthenticateParamsOutcome;
+  expand?: ExpandPaths;
+}
+
+export type PaymentIntentListAllOf = {
+  /** @maxItems 100 */
+  data: PaymentIntent[];
+};
+
+export type PaymentIntentList = ListFields & PaymentIntentListAllOf;
 
 /**
  * @maxLength 64
@@ -994,6 +1289,106 @@ export type PaymentIntentSucceededEventAllOf = {
  */
 export type PaymentIntentSucceededEvent = EventEnvelope & PaymentIntentSucceededEventAllOf;
 
+export type ChargeCapturedEventAllOfData = {
+  object: Charge;
+};
+
+export type ChargeCapturedEventAllOf = {
+  type: 'charge.captured';
+  data: ChargeCapturedEventAllOfData;
+};
+
+/**
+ * The `charge.captured` event.
+ */
+export type ChargeCapturedEvent = EventEnvelope & ChargeCapturedEventAllOf;
+
+export type ChargeExpiredEventAllOfData = {
+  object: Charge;
+};
+
+export type ChargeExpiredEventAllOf = {
+  type: 'charge.expired';
+  data: ChargeExpiredEventAllOfData;
+};
+
+/**
+ * The `charge.expired` event.
+ */
+export type ChargeExpiredEvent = EventEnvelope & ChargeExpiredEventAllOf;
+
+export type PaymentIntentCreatedEventAllOfData = {
+  object: PaymentIntent;
+};
+
+export type PaymentIntentCreatedEventAllOf = {
+  type: 'payment_intent.created';
+  data: PaymentIntentCreatedEventAllOfData;
+};
+
+/**
+ * The `payment_intent.created` event.
+ */
+export type PaymentIntentCreatedEvent = EventEnvelope & PaymentIntentCreatedEventAllOf;
+
+export type PaymentIntentRequiresActionEventAllOfData = {
+  object: PaymentIntent;
+};
+
+export type PaymentIntentRequiresActionEventAllOf = {
+  type: 'payment_intent.requires_action';
+  data: PaymentIntentRequiresActionEventAllOfData;
+};
+
+/**
+ * The `payment_intent.requires_action` event.
+ */
+export type PaymentIntentRequiresActionEvent = EventEnvelope &
+  PaymentIntentRequiresActionEventAllOf;
+
+export type PaymentIntentAmountCapturableUpdatedEventAllOfData = {
+  object: PaymentIntent;
+};
+
+export type PaymentIntentAmountCapturableUpdatedEventAllOf = {
+  type: 'payment_intent.amount_capturable_updated';
+  data: PaymentIntentAmountCapturableUpdatedEventAllOfData;
+};
+
+/**
+ * The `payment_intent.amount_capturable_updated` event.
+ */
+export type PaymentIntentAmountCapturableUpdatedEvent = EventEnvelope &
+  PaymentIntentAmountCapturableUpdatedEventAllOf;
+
+export type PaymentIntentPaymentFailedEventAllOfData = {
+  object: PaymentIntent;
+};
+
+export type PaymentIntentPaymentFailedEventAllOf = {
+  type: 'payment_intent.payment_failed';
+  data: PaymentIntentPaymentFailedEventAllOfData;
+};
+
+/**
+ * The `payment_intent.payment_failed` event.
+ */
+export type PaymentIntentPaymentFailedEvent = EventEnvelope & PaymentIntentPaymentFailedEventAllOf;
+
+export type PaymentIntentCanceledEventAllOfData = {
+  object: PaymentIntent;
+};
+
+export type PaymentIntentCanceledEventAllOf = {
+  type: 'payment_intent.canceled';
+  data: PaymentIntentCanceledEventAllOfData;
+};
+
+/**
+ * The `payment_intent.canceled` event.
+ */
+export type PaymentIntentCanceledEvent = EventEnvelope & PaymentIntentCanceledEventAllOf;
+
 export type UserCreatedEventAllOfData = {
   object: User;
 };
@@ -1129,6 +1524,8 @@ export const Scope = {
   'charges:write': 'charges:write',
   'refunds:read': 'refunds:read',
   'refunds:write': 'refunds:write',
+  'payment_intents:read': 'payment_intents:read',
+  'payment_intents:write': 'payment_intents:write',
   'users:read': 'users:read',
   'users:write': 'users:write',
   'orders:read': 'orders:read',
@@ -1506,6 +1903,9 @@ export const ErrorType = {
 | `amount_too_large` | 400 | invalid_request_error |
 | `charge_not_refundable` | 400 | invalid_request_error |
 | `charge_already_refunded` | 400 | invalid_request_error |
+| `charge_already_captured` | 400 | invalid_request_error |
+| `charge_expired_for_capture` | 400 | invalid_request_error |
+| `payment_intent_unexpected_state` | 400 | invalid_request_error |
 | `resource_missing` | 404 | invalid_request_error |
 | `url_not_found` | 404 | invalid_request_error |
 | `method_not_allowed` | 405 | invalid_request_error |
@@ -1539,6 +1939,9 @@ export const ErrorCode = {
   amount_too_large: 'amount_too_large',
   charge_not_refundable: 'charge_not_refundable',
   charge_already_refunded: 'charge_already_refunded',
+  charge_already_captured: 'charge_already_captured',
+  charge_expired_for_capture: 'charge_expired_for_capture',
+  payment_intent_unexpected_state: 'payment_intent_unexpected_state',
   resource_missing: 'resource_missing',
   url_not_found: 'url_not_found',
   method_not_allowed: 'method_not_allowed',
@@ -1582,6 +1985,10 @@ export type ErrorResponseError = {
   decline_code?: DeclineCode;
   /** On a card error, the id of the failed charge. */
   charge?: ObjectId;
+  /** On a card error while confirming, and on `payment_intent_unexpected_state`, the
+payment intent as it is now.
+ */
+  payment_intent?: PaymentIntent;
   /** @maxLength 64 */
   request_id: string;
 };
@@ -1609,6 +2016,14 @@ export type ForbiddenResponse = ErrorResponse;
  * The card was declined; the failed charge is recorded.
  */
 export type CardDeclinedResponse = ErrorResponse;
+
+/**
+ * The payment method was declined (`card_declined`): the failed charge is recorded, and the
+error carries the intent, back in `requires_payment_method` (`payment_intent`), and the
+charge's id (`charge`).
+
+ */
+export type PaymentDeclinedResponse = ErrorResponse;
 
 /**
  * No such object in this account.
@@ -1644,6 +2059,18 @@ export type StartingAfterParameter = string;
  * A cursor: the id of the first object of the next page; returns newer objects.
  */
 export type EndingBeforeParameter = string;
+
+export type CreatedParameterAnyOf = {
+  gt?: Timestamp;
+  gte?: Timestamp;
+  lt?: Timestamp;
+  lte?: Timestamp;
+};
+
+/**
+ * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+ */
+export type CreatedParameter = Timestamp | CreatedParameterAnyOf;
 
 /**
  * Fields to expand into the objects they name, one per `expand[]`
@@ -1694,6 +2121,10 @@ export type ListCustomersParams = {
    */
   ending_before?: EndingBeforeParameter;
   /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
    * Only customers with exactly this e-mail address.
    */
   email?: Email;
@@ -1711,6 +2142,8 @@ while the first request still runs, 409 `idempotency_key_in_use`.
  */
   'Idempotency-Key'?: IdempotencyKeyParameter;
 };
+
+export type RetrieveCustomer200 = Customer | DeletedCustomer;
 
 export type UpdateCustomerByPostHeaders = {
   /**
@@ -1747,6 +2180,10 @@ export type ListCustomerChargesParams = {
    */
   ending_before?: EndingBeforeParameter;
   /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
  * Fields of the response to expand: each field holding an id is replaced by the object it
 names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
 cannot be expanded answers 400 `parameter_invalid` naming it.
@@ -1778,9 +2215,21 @@ export type ListChargesParams = {
    */
   ending_before?: EndingBeforeParameter;
   /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
    * Only charges of this customer.
    */
   customer?: ObjectId;
+  /**
+   * Only charges in this status.
+   */
+  status?: ChargeStatus;
+  /**
+   * Only the charges of this payment intent.
+   */
+  payment_intent?: ObjectId;
   /**
  * Fields of the response to expand: each field holding an id is replaced by the object it
 names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
@@ -1828,6 +2277,54 @@ while the first request still runs, 409 `idempotency_key_in_use`.
   'Idempotency-Key'?: IdempotencyKeyParameter;
 };
 
+export type CaptureChargeHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ListChargeRefundsParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
+};
+
 export type ListRefundsParams = {
   /**
    * How many objects to return, 1 to 100.
@@ -1850,9 +2347,17 @@ export type ListRefundsParams = {
    */
   ending_before?: EndingBeforeParameter;
   /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
    * Only refunds of this charge.
    */
   charge?: ObjectId;
+  /**
+   * Only refunds of this payment intent's charges.
+   */
+  payment_intent?: ObjectId;
   /**
  * Fields of the response to expand: each field holding an id is replaced by the object it
 names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
@@ -1887,6 +2392,138 @@ cannot be expanded answers 400 `parameter_invalid` naming it.
   expand?: ExpandParameter;
 };
 
+export type ListPaymentIntentsParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
+   * Only payment intents of this customer.
+   */
+  customer?: ObjectId;
+  /**
+   * Only payment intents in this status.
+   */
+  status?: PaymentIntentStatus;
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
+};
+
+export type CreatePaymentIntentHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RetrievePaymentIntentParams = {
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandParameter;
+};
+
+export type UpdatePaymentIntentByPostHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ConfirmPaymentIntentHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type CapturePaymentIntentHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type CancelPaymentIntentHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type AuthenticatePaymentIntentHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
 export type ListUsersParams = {
   /**
    * How many objects to return, 1 to 100.
@@ -1908,6 +2545,10 @@ export type ListUsersParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
 };
 
 export type CreateUserHeaders = {
@@ -1957,6 +2598,10 @@ export type ListUserOrdersParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
   /**
    * Only orders in this status.
    */
@@ -2011,9 +2656,19 @@ export type ListEventsParams = {
    */
   ending_before?: EndingBeforeParameter;
   /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
    * Only events of this type.
    */
   type?: EventType;
+  /**
+   * Only events of these types (`types[]=charge.succeeded&types[]=charge.failed`), up to 20; not with `type`.
+   * @minItems 1
+   * @maxItems 20
+   */
+  types?: EventType[];
   /**
  * `false`: only events with a webhook delivery that failed for good (the failed-webhooks
 view); `true`: only events whose every delivery succeeded.
@@ -2043,6 +2698,10 @@ export type ListWebhookEndpointsParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
 };
 
 export type CreateWebhookEndpointHeaders = {
@@ -2119,6 +2778,10 @@ export type ListWebhookDeliveriesParams = {
    */
   ending_before?: EndingBeforeParameter;
   /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
    * Only deliveries in this status (`failed` is the failed-webhooks view).
    */
   status?: WebhookDeliveryStatus;
@@ -2166,6 +2829,10 @@ export type ListApiKeysParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
 };
 
 export type CreateApiKeyHeaders = {
@@ -2228,6 +2895,10 @@ export type ListAccountApiKeysParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
 };
 
 export type CreateAccountApiKeyHeaders = {
@@ -2277,6 +2948,10 @@ export type ListAccountOAuthClientsParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
 };
 
 export type CreateAccountOAuthClientHeaders = {
@@ -2313,6 +2988,10 @@ export type ListAccountSigningKeysParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
 };
 
 export type CreateAccountSigningKeyHeaders = {
@@ -2349,6 +3028,10 @@ export type ListAccountClientCertificatesParams = {
    * @pattern ^[A-Za-z0-9_]+$
    */
   ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
 };
 
 export type CreateAccountClientCertificateHeaders = {
@@ -2559,10 +3242,13 @@ export const createCustomer = async (
 };
 
 /**
+ * The customer; once deleted, `{"id", "object": "customer", "deleted": true}` (updating it then
+answers 404, and so does deleting it again).
+
  * @summary Retrieve a customer
  */
 export type retrieveCustomerResponse200 = {
-  data: Customer;
+  data: RetrieveCustomer200;
   status: 200;
 };
 
@@ -3138,6 +3824,9 @@ export const listCharges = async (
  * The test `source` decides the outcome: `tok_visa` and `tok_mastercard` succeed;
 `tok_chargeDeclined` and `tok_chargeDeclinedInsufficientFunds` are declined with 402
 `card_declined` (the failed charge is still recorded and its id is in the error's `charge`).
+Each charge belongs to a payment intent made with it (`payment_intent`). With
+`capture=false` the charge is only authorised: capture it within 7 days
+(`/v1/charges/{id}/capture`), or refund it to release it.
 
  * @summary Create a charge
  */
@@ -3484,6 +4173,190 @@ export const updateChargeByPost = async (
 };
 
 /**
+ * Captures `amount` (default: all) of a charge made with `capture=false`, as capturing its
+payment intent does; the rest is released.
+
+ * @summary Capture a charge
+ */
+export type captureChargeResponse200 = {
+  data: Charge;
+  status: 200;
+};
+
+export type captureChargeResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type captureChargeResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type captureChargeResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type captureChargeResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type captureChargeResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type captureChargeResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type captureChargeResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type captureChargeResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type captureChargeResponseSuccess = captureChargeResponse200 & {
+  headers: Headers;
+};
+export type captureChargeResponseError = (
+  | captureChargeResponse400
+  | captureChargeResponse401
+  | captureChargeResponse403
+  | captureChargeResponse404
+  | captureChargeResponse409
+  | captureChargeResponse429
+  | captureChargeResponse500
+  | captureChargeResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type captureChargeResponse = captureChargeResponseSuccess | captureChargeResponseError;
+
+export const getCaptureChargeUrl = (id: string) => {
+  return `/v1/charges/${id}/capture`;
+};
+
+export const captureCharge = async (
+  id: string,
+  chargeCaptureParams?: ChargeCaptureParams,
+  headers?: CaptureChargeHeaders,
+  options?: RequestInit,
+): Promise<captureChargeResponse> => {
+  return transport<captureChargeResponse>(getCaptureChargeUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(chargeCaptureParams),
+  });
+};
+
+/**
+ * @summary List a charge's refunds
+ */
+export type listChargeRefundsResponse200 = {
+  data: RefundList;
+  status: 200;
+};
+
+export type listChargeRefundsResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listChargeRefundsResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listChargeRefundsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type listChargeRefundsResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listChargeRefundsResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listChargeRefundsResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listChargeRefundsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type listChargeRefundsResponseSuccess = listChargeRefundsResponse200 & {
+  headers: Headers;
+};
+export type listChargeRefundsResponseError = (
+  | listChargeRefundsResponse400
+  | listChargeRefundsResponse401
+  | listChargeRefundsResponse403
+  | listChargeRefundsResponse404
+  | listChargeRefundsResponse429
+  | listChargeRefundsResponse500
+  | listChargeRefundsResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listChargeRefundsResponse =
+  listChargeRefundsResponseSuccess | listChargeRefundsResponseError;
+
+export const getListChargeRefundsUrl = (id: string, params?: ListChargeRefundsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/charges/${id}/refunds?${stringifiedParams}`
+    : `/v1/charges/${id}/refunds`;
+};
+
+export const listChargeRefunds = async (
+  id: string,
+  params?: ListChargeRefundsParams,
+  options?: RequestInit,
+): Promise<listChargeRefundsResponse> => {
+  return transport<listChargeRefundsResponse>(getListChargeRefundsUrl(id, params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
  * @summary List refunds
  */
 export type listRefundsResponse200 = {
@@ -3745,6 +4618,831 @@ export const retrieveRefund = async (
   return transport<retrieveRefundResponse>(getRetrieveRefundUrl(id, params), {
     ...options,
     method: 'GET',
+  });
+};
+
+/**
+ * Payment intents, newest first.
+ * @summary List payment intents
+ */
+export type listPaymentIntentsResponse200 = {
+  data: PaymentIntentList;
+  status: 200;
+};
+
+export type listPaymentIntentsResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listPaymentIntentsResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listPaymentIntentsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type listPaymentIntentsResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listPaymentIntentsResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listPaymentIntentsResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listPaymentIntentsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type listPaymentIntentsResponseSuccess = listPaymentIntentsResponse200 & {
+  headers: Headers;
+};
+export type listPaymentIntentsResponseError = (
+  | listPaymentIntentsResponse400
+  | listPaymentIntentsResponse401
+  | listPaymentIntentsResponse403
+  | listPaymentIntentsResponse404
+  | listPaymentIntentsResponse429
+  | listPaymentIntentsResponse500
+  | listPaymentIntentsResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listPaymentIntentsResponse =
+  listPaymentIntentsResponseSuccess | listPaymentIntentsResponseError;
+
+export const getListPaymentIntentsUrl = (params?: ListPaymentIntentsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/payment_intents?${stringifiedParams}`
+    : `/v1/payment_intents`;
+};
+
+export const listPaymentIntents = async (
+  params?: ListPaymentIntentsParams,
+  options?: RequestInit,
+): Promise<listPaymentIntentsResponse> => {
+  return transport<listPaymentIntentsResponse>(getListPaymentIntentsUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * A payment from its start: `requires_payment_method` without a `payment_method`,
+`requires_confirmation` with one; with `confirm=true` it is confirmed at once (see
+`/v1/payment_intents/{id}/confirm`), and a declined payment method answers 402 as confirming does.
+
+ * @summary Create a payment intent
+ */
+export type createPaymentIntentResponse200 = {
+  data: PaymentIntent;
+  status: 200;
+};
+
+export type createPaymentIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createPaymentIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createPaymentIntentResponse402 = {
+  data: PaymentDeclinedResponse;
+  status: 402;
+};
+
+export type createPaymentIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type createPaymentIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type createPaymentIntentResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createPaymentIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createPaymentIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createPaymentIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type createPaymentIntentResponseSuccess = createPaymentIntentResponse200 & {
+  headers: Headers;
+};
+export type createPaymentIntentResponseError = (
+  | createPaymentIntentResponse400
+  | createPaymentIntentResponse401
+  | createPaymentIntentResponse402
+  | createPaymentIntentResponse403
+  | createPaymentIntentResponse404
+  | createPaymentIntentResponse409
+  | createPaymentIntentResponse429
+  | createPaymentIntentResponse500
+  | createPaymentIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createPaymentIntentResponse =
+  createPaymentIntentResponseSuccess | createPaymentIntentResponseError;
+
+export const getCreatePaymentIntentUrl = () => {
+  return `/v1/payment_intents`;
+};
+
+export const createPaymentIntent = async (
+  paymentIntentCreateParams: PaymentIntentCreateParams,
+  headers?: CreatePaymentIntentHeaders,
+  options?: RequestInit,
+): Promise<createPaymentIntentResponse> => {
+  return transport<createPaymentIntentResponse>(getCreatePaymentIntentUrl(), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentIntentCreateParams),
+  });
+};
+
+/**
+ * @summary Retrieve a payment intent
+ */
+export type retrievePaymentIntentResponse200 = {
+  data: PaymentIntent;
+  status: 200;
+};
+
+export type retrievePaymentIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type retrievePaymentIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type retrievePaymentIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type retrievePaymentIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type retrievePaymentIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retrievePaymentIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retrievePaymentIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type retrievePaymentIntentResponseSuccess = retrievePaymentIntentResponse200 & {
+  headers: Headers;
+};
+export type retrievePaymentIntentResponseError = (
+  | retrievePaymentIntentResponse400
+  | retrievePaymentIntentResponse401
+  | retrievePaymentIntentResponse403
+  | retrievePaymentIntentResponse404
+  | retrievePaymentIntentResponse429
+  | retrievePaymentIntentResponse500
+  | retrievePaymentIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retrievePaymentIntentResponse =
+  retrievePaymentIntentResponseSuccess | retrievePaymentIntentResponseError;
+
+export const getRetrievePaymentIntentUrl = (id: string, params?: RetrievePaymentIntentParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/payment_intents/${id}?${stringifiedParams}`
+    : `/v1/payment_intents/${id}`;
+};
+
+export const retrievePaymentIntent = async (
+  id: string,
+  params?: RetrievePaymentIntentParams,
+  options?: RequestInit,
+): Promise<retrievePaymentIntentResponse> => {
+  return transport<retrievePaymentIntentResponse>(getRetrievePaymentIntentUrl(id, params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * `description` and `metadata` change in any status but `succeeded` and `canceled`; `amount`,
+`currency`, `customer`, `payment_method` and `capture_method` only before confirmation
+(`requires_payment_method`, `requires_confirmation`). Anything else answers 400
+`payment_intent_unexpected_state`. Setting a `payment_method` on an intent that had none
+moves it to `requires_confirmation`.
+
+ * @summary Update a payment intent
+ */
+export type updatePaymentIntentResponse200 = {
+  data: PaymentIntent;
+  status: 200;
+};
+
+export type updatePaymentIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updatePaymentIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updatePaymentIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type updatePaymentIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updatePaymentIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updatePaymentIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updatePaymentIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type updatePaymentIntentResponseSuccess = updatePaymentIntentResponse200 & {
+  headers: Headers;
+};
+export type updatePaymentIntentResponseError = (
+  | updatePaymentIntentResponse400
+  | updatePaymentIntentResponse401
+  | updatePaymentIntentResponse403
+  | updatePaymentIntentResponse404
+  | updatePaymentIntentResponse429
+  | updatePaymentIntentResponse500
+  | updatePaymentIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updatePaymentIntentResponse =
+  updatePaymentIntentResponseSuccess | updatePaymentIntentResponseError;
+
+export const getUpdatePaymentIntentUrl = (id: string) => {
+  return `/v1/payment_intents/${id}`;
+};
+
+export const updatePaymentIntent = async (
+  id: string,
+  paymentIntentUpdateParams: PaymentIntentUpdateParams,
+  options?: RequestInit,
+): Promise<updatePaymentIntentResponse> => {
+  return transport<updatePaymentIntentResponse>(getUpdatePaymentIntentUrl(id), {
+    ...options,
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...options?.headers },
+    body: JSON.stringify(paymentIntentUpdateParams),
+  });
+};
+
+/**
+ * The same partial update as PATCH, as the widely used payments SDKs send it.
+ * @summary Update a payment intent (POST)
+ */
+export type updatePaymentIntentByPostResponse200 = {
+  data: PaymentIntent;
+  status: 200;
+};
+
+export type updatePaymentIntentByPostResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updatePaymentIntentByPostResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updatePaymentIntentByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type updatePaymentIntentByPostResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updatePaymentIntentByPostResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type updatePaymentIntentByPostResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updatePaymentIntentByPostResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updatePaymentIntentByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type updatePaymentIntentByPostResponseSuccess = updatePaymentIntentByPostResponse200 & {
+  headers: Headers;
+};
+export type updatePaymentIntentByPostResponseError = (
+  | updatePaymentIntentByPostResponse400
+  | updatePaymentIntentByPostResponse401
+  | updatePaymentIntentByPostResponse403
+  | updatePaymentIntentByPostResponse404
+  | updatePaymentIntentByPostResponse409
+  | updatePaymentIntentByPostResponse429
+  | updatePaymentIntentByPostResponse500
+  | updatePaymentIntentByPostResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updatePaymentIntentByPostResponse =
+  updatePaymentIntentByPostResponseSuccess | updatePaymentIntentByPostResponseError;
+
+export const getUpdatePaymentIntentByPostUrl = (id: string) => {
+  return `/v1/payment_intents/${id}`;
+};
+
+export const updatePaymentIntentByPost = async (
+  id: string,
+  paymentIntentUpdateParams?: PaymentIntentUpdateParams,
+  headers?: UpdatePaymentIntentByPostHeaders,
+  options?: RequestInit,
+): Promise<updatePaymentIntentByPostResponse> => {
+  return transport<updatePaymentIntentByPostResponse>(getUpdatePaymentIntentByPostUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentIntentUpdateParams),
+  });
+};
+
+/**
+ * Attempts the payment with the intent's `payment_method` (or the one sent), from
+`requires_payment_method` or `requires_confirmation`:
+
+| Test payment method | Outcome |
+|---|---|
+| `pm_card_visa`, `pm_card_mastercard`, `tok_visa`, `tok_mastercard` | `succeeded` (`capture_method=automatic`) or `requires_capture` (`manual`) |
+| `pm_card_chargeDeclined`, `tok_chargeDeclined` | 402 `card_declined`; the intent goes back to `requires_payment_method` with `last_payment_error` |
+| `pm_card_chargeDeclinedInsufficientFunds`, `tok_chargeDeclinedInsufficientFunds` | the same, `decline_code: insufficient_funds` |
+| `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate` |
+
+A 402's error carries the intent (`payment_intent`) and the failed charge (`charge`).
+
+ * @summary Confirm a payment intent
+ */
+export type confirmPaymentIntentResponse200 = {
+  data: PaymentIntent;
+  status: 200;
+};
+
+export type confirmPaymentIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type confirmPaymentIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type confirmPaymentIntentResponse402 = {
+  data: PaymentDeclinedResponse;
+  status: 402;
+};
+
+export type confirmPaymentIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type confirmPaymentIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type confirmPaymentIntentResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type confirmPaymentIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type confirmPaymentIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type confirmPaymentIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type confirmPaymentIntentResponseSuccess = confirmPaymentIntentResponse200 & {
+  headers: Headers;
+};
+export type confirmPaymentIntentResponseError = (
+  | confirmPaymentIntentResponse400
+  | confirmPaymentIntentResponse401
+  | confirmPaymentIntentResponse402
+  | confirmPaymentIntentResponse403
+  | confirmPaymentIntentResponse404
+  | confirmPaymentIntentResponse409
+  | confirmPaymentIntentResponse429
+  | confirmPaymentIntentResponse500
+  | confirmPaymentIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type confirmPaymentIntentResponse =
+  confirmPaymentIntentResponseSuccess | confirmPaymentIntentResponseError;
+
+export const getConfirmPaymentIntentUrl = (id: string) => {
+  return `/v1/payment_intents/${id}/confirm`;
+};
+
+export const confirmPaymentIntent = async (
+  id: string,
+  paymentIntentConfirmParams?: PaymentIntentConfirmParams,
+  headers?: ConfirmPaymentIntentHeaders,
+  options?: RequestInit,
+): Promise<confirmPaymentIntentResponse> => {
+  return transport<confirmPaymentIntentResponse>(getConfirmPaymentIntentUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentIntentConfirmParams),
+  });
+};
+
+/**
+ * Captures `amount_to_capture` (default: all) of an intent in `requires_capture`; the rest of
+the authorisation is released (refunded on the charge). The intent becomes `succeeded`.
+An authorisation expires 7 days after confirmation: capturing later answers 400
+`charge_expired_for_capture`.
+
+ * @summary Capture a payment intent
+ */
+export type capturePaymentIntentResponse200 = {
+  data: PaymentIntent;
+  status: 200;
+};
+
+export type capturePaymentIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type capturePaymentIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type capturePaymentIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type capturePaymentIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type capturePaymentIntentResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type capturePaymentIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type capturePaymentIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type capturePaymentIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type capturePaymentIntentResponseSuccess = capturePaymentIntentResponse200 & {
+  headers: Headers;
+};
+export type capturePaymentIntentResponseError = (
+  | capturePaymentIntentResponse400
+  | capturePaymentIntentResponse401
+  | capturePaymentIntentResponse403
+  | capturePaymentIntentResponse404
+  | capturePaymentIntentResponse409
+  | capturePaymentIntentResponse429
+  | capturePaymentIntentResponse500
+  | capturePaymentIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type capturePaymentIntentResponse =
+  capturePaymentIntentResponseSuccess | capturePaymentIntentResponseError;
+
+export const getCapturePaymentIntentUrl = (id: string) => {
+  return `/v1/payment_intents/${id}/capture`;
+};
+
+export const capturePaymentIntent = async (
+  id: string,
+  paymentIntentCaptureParams?: PaymentIntentCaptureParams,
+  headers?: CapturePaymentIntentHeaders,
+  options?: RequestInit,
+): Promise<capturePaymentIntentResponse> => {
+  return transport<capturePaymentIntentResponse>(getCapturePaymentIntentUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentIntentCaptureParams),
+  });
+};
+
+/**
+ * Cancels an intent that is not `succeeded` (nor already `canceled`); an authorisation it
+holds (`requires_capture`) is released in full.
+
+ * @summary Cancel a payment intent
+ */
+export type cancelPaymentIntentResponse200 = {
+  data: PaymentIntent;
+  status: 200;
+};
+
+export type cancelPaymentIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type cancelPaymentIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type cancelPaymentIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type cancelPaymentIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type cancelPaymentIntentResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type cancelPaymentIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type cancelPaymentIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type cancelPaymentIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type cancelPaymentIntentResponseSuccess = cancelPaymentIntentResponse200 & {
+  headers: Headers;
+};
+export type cancelPaymentIntentResponseError = (
+  | cancelPaymentIntentResponse400
+  | cancelPaymentIntentResponse401
+  | cancelPaymentIntentResponse403
+  | cancelPaymentIntentResponse404
+  | cancelPaymentIntentResponse409
+  | cancelPaymentIntentResponse429
+  | cancelPaymentIntentResponse500
+  | cancelPaymentIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type cancelPaymentIntentResponse =
+  cancelPaymentIntentResponseSuccess | cancelPaymentIntentResponseError;
+
+export const getCancelPaymentIntentUrl = (id: string) => {
+  return `/v1/payment_intents/${id}/cancel`;
+};
+
+export const cancelPaymentIntent = async (
+  id: string,
+  paymentIntentCancelParams?: PaymentIntentCancelParams,
+  headers?: CancelPaymentIntentHeaders,
+  options?: RequestInit,
+): Promise<cancelPaymentIntentResponse> => {
+  return transport<cancelPaymentIntentResponse>(getCancelPaymentIntentUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentIntentCancelParams),
+  });
+};
+
+/**
+ * Stands in for the customer who authenticates the payment (3-D Secure) of an intent in
+`requires_action`: `outcome=succeeded` (the default) goes on with the payment, as if
+confirmed again; `outcome=failed` returns the intent to `requires_payment_method` with
+`last_payment_error.code` `payment_intent_authentication_failure`.
+
+ * @summary Complete or fail a customer action (test helper)
+ */
+export type authenticatePaymentIntentResponse200 = {
+  data: PaymentIntent;
+  status: 200;
+};
+
+export type authenticatePaymentIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type authenticatePaymentIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type authenticatePaymentIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type authenticatePaymentIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type authenticatePaymentIntentResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type authenticatePaymentIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type authenticatePaymentIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type authenticatePaymentIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type authenticatePaymentIntentResponseSuccess = authenticatePaymentIntentResponse200 & {
+  headers: Headers;
+};
+export type authenticatePaymentIntentResponseError = (
+  | authenticatePaymentIntentResponse400
+  | authenticatePaymentIntentResponse401
+  | authenticatePaymentIntentResponse403
+  | authenticatePaymentIntentResponse404
+  | authenticatePaymentIntentResponse409
+  | authenticatePaymentIntentResponse429
+  | authenticatePaymentIntentResponse500
+  | authenticatePaymentIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type authenticatePaymentIntentResponse =
+  authenticatePaymentIntentResponseSuccess | authenticatePaymentIntentResponseError;
+
+export const getAuthenticatePaymentIntentUrl = (id: string) => {
+  return `/v1/test_helpers/payment_intents/${id}/authenticate`;
+};
+
+export const authenticatePaymentIntent = async (
+  id: string,
+  paymentIntentAuthenticateParams?: PaymentIntentAuthenticateParams,
+  headers?: AuthenticatePaymentIntentHeaders,
+  options?: RequestInit,
+): Promise<authenticatePaymentIntentResponse> => {
+  return transport<authenticatePaymentIntentResponse>(getAuthenticatePaymentIntentUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentIntentAuthenticateParams),
   });
 };
 
@@ -4838,6 +6536,15 @@ export const getListEventsUrl = (params?: ListEventsParams) => {
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['types'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
     if (value !== undefined) {
       normalizedParams.append(key, value === null ? 'null' : value.toString());
     }

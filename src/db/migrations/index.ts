@@ -6,6 +6,7 @@ import * as graphqlDocuments from './0004_graphql_documents.js';
 import * as rateLimits from './0005_rate_limits.js';
 import * as apiKeyScopes from './0006_api_key_scopes.js';
 import * as authCredentials from './0007_auth_credentials.js';
+import * as paymentIntents from './0008_payment_intents.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -19,6 +20,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0005_rate_limits', rateLimits],
   ['0006_api_key_scopes', apiKeyScopes],
   ['0007_auth_credentials', authCredentials],
+  ['0008_payment_intents', paymentIntents],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -1,14 +1,16 @@
 import type { components } from '../../../generated/openapi.js';
 import { findCustomersByIds } from '../customers/customers.repo.js';
 import { toCustomerResource } from '../customers/customers.mapper.js';
+import { findPaymentIntentsByIds } from '../payment-intents/payment-intents.repo.js';
+import { toPaymentIntentResource } from '../payment-intents/payment-intents.mapper.js';
 import type { ExpandableField, ExpandableFields } from '../shared/expansion.js';
+import { toCharges } from './charge-resources.js';
 import { findChargesByIds } from './charges.repo.js';
-import { toChargeResource } from './charges.mapper.js';
 
 type DeletedCustomer = components['schemas']['DeletedCustomer'];
 
 /**
- * A charge's `customer`: the customer, or, once it has been deleted (its row is gone, the charge
+ * A `customer` field: the customer, or, once it has been deleted (its row is gone, the charge
  * keeps its id), the deleted customer `{id, object: 'customer', deleted: true}`, as the widely
  * used payments API expands it.
  */
@@ -22,15 +24,35 @@ const customerField: ExpandableField = {
   fields: {},
 };
 
-/** What `expand` may name on a charge. */
-export const chargeExpandableFields: ExpandableFields = { customer: customerField };
+// A charge expands to its intent and an intent to its latest charge: the two tables refer to each
+// other, so the charge's fields are filled in once both fields exist (expansion stops at 4 levels).
+const chargeFields: Record<string, ExpandableField> = {};
 
-/** A field that holds a charge's id (a refund's `charge`), expandable to the charge and below it. */
+/** A field that holds a charge's id (a refund's `charge`, an intent's `latest_charge`), expandable to the charge and below it. */
 export const chargeField: ExpandableField = {
   scope: 'charges:read',
   load: async (ctx, ids) => {
     const rows = await findChargesByIds(ctx.db, ctx.accountId, ids);
-    return new Map(rows.map((row) => [row.id, toChargeResource(row)]));
+    const charges = await toCharges(ctx.db, ctx.accountId, rows);
+    return new Map(charges.map((charge) => [charge.id, charge]));
   },
-  fields: chargeExpandableFields,
+  fields: chargeFields,
 };
+
+/** What `expand` may name on a payment intent. */
+export const paymentIntentExpandableFields: ExpandableFields = { customer: customerField, latest_charge: chargeField };
+
+/** A field that holds a payment intent's id (a charge's `payment_intent`). */
+const paymentIntentField: ExpandableField = {
+  scope: 'payment_intents:read',
+  load: async (ctx, ids) => {
+    const rows = await findPaymentIntentsByIds(ctx.db, ctx.accountId, ids);
+    return new Map(rows.map((row) => [row.id, toPaymentIntentResource(row)]));
+  },
+  fields: paymentIntentExpandableFields,
+};
+
+Object.assign(chargeFields, { customer: customerField, payment_intent: paymentIntentField });
+
+/** What `expand` may name on a charge. */
+export const chargeExpandableFields: ExpandableFields = chargeFields;

@@ -1,5 +1,7 @@
 import { ApiError } from '../../domain/errors.js';
 import { ok, type Handlers } from '../../operations/operations.js';
+import { listRefundsOfCharge } from '../refunds/refunds.service.js';
+import { refundExpandableFields } from '../refunds/refunds.expansion.js';
 import { listExpansion, objectExpansion } from '../shared/expansion.js';
 import { chargeExpandableFields } from './charges.expansion.js';
 import * as charges from './charges.service.js';
@@ -32,4 +34,15 @@ export const chargeHandlers = {
     const expand = expandCharge(body.expand);
     return ok(await expand(ctx, await charges.updateCharge(ctx, path.id, body)));
   },
-} satisfies Pick<Handlers, 'listCharges' | 'createCharge' | 'retrieveCharge' | 'updateCharge' | 'updateChargeByPost'>;
+  captureCharge: async ({ path, body, ctx }) => {
+    const expand = expandCharge(body.expand);
+    return ok(await expand(ctx, await charges.captureCharge(ctx, path.id, body)));
+  },
+  listChargeRefunds: async ({ path, query, ctx }) => {
+    const expand = listExpansion(refundExpandableFields, query.expand);
+    return ok(await expand(ctx, await listRefundsOfCharge(ctx, path.id, query)));
+  },
+} satisfies Pick<
+  Handlers,
+  'listCharges' | 'createCharge' | 'retrieveCharge' | 'updateCharge' | 'updateChargeByPost' | 'captureCharge' | 'listChargeRefunds'
+>;

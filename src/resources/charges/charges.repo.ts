@@ -18,16 +18,24 @@ export interface ChargeRow {
   card_brand: string;
   card_last4: string;
   created: number;
+  /** The intent the charge belongs to (null for charges made before intents existed). */
+  payment_intent_id: string | null;
+  /** 0 while only authorised (and for a failed charge). */
+  amount_captured: number;
+  /** Unix seconds until which an authorisation may be captured; null once captured or released. */
+  capture_before: number | null;
 }
 
 export async function insertCharge(db: Queryable, row: Omit<ChargeRow, 'seq'>): Promise<ChargeRow> {
   const [inserted] = await db.all<ChargeRow>(
     `INSERT INTO charges (id, account_id, customer_id, amount, amount_refunded, currency, description, metadata,
-       status, failure_code, failure_message, card_brand, card_last4, created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+       status, failure_code, failure_message, card_brand, card_last4, created, payment_intent_id, amount_captured,
+       capture_before)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     [
       row.id, row.account_id, row.customer_id, row.amount, row.amount_refunded, row.currency, row.description,
       row.metadata, row.status, row.failure_code, row.failure_message, row.card_brand, row.card_last4, row.created,
+      row.payment_intent_id, row.amount_captured, row.capture_before,
     ],
   );
   return inserted;
@@ -70,20 +78,53 @@ export function addRefundedAmount(db: Queryable, accountId: string, id: string, 
   );
 }
 
+/**
+ * Captures `amount` of an authorised charge and releases the rest (counted as refunded, as the
+ * widely used payments API shows a partial capture). Answers undefined when the charge is not an
+ * authorisation any more (captured or released meanwhile).
+ */
+export function captureChargeRow(db: Queryable, accountId: string, id: string, amount: number): Promise<ChargeRow | undefined> {
+  return db.one<ChargeRow>(
+    `UPDATE charges SET amount_captured = ?, amount_refunded = amount - ?, capture_before = NULL
+     WHERE account_id = ? AND id = ? AND capture_before IS NOT NULL AND ? <= amount RETURNING *`,
+    [amount, amount, accountId, id, amount],
+  );
+}
+
+/** Releases an authorised charge in full (canceled, refunded or expired uncaptured). */
+export function releaseChargeRow(db: Queryable, accountId: string, id: string): Promise<ChargeRow | undefined> {
+  return db.one<ChargeRow>(
+    `UPDATE charges SET amount_refunded = amount, capture_before = NULL
+     WHERE account_id = ? AND id = ? AND capture_before IS NOT NULL RETURNING *`,
+    [accountId, id],
+  );
+}
+
+/** Authorisations past their capture deadline, of any account, oldest first, at most `limit`. */
+export function findExpiredAuthorizations(db: Queryable, nowSeconds: number, limit: number): Promise<ChargeRow[]> {
+  return db.all<ChargeRow>(
+    'SELECT * FROM charges WHERE capture_before IS NOT NULL AND capture_before <= ? ORDER BY capture_before LIMIT ?',
+    [nowSeconds, limit],
+  );
+}
+
 /** A page of the account's charges, optionally of one customer and of some statuses only. */
 export function listChargeRows(
   db: Queryable,
   accountId: string,
-  customerId: string | undefined,
+  filters: { customer?: string; paymentIntent?: string },
   page: PageParams,
   statuses?: readonly ChargeRow['status'][],
 ) {
+  const equal: Array<[string, string]> = [];
+  if (filters.customer) equal.push(['customer_id', filters.customer]);
+  if (filters.paymentIntent) equal.push(['payment_intent_id', filters.paymentIntent]);
   return fetchPage<ChargeRow>(
     db,
     {
       table: 'charges',
       accountId,
-      filters: customerId ? [['customer_id', customerId]] : [],
+      filters: equal,
       conditions: statuses?.length
         ? [{ sql: `status IN (${statuses.map(() => '?').join(', ')})`, params: [...statuses] }]
         : [],

@@ -3,64 +3,64 @@ import { ApiError, notFound, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
-import { recordEvent, recordEvents } from '../events/events.service.js';
+import { recordEvent } from '../events/events.service.js';
+import { captureAuthorization } from '../payment-intents/authorizations.js';
+import { makePayment } from '../payment-intents/payment-attempts.js';
+import { insertPaymentIntent, type PaymentIntentRow } from '../payment-intents/payment-intents.repo.js';
+import { toPaymentIntentResource } from '../payment-intents/payment-intents.mapper.js';
+import { requireLocked } from '../payment-intents/payment-intents.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
-import { findCharge, insertCharge, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
-import {
-  toChargeResource,
-  toPaymentIntent,
-  type Charge,
-  type ChargeCreateParams,
-  type ChargeUpdateParams,
-} from './charges.mapper.js';
+import { toCharge, toCharges } from './charge-resources.js';
+import { findCharge, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
+import { type Charge, type ChargeCaptureParams, type ChargeCreateParams, type ChargeUpdateParams } from './charges.mapper.js';
 import { findTestSource } from './test-sources.js';
 
-/** A charge as created: succeeded, or recorded as failed with why the card was declined. */
+/** A charge as created: succeeded (perhaps only authorised), or recorded as failed with why the card was declined. */
 export interface ChargeOutcome {
   charge: Charge;
   decline?: { code: DeclineCode; message: string };
 }
 
 /**
- * Charges a test source. A declined card is not an exception here: the failed charge is recorded
- * (with `charge.failed`) and committed, and the caller answers 402.
+ * Charges a test source, as a payment intent made and confirmed in one step (the charge belongs
+ * to it): captured at once, or only authorised with `capture=false`. A declined card is not an
+ * exception here: the failed charge is recorded (with `charge.failed`) and committed, and the
+ * caller answers 402.
  */
 export async function createCharge(ctx: RequestContext, params: ChargeCreateParams): Promise<ChargeOutcome> {
   // `expand` is applied to the result by the handler.
-  const { amount, currency, source: token, customer, description, metadata, expand: _expand, ...unread } = params;
+  const { amount, currency, source: token, customer, capture, description, metadata, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const source = findTestSource(token);
-  if (!source) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'source' });
+  if (!source || source.requiresAction) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'source' });
   if (customer) await requireCustomer(ctx, customer, 'customer');
-  const row = await insertCharge(ctx.db, {
-    id: newId('charge'),
+  const intent = await insertPaymentIntent(ctx.db, {
+    id: newId('paymentIntent'),
     account_id: ctx.accountId,
     customer_id: customer ?? null,
     amount,
-    amount_refunded: 0,
+    amount_capturable: 0,
+    amount_received: 0,
     currency: currency.toLowerCase(),
+    capture_method: capture === false ? 'manual' : 'automatic',
+    status: 'requires_confirmation',
+    payment_method: token,
+    latest_charge_id: null,
+    last_payment_error: null,
     description: description ?? null,
     metadata: initialMetadata(metadata),
-    status: source.decline ? 'failed' : 'succeeded',
-    failure_code: source.decline ? 'card_declined' : null,
-    failure_message: source.decline?.message ?? null,
-    card_brand: source.brand,
-    card_last4: source.last4,
+    canceled_at: null,
+    cancellation_reason: null,
     created: unixSeconds(ctx.clock),
   });
-  const charge = toChargeResource(row);
-  if (source.decline) {
-    await recordEvent(ctx, 'charge.failed', charge);
-    return { charge, decline: source.decline };
-  }
-  await recordEvents(ctx, [
-    { type: 'charge.succeeded', object: charge },
-    { type: 'payment_intent.succeeded', object: toPaymentIntent(row, newId('paymentIntent')) },
-  ]);
-  return { charge };
+  await recordEvent(ctx, 'payment_intent.created', toPaymentIntentResource(intent));
+  // The charge carries what it was made with, as it always has; its intent the same.
+  const outcome = await makePayment(ctx, intent, token, source, { metadata: intent.metadata });
+  const charge = await retrieveCharge(ctx, outcome.intent.latest_charge as string);
+  return outcome.decline ? { charge, decline: outcome.decline } : { charge };
 }
 
 export async function requireCharge(ctx: RequestContext, id: string, param = 'id'): Promise<ChargeRow> {
@@ -70,7 +70,7 @@ export async function requireCharge(ctx: RequestContext, id: string, param = 'id
 }
 
 export async function retrieveCharge(ctx: RequestContext, id: string): Promise<Charge> {
-  return toChargeResource(await requireCharge(ctx, id));
+  return toCharge(ctx.db, ctx.accountId, await requireCharge(ctx, id));
 }
 
 /** Only `description` and `metadata` can change; `charge.updated` lists what did. */
@@ -84,23 +84,66 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
     metadata: updatedMetadata(current.metadata, metadata),
   });
   if (!updated) throw notFound('charge', id);
-  const after = toChargeResource(updated);
-  const changed = previousAttributes(toChargeResource(current), after);
+  const [before, after] = await toCharges(ctx.db, ctx.accountId, [current, updated]);
+  const changed = previousAttributes(before, after);
   if (Object.keys(changed).length > 0) await recordEvent(ctx, 'charge.updated', after, changed);
   return after;
 }
 
+/**
+ * Captures `amount` (default: all) of a charge made with `capture=false`, as capturing its intent
+ * does. A captured charge is 400 `charge_already_captured`; a released one (refunded, canceled or
+ * expired) `charge_expired_for_capture` when it expired and `charge_already_refunded` otherwise.
+ */
+export async function captureCharge(ctx: RequestContext, id: string, params: ChargeCaptureParams): Promise<Charge> {
+  // `expand` is applied to the result by the handler.
+  const { amount, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  const charge = await requireCharge(ctx, id);
+  if (charge.amount_captured > 0 || charge.payment_intent_id === null) {
+    throw new ApiError('charge_already_captured', `Charge ${id} has already been captured.`);
+  }
+  const intent = await requireLocked(ctx, charge.payment_intent_id);
+  if (intent.status !== 'requires_capture' || intent.latest_charge_id !== charge.id) throw notCapturable(charge, intent);
+  const toCapture = amount ?? intent.amount_capturable;
+  if (toCapture > intent.amount_capturable) {
+    throw new ApiError('amount_too_large', `The amount to capture (${toCapture}) is greater than the amount authorised (${intent.amount_capturable}).`, {
+      param: 'amount',
+    });
+  }
+  await captureAuthorization(ctx, intent, toCapture);
+  return retrieveCharge(ctx, id);
+}
+
+/** Why a charge that is not its intent's live authorisation cannot be captured. */
+function notCapturable(charge: ChargeRow, intent: PaymentIntentRow): ApiError {
+  if (charge.status === 'succeeded' && charge.amount_refunded === charge.amount) {
+    return intent.cancellation_reason === 'automatic' && intent.latest_charge_id === charge.id
+      ? new ApiError('charge_expired_for_capture', `The authorisation of charge ${charge.id} has expired; it can no longer be captured.`)
+      : new ApiError('charge_already_refunded', `Charge ${charge.id} was refunded uncaptured; it can no longer be captured.`);
+  }
+  return new ApiError('payment_intent_unexpected_state', `Charge ${charge.id} did not succeed, so it cannot be captured.`, {
+    paymentIntent: toPaymentIntentResource(intent),
+  });
+}
+
 export async function listCharges(
   ctx: RequestContext,
-  query: PageParams & { customer?: string; statuses?: readonly ChargeRow['status'][] },
+  query: PageParams & {
+    customer?: string;
+    payment_intent?: string;
+    status?: ChargeRow['status'];
+    statuses?: readonly ChargeRow['status'][];
+  },
 ) {
-  const page = await listChargeRows(ctx.db, ctx.accountId, query.customer, query, query.statuses);
-  return listOf('/v1/charges', page, toChargeResource);
+  const statuses = query.statuses ?? (query.status ? [query.status] : undefined);
+  const page = await listChargeRows(ctx.db, ctx.accountId, { customer: query.customer, paymentIntent: query.payment_intent }, query, statuses);
+  return { ...listOf('/v1/charges', page, (row) => row), data: await toCharges(ctx.db, ctx.accountId, page.rows) };
 }
 
 /** `GET /v1/customers/{id}/charges`: 404 when the customer is not this account's. */
 export async function listChargesOfCustomer(ctx: RequestContext, customerId: string, query: PageParams) {
   await requireCustomer(ctx, customerId);
-  const page = await listChargeRows(ctx.db, ctx.accountId, customerId, query);
-  return listOf(`/v1/customers/${customerId}/charges`, page, toChargeResource);
+  const page = await listChargeRows(ctx.db, ctx.accountId, { customer: customerId }, query);
+  return { ...listOf(`/v1/customers/${customerId}/charges`, page, (row) => row), data: await toCharges(ctx.db, ctx.accountId, page.rows) };
 }

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { announcedInsert } from '../../db/dialect.js';
+import { announcedInsert, inJsonArray } from '../../db/dialect.js';
 import { encodeEventNotice } from './event-notification.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
 
@@ -12,12 +12,14 @@ export interface EventRow {
   request_id: string | null;
   idempotency_key: string | null;
   data: string;
+  /** The id of `data.object` (NULL on events recorded before it was kept). */
+  object_id: string | null;
   pending_webhooks: number;
   created: number;
 }
 
-const EVENT_COLUMNS = '(id, account_id, type, api_version, request_id, idempotency_key, data, pending_webhooks, created)';
-const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?)';
+const EVENT_COLUMNS = '(id, account_id, type, api_version, request_id, idempotency_key, data, object_id, pending_webhooks, created)';
+const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 
 /**
  * Inserts a change's events (in order, so their `seq` follows it) and, in the same statement,
@@ -34,6 +36,7 @@ export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 
     row.request_id,
     row.idempotency_key,
     row.data,
+    row.object_id,
     row.pending_webhooks,
     row.created,
   ]);
@@ -44,6 +47,19 @@ export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 
 
 export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {
   return db.one<EventRow>('SELECT * FROM events WHERE account_id = ? AND id = ?', [accountId, id]);
+}
+
+/** The events about some objects (an object's timeline), oldest first, at most `limit`. */
+export function findEventsOfObjects(
+  db: Queryable,
+  accountId: string,
+  objectIds: readonly string[],
+  limit: number,
+): Promise<EventRow[]> {
+  return db.all<EventRow>(
+    `SELECT * FROM events WHERE account_id = ? AND ${inJsonArray(db.dialect, 'object_id')} ORDER BY seq ASC LIMIT ?`,
+    [accountId, JSON.stringify(objectIds), limit],
+  );
 }
 
 const DELIVERY_OF_EVENT = 'SELECT 1 FROM webhook_deliveries d WHERE d.account_id = events.account_id AND d.event_id = events.id';

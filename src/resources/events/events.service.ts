@@ -40,12 +40,20 @@ export type EventRecord<T extends EventType = EventType> = {
 }[T];
 
 /**
+ * What recording an event needs: a request's context, or the worker's for a change it makes itself
+ * (an expired authorisation), which has no request (`request.id` null on its events).
+ */
+export type EventContext = Pick<RequestContext, 'accountId' | 'db' | 'clock' | 'idempotencyKey'> & {
+  requestId: string | null;
+};
+
+/**
  * Records an event for a change, with its webhook deliveries (the outbox), on the same connection
  * (so in the same transaction) as the change itself: an event exists if and only if its change
  * was committed, and so do its deliveries.
  */
 export function recordEvent<T extends EventType>(
-  ctx: RequestContext,
+  ctx: EventContext,
   type: T,
   object: EventObjects[T],
   previousAttributes?: PreviousAttributes<T>,
@@ -58,7 +66,7 @@ export function recordEvent<T extends EventType>(
  * are read once and the events inserted in one statement, whatever their number.
  */
 export async function recordEvents<T extends EventType>(
-  ctx: RequestContext,
+  ctx: EventContext,
   events: readonly EventRecord<T>[],
 ): Promise<void> {
   const subscribers = await readSubscriptions(ctx.db, ctx.accountId);
@@ -76,6 +84,7 @@ export async function recordEvents<T extends EventType>(
       request_id: ctx.requestId,
       idempotency_key: ctx.idempotencyKey,
       data: JSON.stringify(data),
+      object_id: object.id,
       pending_webhooks: endpointIds.length,
       created,
     };

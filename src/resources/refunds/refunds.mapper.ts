@@ -14,6 +14,7 @@ export function toRefundResource(row: RefundRow): Refund {
     amount: row.amount,
     charge: row.charge_id,
     currency: row.currency,
+    payment_intent: row.payment_intent_id,
     reason: row.reason as Refund['reason'],
     status: row.status,
     metadata: parseMetadata(row.metadata),

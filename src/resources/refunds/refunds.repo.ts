@@ -1,12 +1,14 @@
 import type { Queryable } from '../../db/database.js';
 import { inJsonArray } from '../../db/dialect.js';
-import { fetchPage, type PageParams } from '../shared/pagination.js';
+import { fetchFirstPages, fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface RefundRow {
   seq: number;
   id: string;
   account_id: string;
   charge_id: string;
+  /** The intent of the refunded charge (null for charges made before intents existed). */
+  payment_intent_id: string | null;
   amount: number;
   currency: string;
   reason: string | null;
@@ -17,9 +19,12 @@ export interface RefundRow {
 
 export async function insertRefund(db: Queryable, row: Omit<RefundRow, 'seq'>): Promise<RefundRow> {
   const [inserted] = await db.all<RefundRow>(
-    `INSERT INTO refunds (id, account_id, charge_id, amount, currency, reason, status, metadata, created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    [row.id, row.account_id, row.charge_id, row.amount, row.currency, row.reason, row.status, row.metadata, row.created],
+    `INSERT INTO refunds (id, account_id, charge_id, payment_intent_id, amount, currency, reason, status, metadata, created)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    [
+      row.id, row.account_id, row.charge_id, row.payment_intent_id, row.amount, row.currency, row.reason, row.status,
+      row.metadata, row.created,
+    ],
   );
   return inserted;
 }
@@ -40,6 +45,24 @@ export function findRefundsOfCharges(
   );
 }
 
-export function listRefundRows(db: Queryable, accountId: string, chargeId: string | undefined, page: PageParams) {
-  return fetchPage<RefundRow>(db, { table: 'refunds', accountId, filters: chargeId ? [['charge_id', chargeId]] : [] }, page);
+/** The first page (`limit` newest) of each charge's refunds, in one statement whatever their number. */
+export function firstRefundsOfCharges(db: Queryable, accountId: string, chargeIds: readonly string[], limit: number) {
+  return fetchFirstPages<RefundRow>(
+    db,
+    { table: 'refunds', accountId, column: 'charge_id' },
+    chargeIds.map((value) => ({ value, limit })),
+  );
+}
+
+/** A page of the account's refunds, optionally of one charge or of one intent's charges. */
+export function listRefundRows(
+  db: Queryable,
+  accountId: string,
+  filters: { charge?: string; paymentIntent?: string },
+  page: PageParams,
+) {
+  const equal: Array<[string, string]> = [];
+  if (filters.charge) equal.push(['charge_id', filters.charge]);
+  if (filters.paymentIntent) equal.push(['payment_intent_id', filters.paymentIntent]);
+  return fetchPage<RefundRow>(db, { table: 'refunds', accountId, filters: equal }, page);
 }

@@ -2,9 +2,13 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { addRefundedAmount, findChargeForUpdate } from '../charges/charges.repo.js';
-import { toChargeResource } from '../charges/charges.mapper.js';
+import { toCharge } from '../charges/charge-resources.js';
+import { addRefundedAmount, findCharge, findChargeForUpdate, type ChargeRow } from '../charges/charges.repo.js';
 import { recordEvents } from '../events/events.service.js';
+import { releaseAuthorization } from '../payment-intents/authorizations.js';
+import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from '../payment-intents/payment-intents.repo.js';
+import { toPaymentIntentResource } from '../payment-intents/payment-intents.mapper.js';
+import { requireLocked } from '../payment-intents/payment-intents.service.js';
 import { initialMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
@@ -13,24 +17,25 @@ import { findRefund, insertRefund, listRefundRows } from './refunds.repo.js';
 import { toRefundResource, type Refund, type RefundCreateParams } from './refunds.mapper.js';
 
 /**
- * Refunds part or all of what is left of a succeeded charge. The charge row is locked for the
- * transaction and its `amount_refunded` only grows within `amount`, so concurrent refunds can
- * never return more than was paid.
+ * Refunds part or all of what is left of a succeeded charge, named by itself or by its payment
+ * intent. The intent and then the charge are locked for the transaction (the one lock order of
+ * every change of a payment), and `amount_refunded` only grows within `amount`, so concurrent
+ * refunds can never return more than was paid. Refunding a charge that is only authorised
+ * releases the authorisation in full and cancels its intent.
  */
 export async function createRefund(ctx: RequestContext, params: RefundCreateParams): Promise<Refund> {
   // `expand` is applied to the result by the handler.
-  const { charge: chargeId, amount: requested, reason, metadata, expand: _expand, ...unread } = params;
+  const { charge: chargeId, payment_intent: intentId, amount: requested, reason, metadata, expand: _expand, ...unread } = params;
   allParamsRead(unread);
-  const charge = await findChargeForUpdate(ctx.db, ctx.accountId, chargeId);
-  if (!charge) throw notFound('charge', chargeId, 'charge');
+  const { intent, charge } = await lockPayment(ctx, chargeId, intentId);
+  const param = chargeId === undefined ? 'payment_intent' : 'charge';
   if (charge.status !== 'succeeded') {
-    throw new ApiError('charge_not_refundable', `Charge ${charge.id} did not succeed, so it cannot be refunded.`, {
-      param: 'charge',
-    });
+    throw new ApiError('charge_not_refundable', `Charge ${charge.id} did not succeed, so it cannot be refunded.`, { param });
   }
+  if (charge.capture_before !== null && intent) return releaseByRefund(ctx, intent, charge, params);
   const remaining = charge.amount - charge.amount_refunded;
   if (remaining === 0) {
-    throw new ApiError('charge_already_refunded', `Charge ${charge.id} has already been refunded.`, { param: 'charge' });
+    throw new ApiError('charge_already_refunded', `Charge ${charge.id} has already been refunded.`, { param });
   }
   const amount = requested ?? remaining;
   if (amount > remaining) {
@@ -38,6 +43,7 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
       param: 'amount',
     });
   }
+  const before = await toCharge(ctx.db, ctx.accountId, charge);
   const updatedCharge = await addRefundedAmount(ctx.db, ctx.accountId, charge.id, amount);
   if (!updatedCharge) {
     throw new ApiError('amount_too_large', 'The charge was refunded concurrently; retry the request.', { param: 'amount' });
@@ -47,6 +53,7 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
       id: newId('refund'),
       account_id: ctx.accountId,
       charge_id: charge.id,
+      payment_intent_id: charge.payment_intent_id,
       amount,
       currency: charge.currency,
       reason: reason ?? null,
@@ -56,12 +63,68 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
     }),
   );
   // `previous_attributes` holds only what changed: `refunded` only when this refund completed it.
-  const chargeAfter = toChargeResource(updatedCharge);
+  const chargeAfter = await toCharge(ctx.db, ctx.accountId, updatedCharge);
   await recordEvents(ctx, [
     { type: 'refund.created', object: refund },
-    { type: 'charge.refunded', object: chargeAfter, previousAttributes: previousAttributes(toChargeResource(charge), chargeAfter) },
+    { type: 'charge.refunded', object: chargeAfter, previousAttributes: previousAttributes(before, chargeAfter) },
   ]);
   return refund;
+}
+
+/** The charge to refund (by its id, or as its intent's latest charge) and its intent, both locked. */
+async function lockPayment(
+  ctx: RequestContext,
+  chargeId: string | undefined,
+  intentId: string | undefined,
+): Promise<{ intent?: PaymentIntentRow; charge: ChargeRow }> {
+  if (chargeId !== undefined && intentId !== undefined) {
+    throw new ApiError('parameter_invalid', 'Pass either charge or payment_intent, not both.', { param: 'payment_intent' });
+  }
+  if (intentId !== undefined) {
+    const intent = await requireLocked(ctx, intentId, 'payment_intent');
+    const charge = intent.latest_charge_id ? await findChargeForUpdate(ctx.db, ctx.accountId, intent.latest_charge_id) : undefined;
+    if (!charge) {
+      throw new ApiError('charge_not_refundable', `PaymentIntent ${intentId} has no charge to refund.`, { param: 'payment_intent' });
+    }
+    return { intent, charge };
+  }
+  if (chargeId === undefined) {
+    throw new ApiError('parameter_missing', 'Name the charge to refund, or its payment_intent.', { param: 'charge' });
+  }
+  const unlocked = await findCharge(ctx.db, ctx.accountId, chargeId);
+  if (!unlocked) throw notFound('charge', chargeId, 'charge');
+  const intent = unlocked.payment_intent_id
+    ? await findPaymentIntentForUpdate(ctx.db, ctx.accountId, unlocked.payment_intent_id)
+    : undefined;
+  return { intent, charge: (await findChargeForUpdate(ctx.db, ctx.accountId, chargeId))! };
+}
+
+/**
+ * A refund of a charge that is only authorised: it releases the whole authorisation (a smaller
+ * `amount` is refused) and cancels the intent, with the refund's reason when it gave one.
+ */
+async function releaseByRefund(ctx: RequestContext, intent: PaymentIntentRow, charge: ChargeRow, params: RefundCreateParams): Promise<Refund> {
+  if (params.amount !== undefined && params.amount !== charge.amount) {
+    throw new ApiError(
+      'parameter_invalid',
+      `Charge ${charge.id} is only authorised: a refund releases all of it (${charge.amount}), not part.`,
+      { param: 'amount' },
+    );
+  }
+  const reason = params.reason ?? null;
+  const { refund, events } = await releaseAuthorization(ctx, intent, {
+    expired: false,
+    reason,
+    metadata: initialMetadata(params.metadata),
+  });
+  const canceled = await updatePaymentIntentRow(ctx.db, ctx.accountId, intent.id, {
+    status: 'canceled',
+    amount_capturable: 0,
+    canceled_at: unixSeconds(ctx.clock),
+    cancellation_reason: reason,
+  });
+  await recordEvents(ctx, [...events, { type: 'payment_intent.canceled', object: toPaymentIntentResource(canceled) }]);
+  return toRefundResource(refund);
 }
 
 export async function retrieveRefund(ctx: RequestContext, id: string): Promise<Refund> {
@@ -70,7 +133,14 @@ export async function retrieveRefund(ctx: RequestContext, id: string): Promise<R
   return toRefundResource(row);
 }
 
-export async function listRefunds(ctx: RequestContext, query: PageParams & { charge?: string }) {
-  const page = await listRefundRows(ctx.db, ctx.accountId, query.charge, query);
+export async function listRefunds(ctx: RequestContext, query: PageParams & { charge?: string; payment_intent?: string }) {
+  const page = await listRefundRows(ctx.db, ctx.accountId, { charge: query.charge, paymentIntent: query.payment_intent }, query);
   return listOf('/v1/refunds', page, toRefundResource);
+}
+
+/** `GET /v1/charges/{id}/refunds`: 404 when the charge is not this account's. */
+export async function listRefundsOfCharge(ctx: RequestContext, chargeId: string, query: PageParams) {
+  if (!(await findCharge(ctx.db, ctx.accountId, chargeId))) throw notFound('charge', chargeId);
+  const page = await listRefundRows(ctx.db, ctx.accountId, { charge: chargeId }, query);
+  return listOf(`/v1/charges/${chargeId}/refunds`, page, toRefundResource);
 }

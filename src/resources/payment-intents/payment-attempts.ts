@@ -1,0 +1,128 @@
+import { unixSeconds } from '../../domain/clock.js';
+import { ApiError, type DeclineCode } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { RequestContext } from '../../operations/operations.js';
+import { insertCharge } from '../charges/charges.repo.js';
+import { NO_REFUNDS, toChargeResource } from '../charges/charges.mapper.js';
+import { findTestSource, type TestSource } from '../charges/test-sources.js';
+import { recordEvent, recordEvents } from '../events/events.service.js';
+import { initialMetadata } from '../shared/metadata.js';
+import { updatePaymentIntentRow, type PaymentIntentRow } from './payment-intents.repo.js';
+import { toPaymentIntentResource, type PaymentError, type PaymentIntent } from './payment-intents.mapper.js';
+
+/** How long an authorisation may be captured: 7 days, as card networks hold them. */
+export const AUTHORIZATION_SECONDS = 7 * 24 * 60 * 60;
+
+/** An intent after a payment attempt; `decline` when the payment method was declined (answered 402). */
+export interface PaymentOutcome {
+  intent: PaymentIntent;
+  decline?: { code: DeclineCode; message: string; chargeId: string };
+}
+
+/** The test payment method of this name, or 400 naming `param`. */
+export function requireTestPaymentMethod(name: string, param = 'payment_method'): TestSource {
+  const source = findTestSource(name);
+  if (!source) throw new ApiError('parameter_invalid', `No such PaymentMethod: '${name}'`, { param });
+  return source;
+}
+
+/**
+ * Confirms an intent with a payment method: it waits in `requires_action` when the method needs
+ * the customer to authenticate, and otherwise the payment is made at once.
+ */
+export async function attemptPayment(ctx: RequestContext, row: PaymentIntentRow, method: string): Promise<PaymentOutcome> {
+  const source = requireTestPaymentMethod(method);
+  if (!source.requiresAction) return makePayment(ctx, row, method, source);
+  const waiting = await updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, {
+    status: 'requires_action',
+    payment_method: method,
+    last_payment_error: null,
+  });
+  const intent = toPaymentIntentResource(waiting);
+  await recordEvent(ctx, 'payment_intent.requires_action', intent);
+  return { intent };
+}
+
+/**
+ * Makes the payment (`processing`, within this transaction): a charge is recorded either way. A
+ * declined method leaves the intent in `requires_payment_method` with `last_payment_error`; a
+ * successful one captures at once (`automatic`) or holds the amount for 7 days (`manual`).
+ */
+export async function makePayment(
+  ctx: RequestContext,
+  row: PaymentIntentRow,
+  method: string,
+  source: TestSource,
+  charged: { metadata?: string } = {},
+): Promise<PaymentOutcome> {
+  const now = unixSeconds(ctx.clock);
+  const declined = source.decline;
+  const automatic = row.capture_method === 'automatic';
+  const chargeRow = await insertCharge(ctx.db, {
+    id: newId('charge'),
+    account_id: ctx.accountId,
+    customer_id: row.customer_id,
+    amount: row.amount,
+    amount_refunded: 0,
+    currency: row.currency,
+    description: row.description,
+    metadata: charged.metadata ?? initialMetadata(undefined),
+    status: declined ? 'failed' : 'succeeded',
+    failure_code: declined ? 'card_declined' : null,
+    failure_message: declined?.message ?? null,
+    card_brand: source.brand,
+    card_last4: source.last4,
+    created: now,
+    payment_intent_id: row.id,
+    amount_captured: !declined && automatic ? row.amount : 0,
+    capture_before: !declined && !automatic ? now + AUTHORIZATION_SECONDS : null,
+  });
+  const charge = toChargeResource(chargeRow, NO_REFUNDS);
+  if (declined) {
+    const error: PaymentError = {
+      type: 'card_error',
+      code: 'card_declined',
+      decline_code: declined.code,
+      message: declined.message,
+      charge: chargeRow.id,
+      payment_method: method,
+    };
+    const failed = await updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, {
+      status: 'requires_payment_method',
+      payment_method: null,
+      latest_charge_id: chargeRow.id,
+      last_payment_error: JSON.stringify(error),
+    });
+    const intent = toPaymentIntentResource(failed);
+    await recordEvents(ctx, [
+      { type: 'charge.failed', object: charge },
+      { type: 'payment_intent.payment_failed', object: intent },
+    ]);
+    return { intent, decline: { code: declined.code, message: declined.message, chargeId: chargeRow.id } };
+  }
+  const paid = await updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, {
+    status: automatic ? 'succeeded' : 'requires_capture',
+    payment_method: method,
+    latest_charge_id: chargeRow.id,
+    last_payment_error: null,
+    amount_capturable: automatic ? 0 : row.amount,
+    amount_received: automatic ? row.amount : 0,
+  });
+  const intent = toPaymentIntentResource(paid);
+  await recordEvents(ctx, [
+    { type: 'charge.succeeded', object: charge },
+    automatic
+      ? { type: 'payment_intent.succeeded', object: intent }
+      : { type: 'payment_intent.amount_capturable_updated', object: intent },
+  ]);
+  return { intent };
+}
+
+/** The 402 a declined payment answers with: the failed charge and the intent as it now is. */
+export function declineError(outcome: Required<PaymentOutcome>): ApiError {
+  return new ApiError('card_declined', outcome.decline.message, {
+    declineCode: outcome.decline.code,
+    charge: outcome.decline.chargeId,
+    paymentIntent: outcome.intent,
+  });
+}

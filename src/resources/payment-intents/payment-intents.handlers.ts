@@ -1,0 +1,67 @@
+import { ok, type Handlers } from '../../operations/operations.js';
+import { paymentIntentExpandableFields } from '../charges/charges.expansion.js';
+import { listExpansion, objectExpansion } from '../shared/expansion.js';
+import { declineError, type PaymentOutcome } from './payment-attempts.js';
+import type { RequestContext } from '../../operations/operations.js';
+import type { ObjectExpansion } from '../shared/expansion.js';
+import * as intents from './payment-intents.service.js';
+
+// `expand` is checked before the service runs, so a path that cannot be expanded changes nothing.
+const expandIntent = (paths?: string[]) => objectExpansion(paymentIntentExpandableFields, paths);
+
+/** A payment attempt's answer: the intent, or 402 for a decline (a committed outcome, replayed as such). */
+async function paymentAnswer(ctx: RequestContext, expand: ObjectExpansion, outcome: PaymentOutcome) {
+  if (!outcome.decline) return ok(await expand(ctx, outcome.intent));
+  const error = declineError({ intent: outcome.intent, decline: outcome.decline });
+  return { status: 402 as const, body: { error: error.toBody(ctx.requestId) } };
+}
+
+export const paymentIntentHandlers = {
+  listPaymentIntents: async ({ query, ctx }) => {
+    const expand = listExpansion(paymentIntentExpandableFields, query.expand);
+    return ok(await expand(ctx, await intents.listPaymentIntents(ctx, query)));
+  },
+  createPaymentIntent: async ({ body, ctx }) => {
+    const expand = expandIntent(body.expand);
+    return paymentAnswer(ctx, expand, await intents.createPaymentIntent(ctx, body));
+  },
+  retrievePaymentIntent: async ({ path, query, ctx }) => {
+    const expand = expandIntent(query.expand);
+    return ok(await expand(ctx, await intents.retrievePaymentIntent(ctx, path.id)));
+  },
+  updatePaymentIntent: async ({ path, body, ctx }) => {
+    const expand = expandIntent(body.expand);
+    return ok(await expand(ctx, await intents.updatePaymentIntent(ctx, path.id, body)));
+  },
+  updatePaymentIntentByPost: async ({ path, body, ctx }) => {
+    const expand = expandIntent(body.expand);
+    return ok(await expand(ctx, await intents.updatePaymentIntent(ctx, path.id, body)));
+  },
+  confirmPaymentIntent: async ({ path, body, ctx }) => {
+    const expand = expandIntent(body.expand);
+    return paymentAnswer(ctx, expand, await intents.confirmPaymentIntent(ctx, path.id, body));
+  },
+  capturePaymentIntent: async ({ path, body, ctx }) => {
+    const expand = expandIntent(body.expand);
+    return ok(await expand(ctx, await intents.capturePaymentIntent(ctx, path.id, body)));
+  },
+  cancelPaymentIntent: async ({ path, body, ctx }) => {
+    const expand = expandIntent(body.expand);
+    return ok(await expand(ctx, await intents.cancelPaymentIntent(ctx, path.id, body)));
+  },
+  authenticatePaymentIntent: async ({ path, body, ctx }) => {
+    const expand = expandIntent(body.expand);
+    return ok(await expand(ctx, await intents.authenticatePaymentIntent(ctx, path.id, body)));
+  },
+} satisfies Pick<
+  Handlers,
+  | 'listPaymentIntents'
+  | 'createPaymentIntent'
+  | 'retrievePaymentIntent'
+  | 'updatePaymentIntent'
+  | 'updatePaymentIntentByPost'
+  | 'confirmPaymentIntent'
+  | 'capturePaymentIntent'
+  | 'cancelPaymentIntent'
+  | 'authenticatePaymentIntent'
+>;

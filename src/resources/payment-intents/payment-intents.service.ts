@@ -1,0 +1,209 @@
+import { unixSeconds } from '../../domain/clock.js';
+import { ApiError, notFound } from '../../domain/errors.js';
+import { newId } from '../../domain/ids.js';
+import type { RequestContext } from '../../operations/operations.js';
+import { requireCustomer } from '../customers/customers.service.js';
+import { recordEvent, recordEvents } from '../events/events.service.js';
+import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
+import { allParamsRead } from '../shared/params.js';
+import { listOf, type PageParams } from '../shared/pagination.js';
+import { captureAuthorization, releaseAuthorization } from './authorizations.js';
+import { attemptPayment, makePayment, requireTestPaymentMethod, type PaymentOutcome } from './payment-attempts.js';
+import {
+  findPaymentIntent,
+  findPaymentIntentForUpdate,
+  insertPaymentIntent,
+  listPaymentIntentRows,
+  updatePaymentIntentRow,
+  type PaymentIntentChanges,
+  type PaymentIntentRow,
+  type PaymentIntentStatus,
+} from './payment-intents.repo.js';
+import {
+  toPaymentIntentResource,
+  type PaymentIntent,
+  type PaymentIntentAuthenticateParams,
+  type PaymentIntentCancelParams,
+  type PaymentIntentCaptureParams,
+  type PaymentIntentConfirmParams,
+  type PaymentIntentCreateParams,
+  type PaymentIntentUpdateParams,
+} from './payment-intents.mapper.js';
+import { assertCan } from './payment-intents.transitions.js';
+
+/**
+ * Creates an intent: `requires_payment_method`, or `requires_confirmation` with a payment method;
+ * `confirm` confirms it at once (a decline is then an outcome, answered 402, with the intent kept).
+ */
+export async function createPaymentIntent(ctx: RequestContext, params: PaymentIntentCreateParams): Promise<PaymentOutcome> {
+  // `expand` is applied to the result by the handler.
+  const { amount, currency, customer, payment_method, capture_method, confirm, description, metadata, expand: _expand, ...unread } =
+    params;
+  allParamsRead(unread);
+  if (payment_method !== undefined) requireTestPaymentMethod(payment_method);
+  if (confirm && payment_method === undefined) {
+    throw new ApiError('parameter_missing', 'A payment_method is required to confirm a PaymentIntent.', { param: 'payment_method' });
+  }
+  if (customer) await requireCustomer(ctx, customer, 'customer');
+  const row = await insertPaymentIntent(ctx.db, {
+    id: newId('paymentIntent'),
+    account_id: ctx.accountId,
+    customer_id: customer ?? null,
+    amount,
+    amount_capturable: 0,
+    amount_received: 0,
+    currency: currency.toLowerCase(),
+    capture_method: capture_method ?? 'automatic',
+    status: payment_method === undefined ? 'requires_payment_method' : 'requires_confirmation',
+    payment_method: payment_method ?? null,
+    latest_charge_id: null,
+    last_payment_error: null,
+    description: description ?? null,
+    metadata: initialMetadata(metadata),
+    canceled_at: null,
+    cancellation_reason: null,
+    created: unixSeconds(ctx.clock),
+  });
+  const intent = toPaymentIntentResource(row);
+  await recordEvent(ctx, 'payment_intent.created', intent);
+  if (!confirm) return { intent };
+  return attemptPayment(ctx, row, payment_method!);
+}
+
+export async function retrievePaymentIntent(ctx: RequestContext, id: string): Promise<PaymentIntent> {
+  const row = await findPaymentIntent(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('payment_intent', id);
+  return toPaymentIntentResource(row);
+}
+
+export async function listPaymentIntents(
+  ctx: RequestContext,
+  query: PageParams & { customer?: string; status?: PaymentIntentStatus },
+) {
+  const page = await listPaymentIntentRows(ctx.db, ctx.accountId, { customer: query.customer, status: query.status }, query);
+  return listOf('/v1/payment_intents', page, toPaymentIntentResource);
+}
+
+/**
+ * Changes an intent that is not final: `description` and `metadata` at any time, what it pays
+ * (amount, currency, customer, payment method, capture method) only before confirmation. Setting
+ * a payment method on an intent without one makes it `requires_confirmation`.
+ */
+export async function updatePaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentUpdateParams): Promise<PaymentIntent> {
+  // `expand` is applied to the result by the handler.
+  const { amount, currency, customer, payment_method, capture_method, description, metadata, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  const row = await requireLocked(ctx, id);
+  assertCan(row, 'update');
+  const changes: PaymentIntentChanges = { metadata: updatedMetadata(row.metadata, metadata) };
+  if (description !== undefined) changes.description = description;
+  const payment = { amount, currency: currency?.toLowerCase(), customer_id: customer, payment_method, capture_method };
+  const paymentChanges = Object.fromEntries(Object.entries(payment).filter(([, value]) => value !== undefined));
+  if (Object.keys(paymentChanges).length > 0) {
+    assertCan(row, 'change the payment of');
+    if (payment_method !== undefined) requireTestPaymentMethod(payment_method);
+    if (customer !== undefined) await requireCustomer(ctx, customer, 'customer');
+    Object.assign(changes, paymentChanges);
+    if (payment_method !== undefined && row.status === 'requires_payment_method') changes.status = 'requires_confirmation';
+  }
+  return toPaymentIntentResource(await updatePaymentIntentRow(ctx.db, ctx.accountId, id, changes));
+}
+
+/** Confirms an intent with its payment method, or the one sent (see attemptPayment). */
+export async function confirmPaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentConfirmParams): Promise<PaymentOutcome> {
+  // `expand` is applied to the result by the handler.
+  const { payment_method, capture_method, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  let row = await requireLocked(ctx, id);
+  assertCan(row, 'confirm');
+  const method = payment_method ?? row.payment_method;
+  if (method === null) {
+    throw new ApiError('parameter_missing', 'A payment_method is required to confirm this PaymentIntent.', { param: 'payment_method' });
+  }
+  requireTestPaymentMethod(method);
+  if (capture_method !== undefined && capture_method !== row.capture_method) {
+    row = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, { capture_method });
+  }
+  return attemptPayment(ctx, row, method);
+}
+
+/** Captures `amount_to_capture` (default: all) of an authorised intent; the rest is released. */
+export async function capturePaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentCaptureParams): Promise<PaymentIntent> {
+  // `expand` is applied to the result by the handler.
+  const { amount_to_capture, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  const row = await requireLocked(ctx, id);
+  assertCan(row, 'capture');
+  const amount = amount_to_capture ?? row.amount_capturable;
+  if (amount > row.amount_capturable) {
+    throw new ApiError(
+      'amount_too_large',
+      `The amount to capture (${amount}) is greater than the amount capturable (${row.amount_capturable}).`,
+      { param: 'amount_to_capture' },
+    );
+  }
+  return captureAuthorization(ctx, row, amount);
+}
+
+/** Cancels an intent that is not final; an authorisation it holds is released in full. */
+export async function cancelPaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentCancelParams): Promise<PaymentIntent> {
+  // `expand` is applied to the result by the handler.
+  const { cancellation_reason, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  const row = await requireLocked(ctx, id);
+  assertCan(row, 'cancel');
+  // A refund's reasons are a subset of a cancellation's: the release refund carries it when it can.
+  const refundReason = cancellation_reason === 'abandoned' ? null : (cancellation_reason ?? null);
+  const release = row.status === 'requires_capture' ? await releaseAuthorization(ctx, row, { expired: false, reason: refundReason }) : undefined;
+  const canceled = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, {
+    status: 'canceled',
+    amount_capturable: 0,
+    canceled_at: unixSeconds(ctx.clock),
+    cancellation_reason: cancellation_reason ?? null,
+  });
+  const intent = toPaymentIntentResource(canceled);
+  await recordEvents(ctx, [...(release?.events ?? []), { type: 'payment_intent.canceled', object: intent }]);
+  return intent;
+}
+
+/**
+ * The test helper standing in for the customer's authentication of an intent in `requires_action`:
+ * `succeeded` makes the payment; `failed` returns the intent to `requires_payment_method`.
+ */
+export async function authenticatePaymentIntent(
+  ctx: RequestContext,
+  id: string,
+  params: PaymentIntentAuthenticateParams,
+): Promise<PaymentIntent> {
+  // `expand` is applied to the result by the handler.
+  const { outcome, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  const row = await requireLocked(ctx, id);
+  assertCan(row, 'authenticate');
+  const method = row.payment_method!;
+  if (outcome !== 'failed') {
+    // Authenticated: the payment goes on as any other (it cannot be declined by this test method).
+    const { requiresAction: _authenticated, ...source } = requireTestPaymentMethod(method);
+    return (await makePayment(ctx, row, method, source)).intent;
+  }
+  const failed = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, {
+    status: 'requires_payment_method',
+    payment_method: null,
+    last_payment_error: JSON.stringify({
+      type: 'card_error',
+      code: 'payment_intent_authentication_failure',
+      message: 'The provided payment method has failed authentication. Provide a new payment method to attempt this payment again.',
+      payment_method: method,
+    }),
+  });
+  const intent = toPaymentIntentResource(failed);
+  await recordEvent(ctx, 'payment_intent.payment_failed', intent);
+  return intent;
+}
+
+/** The intent, locked for this change (see findPaymentIntentForUpdate), or 404. */
+export async function requireLocked(ctx: RequestContext, id: string, param = 'id'): Promise<PaymentIntentRow> {
+  const row = await findPaymentIntentForUpdate(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('payment_intent', id, param);
+  return row;
+}
