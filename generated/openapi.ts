@@ -5017,7 +5017,12 @@ export interface operations {
         created?: components['parameters']['Created'];
         /** @description Only events of this type. */
         type?: components['schemas']['EventType'];
-        /** @description Only events of these types (`types[]=charge.succeeded&types[]=charge.failed`), up to 20; not with `type`. */
+        /**
+         * @description Only events about this object (whose `data.object` it is), e.g. a payment intent's
+         *     timeline; with the intent's charges' ids, its whole history.
+         */
+        object_id?: components['schemas']['ObjectId'];
+        /** @description Only events of these types (`types[]=charge.succeeded&types[]=charge.failed`), up to 20; with `type` too, both must hold. */
         types?: components['schemas']['EventType'][];
         /**
          * @description `false`: only events with a webhook delivery that failed for good (the failed-webhooks

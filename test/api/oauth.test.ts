@@ -43,6 +43,8 @@ const ALL_SCOPES = [
   'charges:write',
   'refunds:read',
   'refunds:write',
+  'payment_intents:read',
+  'payment_intents:write',
   'users:read',
   'users:write',
   'orders:read',

@@ -38,6 +38,30 @@ const adminHeaders = () => ({ Authorization: ADMIN_AUTHORIZATION });
 const newCustomer = async (api: ApiClient) => idOf(await api.post('/v1/customers', {}));
 const newCharge = async (api: ApiClient) =>
   idOf(await api.post('/v1/charges', { amount: 50_000, currency: 'usd', source: 'tok_visa', customer: await newCustomer(api) }));
+/** An intent in requires_payment_method with a latest charge (a declined attempt), so every field can show. */
+const newIntent = async (api: ApiClient) => {
+  const declined = await api.post('/v1/payment_intents', {
+    amount: 50_000,
+    currency: 'usd',
+    customer: await newCustomer(api),
+    payment_method: 'pm_card_chargeDeclined',
+    confirm: true,
+  });
+  expect(declined.status, JSON.stringify(declined.body)).to.equal(402);
+  return (declined.body.error as { payment_intent: { id: string } }).payment_intent.id;
+};
+/** An intent (and its charge) that is authorised, for a capture of any amount the schema allows. */
+const authorisedIntent = async (api: ApiClient) =>
+  idOf(
+    await api.post('/v1/payment_intents', {
+      amount: 99_999_999,
+      currency: 'usd',
+      customer: await newCustomer(api),
+      payment_method: 'pm_card_visa',
+      capture_method: 'manual',
+      confirm: true,
+    }),
+  );
 const newEndpoint = async (api: ApiClient) =>
   idOf(await api.post('/v1/webhook_endpoints', { url: 'https://example.com/fixture', enabled_events: ['*'] }));
 
@@ -56,6 +80,7 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
     idOf(await asAdmin(api).post(`/admin/accounts/${made.AccountId}/signing_keys`, {}, { headers: adminHeaders() })),
   CustomerId: newCustomer,
   ChargeId: newCharge,
+  PaymentIntentId: newIntent,
   UserId: async (api) => idOf(await api.post('/v1/users', { email: 'fixture@example.com' })),
   OrderId: async (api, made) => idOf(await api.post(`/v1/users/${made.UserId}/orders`, { amount: 700, currency: 'usd' })),
   WebhookEndpointId: newEndpoint,
@@ -68,10 +93,53 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
   },
 };
 
+/**
+ * Operations whose object must be in a given state for the action to run, by operation and path
+ * parameter component (they take precedence over `pathFixtures`).
+ */
+const actionFixtures: Record<string, Record<string, (api: ApiClient) => Promise<string>>> = {
+  capturePaymentIntent: { PaymentIntentId: authorisedIntent },
+  captureCharge: {
+    ChargeId: async (api) =>
+      idOf(
+        await api.post('/v1/charges', {
+          amount: 99_999_999,
+          currency: 'usd',
+          source: 'tok_visa',
+          capture: false,
+          customer: await newCustomer(api),
+        }),
+      ),
+  },
+  authenticatePaymentIntent: {
+    PaymentIntentId: async (api) =>
+      idOf(
+        await api.post('/v1/payment_intents', {
+          amount: 50_000,
+          currency: 'usd',
+          customer: await newCustomer(api),
+          payment_method: 'pm_card_authenticationRequired',
+          confirm: true,
+        }),
+      ),
+  },
+};
+
 /** Properties whose valid values must name something real; every other value comes from the schema. */
-const references: Record<string, (api: ApiClient, seed: number, operation: BodyOperation) => unknown> = {
+const references: Record<
+  string,
+  (api: ApiClient, seed: number, operation: BodyOperation, body: Record<string, unknown>) => unknown
+> = {
   customer: (api) => newCustomer(api),
   charge: (api) => newCharge(api),
+  // A refund may name its charge's intent too: the one of the charge already in the body.
+  payment_intent: async (api, _seed, _operation, body) =>
+    (await api.get(`/v1/charges/${body.charge as string}`)).body.payment_intent as string,
+  payment_method: (_api, seed) => (seed % 2 === 0 ? 'pm_card_visa' : 'tok_mastercard'),
+  // Confirmed at once, so that the latest charge exists and `expand[]=latest_charge` can show.
+  confirm: () => true,
+  // A failed authentication leaves no charge to show: the customer completes it.
+  outcome: () => 'succeeded',
   source: (_api, seed) => (seed % 2 === 0 ? 'tok_visa' : 'tok_mastercard'),
   // A certificate is registered to one account at a time: every call sends a new one.
   certificate: (_api, seed) => aClientCertificate(`request fields ${seed}`),
@@ -82,7 +150,7 @@ async function pathOf(api: ApiClient, operation: BodyOperation): Promise<string>
   const made: Record<string, string> = {};
   let url = operation.path;
   for (const { name, component } of operation.pathParams) {
-    const fixture = component && pathFixtures[component];
+    const fixture = component && (actionFixtures[operation.operationId]?.[component] ?? pathFixtures[component]);
     if (!fixture) {
       throw new Error(`${operation.operationId}: no fixture for path parameter ${component ?? name}; add one to pathFixtures`);
     }
@@ -96,7 +164,7 @@ async function bodyOf(api: ApiClient, operation: BodyOperation, seed: number): P
   const body: Record<string, unknown> = {};
   for (const { name, schema } of requestProperties(spec, operation.requestSchema)) {
     const reference = Object.hasOwn(references, name) ? references[name] : undefined;
-    body[name] = reference ? await reference(api, seed, operation) : sampleValue(spec, schema, seed, name);
+    body[name] = reference ? await reference(api, seed, operation, body) : sampleValue(spec, schema, seed, name);
   }
   return body;
 }

@@ -33,6 +33,8 @@ const TABLES = [
   'customers',
   'charges',
   'refunds',
+  'payment_intents',
+  'deleted_objects',
   'users',
   'orders',
   'events',
@@ -73,6 +75,39 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
     case 'Charge':
       return created(
         await api.post('/v1/charges', { amount: 99_999_999, currency: 'usd', source: 'tok_visa' }),
+        schema,
+      );
+    // A charge only authorised, of the largest amount, so that any valid capture amount fits in it.
+    case 'UncapturedCharge':
+      return created(
+        await api.post('/v1/charges', { amount: 99_999_999, currency: 'usd', source: 'tok_visa', capture: false }),
+        schema,
+      );
+    // An intent with a payment method, ready to be confirmed, updated or canceled.
+    case 'PaymentIntent':
+      return created(
+        await api.post('/v1/payment_intents', { amount: 99_999_999, currency: 'usd', payment_method: 'pm_card_visa' }),
+        schema,
+      );
+    case 'AuthorisedPaymentIntent':
+      return created(
+        await api.post('/v1/payment_intents', {
+          amount: 99_999_999,
+          currency: 'usd',
+          payment_method: 'pm_card_visa',
+          capture_method: 'manual',
+          confirm: true,
+        }),
+        schema,
+      );
+    case 'ActionPaymentIntent':
+      return created(
+        await api.post('/v1/payment_intents', {
+          amount: 99_999_999,
+          currency: 'usd',
+          payment_method: 'pm_card_authenticationRequired',
+          confirm: true,
+        }),
         schema,
       );
     case 'User':
@@ -152,6 +187,7 @@ async function createFixture(server: TestServer): Promise<Fixture> {
     await api.post('/v1/refunds', { charge: fixture.ids.Charge, amount: 1 }),
     'Refund',
   );
+  fixture.ids.PaymentIntent = await createObject(api, 'PaymentIntent', fixture);
   fixture.ids.User = await createObject(api, 'User', fixture);
   fixture.ids.Account = await createObject(api, 'Account', fixture);
   fixture.ids.ApiKey = await createObject(api, 'ApiKey', fixture);
@@ -179,9 +215,19 @@ async function send(server: TestServer, fixture: Fixture, request: SpecRequest, 
   for (const schema of new Set(
     [...`${url} ${body ?? ''}`.matchAll(/FRESH_([A-Za-z]+)/g)].map((m) => m[1]),
   )) {
+    if (schema === 'IntentOfCharge') continue;
     const id = await createObject(server.api, schema, fixture);
     url = url.replaceAll(`FRESH_${schema}`, id);
     body = body?.replaceAll(`FRESH_${schema}`, id);
+    // A refund may name the fresh charge's intent as well: the one it belongs to.
+    if (schema === 'Charge' && body?.includes('FRESH_IntentOfCharge')) {
+      const intent = (await server.api.get(`/v1/charges/${id}`)).body.payment_intent as string;
+      body = body.replaceAll('FRESH_IntentOfCharge', intent);
+    }
+  }
+  if (body?.includes('FRESH_IntentOfCharge')) {
+    const charge = await createObject(server.api, 'Charge', fixture);
+    body = body.replaceAll('FRESH_IntentOfCharge', (await server.api.get(`/v1/charges/${charge}`)).body.payment_intent as string);
   }
   const headers: Record<string, string> = { ...request.headers };
   headers.Authorization = admin

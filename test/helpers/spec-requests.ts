@@ -121,6 +121,11 @@ function refName(ref: string): string {
   return ref.slice(ref.lastIndexOf('/') + 1);
 }
 
+/** The schema an operation answers with; of a union (a customer or a deleted one), the first. */
+function answerName(schema: Schema): string {
+  return refName(schema.$ref ?? (schema.oneOf as Schema[])[0].$ref!);
+}
+
 /** Follows `$ref`s to the schema itself. */
 export function resolve(schema: Schema): Schema {
   let current = schema;
@@ -186,7 +191,7 @@ export function specOperations(): Operation[] {
         fields,
         body: bodySchema && { required: op.requestBody.required ?? false, schema: bodySchema },
         admin: (op.security ?? []).some((s: object) => 'adminBasic' in s),
-        answers: refName(op.responses['200'].content['application/json'].schema.$ref),
+        answers: answerName(op.responses['200'].content['application/json'].schema),
       });
     }
   }
@@ -338,6 +343,16 @@ function dataDependent(
   fixture: Fixture,
 ): fc.Arbitrary<unknown> | undefined {
   const id = (schema: string) => fc.constant(fixture.ids[schema]);
+  // An action needs its object in the state that allows it: an object of its own, made so.
+  const action = /\/(capture|confirm|cancel|authenticate)$/.exec(op.path)?.[1];
+  if (field.in === 'path' && field.names && action) {
+    const made: Record<string, string> = {
+      'Charge capture': 'UncapturedCharge',
+      'PaymentIntent capture': 'AuthorisedPaymentIntent',
+      'PaymentIntent authenticate': 'ActionPaymentIntent',
+    };
+    return fc.constant(`FRESH_${made[`${field.names} ${action}`] ?? field.names}`);
+  }
   if (field.in === 'path' && field.names) {
     // An operation on an object's own path that deletes or changes it gets an object of its own:
     // the fixture must survive a DELETE, and its metadata must not add up past 50 keys. Rolling a
@@ -353,6 +368,8 @@ function dataDependent(
     const refs: Record<string, string> = {
       customer: 'Customer',
       charge: 'Charge',
+      payment_intent: 'PaymentIntent',
+      object_id: 'Charge',
       endpoint: 'WebhookEndpoint',
       event: 'Event',
     };
@@ -361,7 +378,12 @@ function dataDependent(
   if (field.in === 'body') {
     if (field.name === 'customer') return id('Customer');
     if (field.name === 'charge') return fc.constant('FRESH_Charge');
+    // A refund names its charge, or that charge's intent, or both.
+    if (field.name === 'payment_intent') return fc.constant('FRESH_IntentOfCharge');
     if (field.name === 'source') return fc.constantFrom('tok_visa', 'tok_mastercard');
+    if (field.name === 'payment_method') return fc.constantFrom('pm_card_visa', 'pm_card_mastercard', 'tok_visa');
+    // Confirming needs a payment method, which a valid draft may leave out: confirmed elsewhere.
+    if (field.name === 'confirm') return fc.constant(false);
     if (field.name === 'certificate') {
       return fc.constant(null).map(() => fixture.certificates[certificateTurn++ % fixture.certificates.length]);
     }
@@ -378,8 +400,9 @@ function dataDependent(
   if (field.name === 'expand') {
     const list = op.answers.endsWith('List');
     const expandable: Record<string, string[]> = {
-      Charge: ['customer'],
-      Refund: ['charge', 'charge.customer'],
+      Charge: ['customer', 'payment_intent'],
+      PaymentIntent: ['customer', 'latest_charge', 'latest_charge.customer'],
+      Refund: ['charge', 'charge.customer', 'charge.payment_intent'],
     };
     const paths = (expandable[op.answers.replace(/List$/, '')] ?? []).map((p) =>
       list ? `data.${p}` : p,

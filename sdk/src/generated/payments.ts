@@ -2664,8 +2664,13 @@ export type ListEventsParams = {
    */
   type?: EventType;
   /**
-   * Only events of these types (`types[]=charge.succeeded&types[]=charge.failed`), up to 20; not with `type`.
-   * @minItems 1
+ * Only events about this object (whose `data.object` it is), e.g. a payment intent's
+timeline; with the intent's charges' ids, its whole history.
+
+ */
+  object_id?: ObjectId;
+  /**
+   * Only events of these types (`types[]=charge.succeeded&types[]=charge.failed`), up to 20; with `type` too, both must hold.
    * @maxItems 20
    */
   types?: EventType[];

@@ -56,10 +56,12 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     cancellation_reason: null,
     created: unixSeconds(ctx.clock),
   });
-  await recordEvent(ctx, 'payment_intent.created', toPaymentIntentResource(intent));
   // The charge carries what it was made with, as it always has; its intent the same.
-  const outcome = await makePayment(ctx, intent, token, source, { metadata: intent.metadata });
-  const charge = await retrieveCharge(ctx, outcome.intent.latest_charge as string);
+  const outcome = await makePayment(ctx, intent, token, source, {
+    metadata: intent.metadata,
+    precedingEvents: [{ type: 'payment_intent.created', object: toPaymentIntentResource(intent) }],
+  });
+  const charge = outcome.charge!;
   return outcome.decline ? { charge, decline: outcome.decline } : { charge };
 }
 

@@ -3,9 +3,9 @@ import { ApiError, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { insertCharge } from '../charges/charges.repo.js';
-import { NO_REFUNDS, toChargeResource } from '../charges/charges.mapper.js';
+import { NO_REFUNDS, toChargeResource, type Charge } from '../charges/charges.mapper.js';
 import { findTestSource, type TestSource } from '../charges/test-sources.js';
-import { recordEvent, recordEvents } from '../events/events.service.js';
+import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
 import { updatePaymentIntentRow, type PaymentIntentRow } from './payment-intents.repo.js';
 import { toPaymentIntentResource, type PaymentError, type PaymentIntent } from './payment-intents.mapper.js';
@@ -16,6 +16,8 @@ export const AUTHORIZATION_SECONDS = 7 * 24 * 60 * 60;
 /** An intent after a payment attempt; `decline` when the payment method was declined (answered 402). */
 export interface PaymentOutcome {
   intent: PaymentIntent;
+  /** The charge the attempt made, when it got as far as making one. */
+  charge?: Charge;
   decline?: { code: DeclineCode; message: string; chargeId: string };
 }
 
@@ -53,8 +55,9 @@ export async function makePayment(
   row: PaymentIntentRow,
   method: string,
   source: TestSource,
-  charged: { metadata?: string } = {},
+  charged: { metadata?: string; precedingEvents?: EventRecord[] } = {},
 ): Promise<PaymentOutcome> {
+  const preceding = charged.precedingEvents ?? [];
   const now = unixSeconds(ctx.clock);
   const declined = source.decline;
   const automatic = row.capture_method === 'automatic';
@@ -95,10 +98,11 @@ export async function makePayment(
     });
     const intent = toPaymentIntentResource(failed);
     await recordEvents(ctx, [
+      ...preceding,
       { type: 'charge.failed', object: charge },
       { type: 'payment_intent.payment_failed', object: intent },
     ]);
-    return { intent, decline: { code: declined.code, message: declined.message, chargeId: chargeRow.id } };
+    return { intent, charge, decline: { code: declined.code, message: declined.message, chargeId: chargeRow.id } };
   }
   const paid = await updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, {
     status: automatic ? 'succeeded' : 'requires_capture',
@@ -110,16 +114,17 @@ export async function makePayment(
   });
   const intent = toPaymentIntentResource(paid);
   await recordEvents(ctx, [
+    ...preceding,
     { type: 'charge.succeeded', object: charge },
     automatic
       ? { type: 'payment_intent.succeeded', object: intent }
       : { type: 'payment_intent.amount_capturable_updated', object: intent },
   ]);
-  return { intent };
+  return { intent, charge };
 }
 
 /** The 402 a declined payment answers with: the failed charge and the intent as it now is. */
-export function declineError(outcome: Required<PaymentOutcome>): ApiError {
+export function declineError(outcome: Required<Pick<PaymentOutcome, 'intent' | 'decline'>>): ApiError {
   return new ApiError('card_declined', outcome.decline.message, {
     declineCode: outcome.decline.code,
     charge: outcome.decline.chargeId,

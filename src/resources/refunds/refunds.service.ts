@@ -28,7 +28,7 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
   const { charge: chargeId, payment_intent: intentId, amount: requested, reason, metadata, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const { intent, charge } = await lockPayment(ctx, chargeId, intentId);
-  const param = chargeId === undefined ? 'payment_intent' : 'charge';
+  const param = intentId === undefined ? 'charge' : 'payment_intent';
   if (charge.status !== 'succeeded') {
     throw new ApiError('charge_not_refundable', `Charge ${charge.id} did not succeed, so it cannot be refunded.`, { param });
   }
@@ -77,11 +77,14 @@ async function lockPayment(
   chargeId: string | undefined,
   intentId: string | undefined,
 ): Promise<{ intent?: PaymentIntentRow; charge: ChargeRow }> {
-  if (chargeId !== undefined && intentId !== undefined) {
-    throw new ApiError('parameter_invalid', 'Pass either charge or payment_intent, not both.', { param: 'payment_intent' });
-  }
   if (intentId !== undefined) {
     const intent = await requireLocked(ctx, intentId, 'payment_intent');
+    // Both named: the charge must be the intent's (its latest, the one that can have succeeded).
+    if (chargeId !== undefined && chargeId !== intent.latest_charge_id) {
+      throw new ApiError('parameter_invalid', `Charge ${chargeId} is not the charge of PaymentIntent ${intentId}.`, {
+        param: 'payment_intent',
+      });
+    }
     const charge = intent.latest_charge_id ? await findChargeForUpdate(ctx.db, ctx.accountId, intent.latest_charge_id) : undefined;
     if (!charge) {
       throw new ApiError('charge_not_refundable', `PaymentIntent ${intentId} has no charge to refund.`, { param: 'payment_intent' });
