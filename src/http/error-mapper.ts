@@ -101,7 +101,7 @@ function authenticationError(req: Request): ApiError {
 
 /** Reads the validator's first failure as a schema violation, for the one translator of them. */
 function validationError(items: ValidationItem[]): ApiError {
-  const item = items[0] ?? {};
+  const item = mostSpecific(items);
   const location = (item.path ?? '').split('/').filter(Boolean);
   const where = location[0];
   let segments = location.slice(1);
@@ -116,6 +116,18 @@ function validationError(items: ValidationItem[]): ApiError {
   if (where === 'query' && quoted && segments.length === 0) segments = [quoted[1]];
   if (where === 'headers' && segments.length > 0) segments = [headerName(segments[0])];
   return violationError({ segments, kind, message });
+}
+
+/**
+ * The failure to report: the validator's first, unless that only says the value is not of one form
+ * of a union (`created` is one second, or a range) while a failure inside the form the client used
+ * says what is wrong there (`created[gt]` below 0, the unknown `created[bogus]`). A type failure has
+ * no failures below it but from another form of a union, so a deeper one always is that form's.
+ */
+function mostSpecific(items: ValidationItem[]): ValidationItem {
+  const first = items[0] ?? {};
+  if (!first.errorCode?.startsWith('type') || first.path === undefined) return first;
+  return items.find((item) => item.path?.startsWith(`${first.path}/`)) ?? first;
 }
 
 function headerName(lower: string): string {

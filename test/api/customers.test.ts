@@ -123,13 +123,45 @@ forEachDatabase('customers', (engine) => {
   });
 
   describe('deleteCustomer', () => {
-    it('deletes, then answers 404 to a second delete and to a read', async () => {
+    it('deletes: a read then answers the deleted customer, and a second delete 404', async () => {
       const customer = await aCustomer(server.api);
       const res = await server.api.delete(`/v1/customers/${customer.id}`);
       expect(res.status).to.equal(200);
       expect(res.body).to.deep.equal({ id: customer.id, object: 'customer', deleted: true });
-      expectError(await server.api.delete(`/v1/customers/${customer.id}`), 404, 'resource_missing');
-      expectError(await server.api.get(`/v1/customers/${customer.id}`), 404, 'resource_missing');
+      const read = await server.api.get(`/v1/customers/${customer.id}`);
+      expect(read.status).to.equal(200);
+      expect(read.body).to.deep.equal({ id: customer.id, object: 'customer', deleted: true });
+      expectError(await server.api.delete(`/v1/customers/${customer.id}`), 404, 'resource_missing', 'id');
+      expect((await server.api.get('/v1/customers')).body.data).to.deep.equal([]);
+      expect((await server.api.get('/v1/events?type=customer.deleted')).body.data).to.have.length(1);
+    });
+
+    it('answers 404 to every update of a deleted customer, recording no event', async () => {
+      const customer = await aCustomer(server.api);
+      await server.api.delete(`/v1/customers/${customer.id}`);
+      expectError(await server.api.patch(`/v1/customers/${customer.id}`, { name: 'Back' }), 404, 'resource_missing', 'id');
+      expectError(await server.api.post(`/v1/customers/${customer.id}`, { name: 'Back' }, { form: true }), 404, 'resource_missing', 'id');
+      expectError(await server.api.put(`/v1/customers/${customer.id}`, { email: 'back@example.com' }), 404, 'resource_missing', 'id');
+      expect((await server.api.get('/v1/events?type=customer.updated')).body.data).to.deep.equal([]);
+      expect((await server.api.get(`/v1/customers/${customer.id}`)).body).to.deep.equal({
+        id: customer.id,
+        object: 'customer',
+        deleted: true,
+      });
+    });
+
+    it("answers 404 to another account for a deleted customer, and cannot delete another account's", async () => {
+      const deleted = await aCustomer(server.api);
+      await server.api.delete(`/v1/customers/${deleted.id}`);
+      expectError(await server.otherApi.get(`/v1/customers/${deleted.id}`), 404, 'resource_missing', 'id');
+      expectError(await server.otherApi.delete(`/v1/customers/${deleted.id}`), 404, 'resource_missing', 'id');
+      const kept = await aCustomer(server.api);
+      expectError(await server.otherApi.delete(`/v1/customers/${kept.id}`), 404, 'resource_missing', 'id');
+      expect((await server.api.get(`/v1/customers/${kept.id}`)).body).to.deep.equal(kept);
+    });
+
+    it('answers 404 to a read of an id that never existed', async () => {
+      expectError(await server.api.get('/v1/customers/cus_000000000000000000000000'), 404, 'resource_missing', 'id');
     });
   });
 

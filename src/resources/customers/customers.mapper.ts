@@ -5,6 +5,7 @@ import type { CustomerRow } from './customers.repo.js';
 export type Customer = components['schemas']['Customer'];
 export type CustomerCreateParams = components['schemas']['CustomerCreateParams'];
 export type CustomerUpdateParams = components['schemas']['CustomerUpdateParams'];
+export type DeletedCustomer = components['schemas']['DeletedCustomer'];
 
 export function toCustomerResource(row: CustomerRow): Customer {
   return {
@@ -18,4 +19,9 @@ export function toCustomerResource(row: CustomerRow): Customer {
     phone: row.phone,
     metadata: parseMetadata(row.metadata),
   };
+}
+
+/** What a deleted customer is answered as (by its delete, and by a retrieve afterwards). */
+export function toDeletedCustomerResource(id: string): DeletedCustomer {
+  return { id, object: 'customer', deleted: true };
 }

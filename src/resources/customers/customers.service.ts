@@ -3,6 +3,7 @@ import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { recordEvent } from '../events/events.service.js';
+import { findDeletedObject, insertDeletedObject } from '../shared/deleted-objects.repo.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
@@ -18,9 +19,11 @@ import {
 } from './customers.repo.js';
 import {
   toCustomerResource,
+  toDeletedCustomerResource,
   type Customer,
   type CustomerCreateParams,
   type CustomerUpdateParams,
+  type DeletedCustomer,
 } from './customers.mapper.js';
 
 export async function createCustomer(ctx: RequestContext, params: CustomerCreateParams): Promise<Customer> {
@@ -42,8 +45,20 @@ export async function requireCustomer(ctx: RequestContext, id: string, param = '
   return row;
 }
 
+/** A customer of this account, or 404 (a deleted customer included: the GraphQL door has no deleted shape). */
 export async function retrieveCustomer(ctx: RequestContext, id: string): Promise<Customer> {
   return toCustomerResource(await requireCustomer(ctx, id));
+}
+
+/**
+ * `GET /v1/customers/{id}`: the customer, or once this account deleted it, the deleted customer
+ * (`deleted: true`, from its tombstone); 404 for an id this account never had.
+ */
+export async function retrieveCustomerOrDeleted(ctx: RequestContext, id: string): Promise<Customer | DeletedCustomer> {
+  const row = await findCustomer(ctx.db, ctx.accountId, id);
+  if (row) return toCustomerResource(row);
+  if (await findDeletedObject(ctx.db, ctx.accountId, 'customer', id)) return toDeletedCustomerResource(id);
+  throw notFound('customer', id);
 }
 
 /** PUT: every field is replaced; what is left out becomes null. */
@@ -64,11 +79,17 @@ export function updateCustomer(ctx: RequestContext, id: string, params: Customer
   }));
 }
 
-export async function deleteCustomer(ctx: RequestContext, id: string) {
+/**
+ * Deletes a customer and leaves its tombstone in the same transaction, so that a retrieve answers
+ * `deleted: true` from the moment the deletion is visible; updating or deleting it again is a 404.
+ */
+export async function deleteCustomer(ctx: RequestContext, id: string): Promise<DeletedCustomer> {
   const existing = await requireCustomer(ctx, id);
+  // Of two concurrent deletes, only the one whose DELETE removed the row goes on to the tombstone.
   if (!(await deleteCustomerRow(ctx.db, ctx.accountId, id))) throw notFound('customer', id);
+  await insertDeletedObject(ctx.db, { id, account_id: ctx.accountId, object: 'customer', deleted: unixSeconds(ctx.clock) });
   await recordEvent(ctx, 'customer.deleted', toCustomerResource(existing));
-  return { id, object: 'customer' as const, deleted: true as const };
+  return toDeletedCustomerResource(id);
 }
 
 export async function listCustomers(ctx: RequestContext, query: PageParams & { email?: string }) {

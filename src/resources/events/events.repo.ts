@@ -1,4 +1,4 @@
-import type { Queryable } from '../../db/database.js';
+import type { Queryable, SqlValue } from '../../db/database.js';
 import { announcedInsert, inJsonArray } from '../../db/dialect.js';
 import { encodeEventNotice } from './event-notification.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
@@ -65,25 +65,35 @@ export function findEventsOfObjects(
 const DELIVERY_OF_EVENT = 'SELECT 1 FROM webhook_deliveries d WHERE d.account_id = events.account_id AND d.event_id = events.id';
 
 /**
- * Events, optionally of one type, and optionally by the fate of their webhooks: `false` keeps the
- * events with a delivery that failed for good (the failed-webhooks view), `true` those whose
- * deliveries all succeeded.
+ * Events, optionally of some types only (none at all for an empty list), about one object, and
+ * optionally by the fate of their webhooks: `false`
+ * keeps the events with a delivery that failed for good (the failed-webhooks view), `true` those
+ * whose deliveries all succeeded.
  */
 export function listEventRows(
   db: Queryable,
   accountId: string,
-  filters: { type?: string; deliverySuccess?: boolean },
+  filters: { types?: readonly string[]; objectId?: string; deliverySuccess?: boolean },
   page: PageParams,
 ) {
-  const conditions =
-    filters.deliverySuccess === undefined
-      ? []
-      : filters.deliverySuccess
-        ? [{ sql: `EXISTS (${DELIVERY_OF_EVENT}) AND NOT EXISTS (${DELIVERY_OF_EVENT} AND d.status <> 'succeeded')`, params: [] }]
-        : [{ sql: `EXISTS (${DELIVERY_OF_EVENT} AND d.status = 'failed')`, params: [] }];
+  const types = [...new Set(filters.types ?? [])];
+  // One type is an equality, which seeks on `(account_id, type, seq)`; several are one parameter
+  // (a JSON array), so that every number of types is the same prepared statement.
+  const conditions: Array<{ sql: string; params: SqlValue[] }> =
+    types.length > 1 ? [{ sql: inJsonArray(db.dialect, 'type'), params: [JSON.stringify(types)] }] : [];
+  if (filters.types?.length === 0) conditions.push({ sql: '1 = 0', params: [] });
+  const equal: Array<[string, string]> = types.length === 1 ? [['type', types[0]]] : [];
+  if (filters.objectId !== undefined) equal.push(['object_id', filters.objectId]);
+  if (filters.deliverySuccess !== undefined) {
+    conditions.push(
+      filters.deliverySuccess
+        ? { sql: `EXISTS (${DELIVERY_OF_EVENT}) AND NOT EXISTS (${DELIVERY_OF_EVENT} AND d.status <> 'succeeded')`, params: [] }
+        : { sql: `EXISTS (${DELIVERY_OF_EVENT} AND d.status = 'failed')`, params: [] },
+    );
+  }
   return fetchPage<EventRow>(
     db,
-    { table: 'events', accountId, filters: filters.type ? [['type', filters.type]] : [], conditions },
+    { table: 'events', accountId, filters: equal, conditions },
     page,
   );
 }

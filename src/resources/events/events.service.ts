@@ -1,6 +1,6 @@
 import type { webhooks } from '../../../generated/openapi.js';
 import { unixSeconds } from '../../domain/clock.js';
-import { notFound } from '../../domain/errors.js';
+import { ApiError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { enqueueDeliveries, readSubscriptions } from '../webhook-deliveries/outbox.js';
 import type { RequestContext } from '../../operations/operations.js';
@@ -104,7 +104,21 @@ export async function retrieveEvent(ctx: RequestContext, id: string): Promise<Ev
   return toEventResource(row);
 }
 
-export async function listEvents(ctx: RequestContext, query: PageParams & { type?: EventType; delivery_success?: boolean }) {
-  const page = await listEventRows(ctx.db, ctx.accountId, { type: query.type, deliverySuccess: query.delivery_success }, query);
+/**
+ * A page of events, of one `type` or of some `types` (both: each must hold), about one object
+ * (`object_id`: a payment intent's timeline), and by the fate of their webhooks (`delivery_success`).
+ */
+export async function listEvents(
+  ctx: RequestContext,
+  query: PageParams & { type?: EventType; types?: EventType[]; object_id?: string; delivery_success?: boolean },
+) {
+  let types = query.types ?? (query.type === undefined ? undefined : [query.type]);
+  if (query.type !== undefined && query.types !== undefined) types = query.types.includes(query.type) ? [query.type] : [];
+  const page = await listEventRows(
+    ctx.db,
+    ctx.accountId,
+    { types, objectId: query.object_id, deliverySuccess: query.delivery_success },
+    query,
+  );
   return listOf('/v1/events', page, toEventResource);
 }

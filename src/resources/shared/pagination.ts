@@ -1,11 +1,16 @@
+import type { components } from '../../../generated/openapi.js';
 import type { Queryable, SqlValue } from '../../db/database.js';
 import { ApiError } from '../../domain/errors.js';
 
-/** The spec's pagination parameters (`limit` already defaulted by the validator). */
+/** The spec's `created` filter: one exact unix second, or a range with `gt`, `gte`, `lt`, `lte`. */
+export type CreatedFilter = components['schemas']['CreatedFilter'];
+
+/** The spec's pagination parameters (`limit` already defaulted by the validator), and `created`, which every list has. */
 export interface PageParams {
   limit?: number;
   starting_after?: string;
   ending_before?: string;
+  created?: CreatedFilter;
 }
 
 /** What to list: a table, the account, and equality filters on trusted column names. */
@@ -48,7 +53,7 @@ export async function fetchPage<Row extends { seq: number }>(
     where.push(`${column} = ?`);
     params.push(value);
   }
-  for (const condition of scope.conditions ?? []) {
+  for (const condition of [...(scope.conditions ?? []), ...createdConditions(page.created)]) {
     where.push(condition.sql);
     params.push(...condition.params);
   }
@@ -71,6 +76,24 @@ export async function fetchPage<Row extends { seq: number }>(
   const pageRows = rows.slice(0, limit);
   if (!newerFirst) pageRows.reverse();
   return { rows: pageRows, hasMore };
+}
+
+const CREATED_OPERATORS = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
+
+/**
+ * The conditions of a `created` filter on the `created` column. They filter the rows of the
+ * `(account_id, …, seq)` index seek, which still orders the page, so the cursors work unchanged (a
+ * cursor may name a row outside the range: the page holds the rows in range beyond it). `created`
+ * only mostly follows `seq` (two transactions may insert out of clock order), so the range cannot
+ * bound the seek: a page that reaches past the range's oldest row reads on to the account's oldest.
+ */
+function createdConditions(created: CreatedFilter | undefined): Array<{ sql: string; params: SqlValue[] }> {
+  if (created === undefined) return [];
+  if (typeof created === 'number') return [{ sql: 'created = ?', params: [created] }];
+  return Object.entries(CREATED_OPERATORS).flatMap(([bound, operator]) => {
+    const value = created[bound as keyof typeof CREATED_OPERATORS];
+    return value === undefined ? [] : [{ sql: `created ${operator} ?`, params: [value] }];
+  });
 }
 
 /** One parent's first page: its rows are those whose filter column equals `value`. */
