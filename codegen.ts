@@ -34,6 +34,8 @@ const config: CodegenConfig = {
           Customer: '../src/resources/customers/customers.mapper.js#Customer',
           Charge: '../src/resources/charges/charges.mapper.js#Charge',
           Refund: '../src/resources/refunds/refunds.mapper.js#Refund',
+          PaymentIntent: '../src/resources/payment-intents/payment-intents.mapper.js#PaymentIntent',
+          PaymentError: '../src/resources/payment-intents/payment-intents.mapper.js#PaymentError',
           Event: '../src/resources/events/events.mapper.js#Event',
           WebhookEndpoint: '../src/resources/webhook-endpoints/webhook-endpoints.mapper.js#WebhookEndpoint',
         },

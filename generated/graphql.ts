@@ -7,6 +7,10 @@ import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } f
 import type { Customer as CustomerResource } from '../src/resources/customers/customers.mapper.js';
 import type { Charge as ChargeResource } from '../src/resources/charges/charges.mapper.js';
 import type { Refund as RefundResource } from '../src/resources/refunds/refunds.mapper.js';
+import type {
+  PaymentIntent as PaymentIntentResource,
+  PaymentError as PaymentErrorResource,
+} from '../src/resources/payment-intents/payment-intents.mapper.js';
 import type { Event as EventResource } from '../src/resources/events/events.mapper.js';
 import type { WebhookEndpoint as WebhookEndpointResource } from '../src/resources/webhook-endpoints/webhook-endpoints.mapper.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
@@ -655,11 +659,7 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | ChargeResource
     | CustomerResource
     | EventResource
-    | (Omit<PaymentIntent, 'customer' | 'lastPaymentError' | 'latestCharge'> & {
-        customer?: Maybe<_RefType['Customer']>;
-        lastPaymentError?: Maybe<_RefType['PaymentError']>;
-        latestCharge?: Maybe<_RefType['Charge']>;
-      })
+    | PaymentIntentResource
     | RefundResource
     | WebhookEndpointResource;
 };
@@ -692,16 +692,8 @@ export type ResolversTypes = {
   NextAction: ResolverTypeWrapper<NextAction>;
   Node: ResolverTypeWrapper<ResolversInterfaceTypes<ResolversTypes>['Node']>;
   PageInfo: ResolverTypeWrapper<PageInfo>;
-  PaymentError: ResolverTypeWrapper<
-    Omit<PaymentError, 'charge'> & { charge?: Maybe<ResolversTypes['Charge']> }
-  >;
-  PaymentIntent: ResolverTypeWrapper<
-    Omit<PaymentIntent, 'customer' | 'lastPaymentError' | 'latestCharge'> & {
-      customer?: Maybe<ResolversTypes['Customer']>;
-      lastPaymentError?: Maybe<ResolversTypes['PaymentError']>;
-      latestCharge?: Maybe<ResolversTypes['Charge']>;
-    }
-  >;
+  PaymentError: ResolverTypeWrapper<PaymentErrorResource>;
+  PaymentIntent: ResolverTypeWrapper<PaymentIntentResource>;
   PaymentIntentConnection: ResolverTypeWrapper<
     Omit<PaymentIntentConnection, 'edges'> & { edges: Array<ResolversTypes['PaymentIntentEdge']> }
   >;
@@ -748,12 +740,8 @@ export type ResolversParentTypes = {
   NextAction: NextAction;
   Node: ResolversInterfaceTypes<ResolversParentTypes>['Node'];
   PageInfo: PageInfo;
-  PaymentError: Omit<PaymentError, 'charge'> & { charge?: Maybe<ResolversParentTypes['Charge']> };
-  PaymentIntent: Omit<PaymentIntent, 'customer' | 'lastPaymentError' | 'latestCharge'> & {
-    customer?: Maybe<ResolversParentTypes['Customer']>;
-    lastPaymentError?: Maybe<ResolversParentTypes['PaymentError']>;
-    latestCharge?: Maybe<ResolversParentTypes['Charge']>;
-  };
+  PaymentError: PaymentErrorResource;
+  PaymentIntent: PaymentIntentResource;
   PaymentIntentConnection: Omit<PaymentIntentConnection, 'edges'> & {
     edges: Array<ResolversParentTypes['PaymentIntentEdge']>;
   };

@@ -97,7 +97,7 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
  * Operations whose object must be in a given state for the action to run, by operation and path
  * parameter component (they take precedence over `pathFixtures`).
  */
-const actionFixtures: Record<string, Record<string, (api: ApiClient) => Promise<string>>> = {
+const actionFixtures: Record<string, Record<string, (api: ApiClient, made: Record<string, string>) => Promise<string>>> = {
   capturePaymentIntent: { PaymentIntentId: authorisedIntent },
   captureCharge: {
     ChargeId: async (api) =>

@@ -92,20 +92,21 @@ export async function updatePaymentIntentRow(
   return updated!;
 }
 
-/** A page of the account's intents, optionally of one customer and in one status. */
+/** A page of the account's intents, optionally of one customer and in some statuses. */
 export function listPaymentIntentRows(
   db: Queryable,
   accountId: string,
-  filters: { customer?: string; status?: PaymentIntentStatus },
+  filters: { customer?: string; statuses?: readonly PaymentIntentStatus[] },
   page: PageParams,
 ) {
+  const statuses = filters.statuses ?? [];
   return fetchPage<PaymentIntentRow>(
     db,
     {
       table: 'payment_intents',
       accountId,
       filters: filters.customer ? [['customer_id', filters.customer]] : [],
-      conditions: filters.status ? [{ sql: 'status = ?', params: [filters.status] }] : [],
+      conditions: statuses.length ? [{ sql: `status IN (${statuses.map(() => '?').join(', ')})`, params: [...statuses] }] : [],
     },
     page,
   );

@@ -78,9 +78,10 @@ export async function retrievePaymentIntent(ctx: RequestContext, id: string): Pr
 
 export async function listPaymentIntents(
   ctx: RequestContext,
-  query: PageParams & { customer?: string; status?: PaymentIntentStatus },
+  query: PageParams & { customer?: string; status?: PaymentIntentStatus; statuses?: readonly PaymentIntentStatus[] },
 ) {
-  const page = await listPaymentIntentRows(ctx.db, ctx.accountId, { customer: query.customer, status: query.status }, query);
+  const statuses = query.statuses ?? (query.status ? [query.status] : undefined);
+  const page = await listPaymentIntentRows(ctx.db, ctx.accountId, { customer: query.customer, statuses }, query);
   return listOf('/v1/payment_intents', page, toPaymentIntentResource);
 }
 
