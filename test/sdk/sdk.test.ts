@@ -26,6 +26,37 @@ forEachDatabase('SDK against a live server', (engine) => {
     if (declined.status === 402) expect(declined.data.error.code).to.equal('card_declined');
   });
 
+  it('authorises, then captures part of a payment intent, with typed results', async () => {
+    const payments = createClient({ apiKey: server.api.apiKey!, baseUrl: server.url });
+    const intent = await payments.createPaymentIntent({
+      amount: 2000,
+      currency: 'usd',
+      payment_method: 'pm_card_visa',
+      capture_method: 'manual',
+      confirm: true,
+    });
+    if (intent.status !== 200) throw new Error(JSON.stringify(intent.data));
+    expect(intent.data).to.include({ status: 'requires_capture', amount_capturable: 2000 });
+    const captured = await payments.capturePaymentIntent(intent.data.id, { amount_to_capture: 1500 });
+    if (captured.status !== 200) throw new Error(JSON.stringify(captured.data));
+    expect(captured.data).to.include({ status: 'succeeded', amount_received: 1500 });
+    const charge = await payments.retrieveCharge(captured.data.latest_charge as string);
+    expect(charge.status === 200 && charge.data).to.include({ captured: true, amount_captured: 1500, amount_refunded: 500 });
+  });
+
+  it('hands a declined confirmation its intent in the error', async () => {
+    const payments = createClient({ apiKey: server.api.apiKey!, baseUrl: server.url });
+    const declined = await payments.createPaymentIntent({
+      amount: 700,
+      currency: 'usd',
+      payment_method: 'pm_card_chargeDeclined',
+      confirm: true,
+    });
+    if (declined.status !== 402) throw new Error(JSON.stringify(declined.data));
+    expect(declined.data.error.payment_intent).to.include({ object: 'payment_intent', status: 'requires_payment_method' });
+    expect(declined.data.error.payment_intent?.last_payment_error).to.include({ code: 'card_declined', charge: declined.data.error.charge });
+  });
+
   it('retries a POST after a network failure with the same Idempotency-Key, creating one object', async () => {
     let calls = 0;
     const flaky: typeof fetch = async (input, init) => {
