@@ -5019,7 +5019,7 @@ export interface operations {
         type?: components['schemas']['EventType'];
         /**
          * @description Only events about this object (whose `data.object` it is), e.g. a payment intent's
-         *     timeline; with the intent's charges' ids, its whole history.
+         *     timeline; with its charges' and refunds' ids too, its whole history.
          */
         object_id?: components['schemas']['ObjectId'];
         /** @description Only events of these types (`types[]=charge.succeeded&types[]=charge.failed`), up to 20; with `type` too, both must hold. */

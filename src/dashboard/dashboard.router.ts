@@ -19,9 +19,10 @@ interface Asset {
 }
 
 /**
- * The webhooks dashboard for people in a browser at `GET /dashboard`: failed webhooks with retry
- * and bulk replay, deliveries and events. It is a static page whose scripts call the REST API
- * with the key the person types in, so it needs nothing the API does not already offer. The
+ * The dashboard for people in a browser at `GET /dashboard`: failed webhooks with retry and bulk
+ * replay, deliveries, events, and payments with each one's timeline. It is a static page whose
+ * scripts call the REST API with the key the person types in, so it needs nothing the API does not
+ * already offer. The
  * scripts are ES modules that import each other by relative name, so they are all served under one
  * directory named after the hash of every file: a change to any of them is a new URL, and the
  * relative imports stay right. The page carries helmet's full set of HTML headers (CSP

@@ -100,6 +100,31 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     return tab.page.locator(`tr.delivery[data-id="${id}"]`);
   }
 
+  /** Creates a payment intent with manual capture for 2000 and returns it. */
+  async function aManualPaymentIntent(): Promise<any> {
+    const created = await server.api.post('/v1/payment_intents', {
+      amount: 2000,
+      currency: 'usd',
+      capture_method: 'manual',
+      payment_method: 'pm_card_visa',
+    });
+    expect(created.status, JSON.stringify(created.body)).to.equal(200);
+    return created.body;
+  }
+
+  /** The events about these objects, oldest first, as the account's own list records them. */
+  async function eventsAbout(objectIds: string[]): Promise<any[]> {
+    const events = (await server.api.get('/v1/events?limit=100')).body.data;
+    return events.filter((event: any) => objectIds.includes(event.data.object.id)).reverse();
+  }
+
+  /** The timeline rows the payment page shows, as [type, event id]. */
+  async function timelineRows(tab: DashboardTab): Promise<string[][]> {
+    const rows = tab.page.locator('tr.timeline-event');
+    await rows.first().waitFor();
+    return rows.evaluateAll((trs) => trs.map((tr) => [(tr as any).dataset.type, (tr as any).dataset.id]));
+  }
+
   it('serves the page and its assets from this server under a strict CSP, and sends nothing before a key is entered', async () => {
     const tab = await openDashboard();
     const csp = tab.pageHeaders['content-security-policy'];
@@ -261,6 +286,68 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
       expect(shown).to.include(delivery.event);
     }, 10_000);
     expect(await tab.page.evaluate(() => (globalThis as any).injected)).to.equal(undefined);
+    expect(tab.problems).to.deep.equal([]);
+  });
+
+  it("shows a payment's page, from the list, a link and its events: its charge and its timeline in the order recorded", async () => {
+    const intent = await aManualPaymentIntent();
+    // Another payment's events fall between this one's, within the same seconds: none may show.
+    const other = await server.api.post('/v1/payment_intents', {
+      amount: 700,
+      currency: 'usd',
+      payment_method: 'pm_card_mastercard',
+      confirm: true,
+    });
+    expect(other.body.status, JSON.stringify(other.body)).to.equal('succeeded');
+    const confirmed = await server.api.post(`/v1/payment_intents/${intent.id}/confirm`, {});
+    expect(confirmed.body.status, JSON.stringify(confirmed.body)).to.equal('requires_capture');
+    const captured = await server.api.post(`/v1/payment_intents/${intent.id}/capture`, { amount_to_capture: 1500 });
+    expect(captured.body, JSON.stringify(captured.body)).to.include({ status: 'succeeded', amount_received: 1500 });
+    const charge = (await server.api.get(`/v1/charges/${captured.body.latest_charge}`)).body;
+    const refund = (await server.api.get(`/v1/refunds?payment_intent=${intent.id}`)).body.data[0];
+    const expected = (await eventsAbout([intent.id, charge.id, refund.id])).map((event) => [event.type, event.id]);
+    expect(expected.map(([type]) => type)).to.deep.equal([
+      'payment_intent.created',
+      'charge.succeeded',
+      'payment_intent.amount_capturable_updated',
+      'charge.captured',
+      'refund.created',
+      'payment_intent.succeeded',
+    ]);
+
+    const tab = await openDashboard('#payments');
+    await enterKey(tab);
+    const row = tab.page.locator(`tr.payment[data-id="${intent.id}"]`);
+    await row.waitFor();
+    const listed = (await server.api.get('/v1/payment_intents?limit=20')).body.data.map((pi: any) => pi.id);
+    expect(await tab.page.locator('tr.payment').evaluateAll((trs) => trs.map((tr) => (tr as any).dataset.id))).to.deep.equal(listed);
+    expect(await row.locator('td.status').innerText()).to.equal('succeeded');
+    expect(await row.locator('td.amount').innerText()).to.equal('20.00 USD');
+
+    await row.locator('a.open-payment').click();
+    await tab.page.waitForURL(`${server.url}/dashboard#payment/${intent.id}`);
+    expect(await timelineRows(tab)).to.deep.equal(expected);
+    const page = tab.page.locator(`.payment-detail[data-id="${intent.id}"]`);
+    expect(await page.locator('dd[data-field="status"]').innerText()).to.equal('succeeded');
+    expect(await page.locator('dd[data-field="capture method"]').innerText()).to.equal('manual');
+    expect(await page.locator('dd[data-field="received"]').innerText()).to.equal('15.00 USD');
+    const chargeRow = page.locator('tr.charge');
+    expect(await chargeRow.evaluateAll((trs) => trs.map((tr) => (tr as any).dataset.id))).to.deep.equal([charge.id]);
+    expect(await chargeRow.locator('td.captured').innerText()).to.equal('15.00 USD');
+    expect(await chargeRow.locator('td.refunded').innerText()).to.equal('5.00 USD');
+    const released = page.locator(`tr.timeline-event[data-type="refund.created"]`);
+    expect(await released.locator('td.state').innerText()).to.equal('5.00 USD refunded');
+
+    // The page's address is a link: opened afresh (the key is still in this tab), it shows the same.
+    await tab.page.reload();
+    expect(await timelineRows(tab)).to.deep.equal(expected);
+
+    // An event about the intent, in the events view, links to the same page.
+    await tab.page.locator('#tabs a[data-view="events"]').click();
+    const [, succeededId] = expected.at(-1)!;
+    await tab.page.locator(`tr.event[data-id="${succeededId}"] a.payment-link`).click();
+    await tab.page.waitForURL(`${server.url}/dashboard#payment/${intent.id}`);
+    expect(await timelineRows(tab)).to.deep.equal(expected);
     expect(tab.problems).to.deep.equal([]);
   });
 

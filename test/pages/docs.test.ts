@@ -46,6 +46,36 @@ describe('/docs in a real browser', function () {
     await page.screenshot({ path: process.env.DOCS_SCREENSHOT ?? '/tmp/payments-docs.png' });
   });
 
+  it("renders a schema's Markdown table, the payment intent statuses, as a table", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 20_000 });
+    // The Schemas list is virtualised: only the schemas scrolled into its box are rendered.
+    const title = page.locator('section.models .json-schema-2020-12__title', { hasText: /^PaymentIntentStatus$/ });
+    for (let step = 0; step < 100 && (await title.count()) === 0; step++) {
+      const moved = await page.evaluate(
+        () =>
+          new Promise<boolean>((resolve) => {
+            const list = (globalThis as any).document.querySelector('section.models .models-scroll');
+            const before = list.scrollTop;
+            list.scrollTop += list.clientHeight / 2;
+            (globalThis as any).requestAnimationFrame(() => resolve(list.scrollTop !== before));
+          }),
+      );
+      if (!moved) break;
+    }
+    await title.click();
+    const schema = page.locator('section.models article[data-json-schema-level="0"]', {
+      has: page.locator('.json-schema-2020-12__title', { hasText: /^PaymentIntentStatus$/ }),
+    });
+    const table = schema.locator('.renderedMarkdown table');
+    await table.waitFor();
+    expect(await table.locator('th').allInnerTexts()).to.deep.equal(['status', 'meaning', 'next']);
+    const statuses = (loadSpec() as any).components.schemas.PaymentIntentStatus.enum;
+    expect(await table.locator('tbody tr td:first-child').allInnerTexts()).to.deep.equal(statuses);
+    await page.close();
+  });
+
   it('serves the contract itself as JSON', async () => {
     const response = await fetch(`${server.url}/openapi.json`);
     expect(response.status).to.equal(200);

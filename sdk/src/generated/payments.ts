@@ -2665,7 +2665,7 @@ export type ListEventsParams = {
   type?: EventType;
   /**
  * Only events about this object (whose `data.object` it is), e.g. a payment intent's
-timeline; with the intent's charges' ids, its whole history.
+timeline; with its charges' and refunds' ids too, its whole history.
 
  */
   object_id?: ObjectId;

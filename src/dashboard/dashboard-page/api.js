@@ -33,15 +33,17 @@ export class ApiError extends Error {
 
 /**
  * Calls the REST API: `path` is a `/v1/…` path, `query` a flat object (undefined and '' values are
- * left out), `body` sent as JSON. Resolves with the parsed body; rejects with an ApiError whose
- * message is the one a person should read.
+ * left out; an array is sent as `name[]` once per item, the API's list notation), `body` sent as
+ * JSON. Resolves with the parsed body; rejects with an ApiError whose message is the one a person
+ * should read.
  */
 export async function api(method, path, { query = {}, body } = {}) {
   const key = storedKey();
   if (!key) throw new ApiError('Enter an API key first.', { status: 401 });
   const url = new URL(path, window.location.origin);
   for (const [name, value] of Object.entries(query)) {
-    if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
+    if (Array.isArray(value)) for (const item of value) url.searchParams.append(`${name}[]`, String(item));
+    else if (value !== undefined && value !== '') url.searchParams.set(name, String(value));
   }
   const headers = { Authorization: `Bearer ${key}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -93,4 +95,24 @@ export function describeError(error) {
   if (!(error instanceof ApiError)) return `Something went wrong in the page: ${error && error.message}`;
   const details = [error.code, error.requestId && `request ${error.requestId}`].filter(Boolean);
   return details.length > 0 ? `${error.message} (${details.join(', ')})` : error.message;
+}
+
+/** The most pages listAll() reads of one list: 1,000 objects, far more than one payment has. */
+const MAX_PAGES = 10;
+
+/**
+ * Every object of a list (newest first, as the API lists them), read page by page with
+ * `starting_after`. Resolves with `{ data, complete }`: `complete` is false when the list was
+ * longer than MAX_PAGES pages and only its newest objects were read.
+ */
+export async function listAll(path, query = {}) {
+  const data = [];
+  let cursor = {};
+  for (let page = 0; page < MAX_PAGES; page++) {
+    const list = await api('GET', path, { query: { ...query, limit: 100, ...cursor } });
+    data.push(...list.data);
+    if (!list.has_more || list.data.length === 0) return { data, complete: true };
+    cursor = { starting_after: list.data[list.data.length - 1].id };
+  }
+  return { data, complete: false };
 }

@@ -52,6 +52,16 @@ function formatDate(date) {
   );
 }
 
+/**
+ * An amount in the currency's smallest unit as `20.00 USD`: as many decimals as the currency has
+ * (none for `jpy`), the same in every browser locale.
+ */
+export function formatAmount(amount, currency) {
+  const code = currency.toUpperCase();
+  const digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits;
+  return `${(amount / 10 ** digits).toFixed(digits)} ${code}`;
+}
+
 /** A status word styled by its value (`failed`, `succeeded`, `pending`, …). */
 export function badge(status) {
   return h('span', { class: `badge badge-${status}` }, status);

@@ -2,12 +2,14 @@
 /*
  * Events, newest first (GET /v1/events), filtered by type or by delivery outcome
  * (`delivery_success=false` is the failed-webhooks view of events), each with the state of its
- * webhook deliveries. Opening one shows its payload and every delivery with its attempts.
+ * webhook deliveries. Opening one shows its payload and every delivery with its attempts; an
+ * event about a payment intent links to that payment's page.
  */
 import { api, describeError } from './api.js';
 import { DELIVERY_HEADINGS, deliveryPanel, deliveryRow } from './deliveries.js';
 import { formatSeconds, h, replaceChildren, table } from './dom.js';
 import { PAGE_SIZE, pagedTable } from './list-view.js';
+import { paymentHref } from './payments-view.js';
 
 /** An event has at most one delivery per endpoint; one page of them covers any real account. */
 const DELIVERIES_PER_EVENT = 100;
@@ -59,9 +61,15 @@ function eventRow(event, open) {
     h('td', {}, formatSeconds(event.created)),
     h('td', { class: 'type' }, event.type),
     h('td', {}, h('button', { type: 'button', class: 'open-event link', onclick: open }, event.id)),
-    h('td', {}, `${object.object} ${object.id}`),
+    h('td', { class: 'object' }, objectCell(object)),
     h('td', { class: 'webhooks' }, deliveryState(event.id)),
   );
+}
+
+/** The event's object, as a link to its page when it has one (a payment intent). */
+function objectCell(object) {
+  const text = `${object.object} ${object.id}`;
+  return object.object === 'payment_intent' ? h('a', { class: 'payment-link', href: paymentHref(object.id) }, text) : text;
 }
 
 /** "2 succeeded · 1 failed", filled in once the event's deliveries are fetched. */

@@ -1,7 +1,8 @@
 /* global window, document, AbortController */
 /*
- * The dashboard at GET /dashboard: asks for an API key, then shows one of three views, chosen by
- * the URL's fragment (#failed, #deliveries, #events), so that back and forward and bookmarks work.
+ * The dashboard at GET /dashboard: asks for an API key, then shows the view the URL's fragment
+ * names (#failed, #deliveries, #events, #payments, or one payment's page, #payment/pi_…), so that
+ * back and forward and bookmarks work.
  * A file of its own rather than an inline script: the page runs under helmet's CSP (script-src 'self').
  */
 import { ApiError, describeError, forgetKey, storedKey, storeKey } from './api.js';
@@ -9,8 +10,17 @@ import { showDeliveriesView } from './deliveries-view.js';
 import { showEventsView } from './events-view.js';
 import { showFailedView } from './failed-view.js';
 import { clearLookups } from './lookups.js';
+import { showPaymentView } from './payment-view.js';
+import { showPaymentsView } from './payments-view.js';
 
-const VIEWS = { failed: showFailedView, deliveries: showDeliveriesView, events: showEventsView };
+/** Each view, and the tab it is shown under; a view with a parameter is `#name/parameter`. */
+const VIEWS = {
+  failed: { show: showFailedView, tab: 'failed' },
+  deliveries: { show: showDeliveriesView, tab: 'deliveries' },
+  events: { show: showEventsView, tab: 'events' },
+  payments: { show: showPaymentsView, tab: 'payments' },
+  payment: { show: showPaymentView, tab: 'payments', parameter: true },
+};
 const DEFAULT_VIEW = 'failed';
 
 const elements = {
@@ -42,9 +52,24 @@ function maskKey(key) {
   return `${key.slice(0, key.indexOf('_', 3) + 1)}…${key.slice(-4)}`;
 }
 
-function currentViewName() {
-  const name = window.location.hash.slice(1);
-  return Object.hasOwn(VIEWS, name) ? name : DEFAULT_VIEW;
+/** The view the fragment names, with its parameter (decoded); the default view for anything else. */
+function currentRoute() {
+  const fragment = window.location.hash.slice(1);
+  const slash = fragment.indexOf('/');
+  const name = slash === -1 ? fragment : fragment.slice(0, slash);
+  const parameter = slash === -1 ? '' : decodeParameter(fragment.slice(slash + 1));
+  const view = Object.hasOwn(VIEWS, name) ? VIEWS[name] : undefined;
+  if (!view || (view.parameter === true) !== (parameter !== '')) return { view: VIEWS[DEFAULT_VIEW], parameter: '' };
+  return { view, parameter };
+}
+
+function decodeParameter(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    // Not valid percent-encoding: shown as typed, for the API to refuse.
+    return text;
+  }
 }
 
 /** Shows the key prompt or the view the fragment names, closing the view shown before. */
@@ -61,14 +86,14 @@ function render() {
     return;
   }
   elements.keyLabel.textContent = `Using key ${maskKey(key)}`;
-  const name = currentViewName();
+  const { view, parameter } = currentRoute();
   for (const tab of elements.tabs.querySelectorAll('a')) {
-    if (tab.dataset.view === name) tab.setAttribute('aria-current', 'page');
+    if (tab.dataset.view === view.tab) tab.setAttribute('aria-current', 'page');
     else tab.removeAttribute('aria-current');
   }
   const controller = new AbortController();
   openView = controller;
-  VIEWS[name](elements.view, { signal: controller.signal, report: (error) => report(error, controller.signal) });
+  view.show(elements.view, { signal: controller.signal, report: (error) => report(error, controller.signal) }, parameter);
 }
 
 /** Shows a failure; a refused key is forgotten and asked for again, with the API's reason. */
