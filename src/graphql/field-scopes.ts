@@ -23,13 +23,21 @@ export const FIELD_SCOPES: Readonly<Record<string, Scope | null>> = {
   'Query.charges': 'charges:read',
   'Query.refund': 'refunds:read',
   'Query.event': 'events:read',
+  'Query.paymentIntent': 'payment_intents:read',
+  'Query.paymentIntents': 'payment_intents:read',
   'Subscription.events': 'events:read',
   'Customer.charges': 'charges:read',
   'Charge.customer': 'customers:read',
   'Charge.refunds': 'refunds:read',
+  'Charge.paymentIntent': 'payment_intents:read',
   'Refund.charge': 'charges:read',
-  // An edge of a page its connection's field (charges:read) has already read.
+  'PaymentIntent.customer': 'customers:read',
+  'PaymentIntent.latestCharge': 'charges:read',
+  // The failed charge a decline recorded: a charge like any other.
+  'PaymentError.charge': 'charges:read',
+  // An edge of a page its connection's field (charges:read, payment_intents:read) has already read.
   'ChargeEdge.node': null,
+  'PaymentIntentEdge.node': null,
   // The endpoint createWebhookEndpoint made: that mutation's own result, as REST answers it to webhooks:write.
   'WebhookEndpointWithSecret.endpoint': null,
 };

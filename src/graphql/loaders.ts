@@ -1,13 +1,18 @@
 import DataLoader from 'dataloader';
+import type { Queryable } from '../db/database.js';
 import type { RequestContext } from '../operations/operations.js';
-import { toChargeResource, type Charge } from '../resources/charges/charges.mapper.js';
+import { toCharges } from '../resources/charges/charge-resources.js';
+import type { Charge } from '../resources/charges/charges.mapper.js';
 import {
   findChargesByIds,
   firstChargesOfCustomers,
+  type ChargeRow,
   type CustomerChargesPageKey,
 } from '../resources/charges/charges.repo.js';
 import { toCustomerResource, type Customer } from '../resources/customers/customers.mapper.js';
 import { findCustomersByIds } from '../resources/customers/customers.repo.js';
+import { toPaymentIntentResource, type PaymentIntent } from '../resources/payment-intents/payment-intents.mapper.js';
+import { findPaymentIntentsByIds } from '../resources/payment-intents/payment-intents.repo.js';
 import { toRefundResource, type Refund } from '../resources/refunds/refunds.mapper.js';
 import { findRefundsOfCharges } from '../resources/refunds/refunds.repo.js';
 
@@ -20,11 +25,13 @@ export interface ChargePage {
 /**
  * Batching loaders for the nested fields, so that a page of 100 charges with their customers and
  * refunds costs one statement per field, not one per charge. The statements are the repos'; every
- * one is scoped to the caller's account, like every REST query.
+ * one is scoped to the caller's account, like every REST query. Charges are the REST resources,
+ * with their first refunds (`toCharges`): one more statement per batch when any was refunded.
  */
 export interface Loaders {
   customer: DataLoader<string, Customer | null>;
   charge: DataLoader<string, Charge | null>;
+  paymentIntent: DataLoader<string, PaymentIntent | null>;
   refundsOfCharge: DataLoader<string, Refund[]>;
   firstChargesOfCustomer: DataLoader<CustomerChargesPageKey, ChargePage, string>;
 }
@@ -38,10 +45,22 @@ export function createLoaders(ctx: Pick<RequestContext, 'db' | 'accountId'>): Lo
   // Built on first use: most operations need none or one of them.
   return {
     get customer() {
-      return (made.customer ??= byIdLoader((ids) => findCustomersByIds(db, accountId, ids), toCustomerResource));
+      return (made.customer ??= byIdLoader(
+        (ids) => findCustomersByIds(db, accountId, ids),
+        (rows) => rows.map(toCustomerResource),
+      ));
     },
     get charge() {
-      return (made.charge ??= byIdLoader((ids) => findChargesByIds(db, accountId, ids), toChargeResource));
+      return (made.charge ??= byIdLoader(
+        (ids) => findChargesByIds(db, accountId, ids),
+        (rows) => toCharges(db, accountId, rows),
+      ));
+    },
+    get paymentIntent() {
+      return (made.paymentIntent ??= byIdLoader(
+        (ids) => findPaymentIntentsByIds(db, accountId, ids),
+        (rows) => rows.map(toPaymentIntentResource),
+      ));
     },
     get refundsOfCharge() {
       return (made.refundsOfCharge ??= new DataLoader(
@@ -57,25 +76,39 @@ export function createLoaders(ctx: Pick<RequestContext, 'db' | 'accountId'>): Lo
     },
     get firstChargesOfCustomer() {
       return (made.firstChargesOfCustomer ??= new DataLoader(
-        async (keys) =>
-          (await firstChargesOfCustomers(db, accountId, keys)).map((page) => ({
-            data: page.rows.map(toChargeResource),
-            has_more: page.hasMore,
-          })),
+        async (keys) => {
+          const pages = await firstChargesOfCustomers(db, accountId, keys);
+          // The charges of all the pages together, so that their refunds cost one statement per 100 charges.
+          const charges = await chargesInBatches(db, accountId, pages.flatMap((page) => page.rows));
+          let next = 0;
+          return pages.map((page) => ({ data: charges.slice(next, (next += page.rows.length)), has_more: page.hasMore }));
+        },
         { maxBatchSize: MAX_BATCH, cacheKeyFn: (key) => `${key.customerId}:${key.limit}` },
       ));
     },
   };
 }
 
-/** Objects by id, one statement per batch (`find` is scoped to the account); an id it does not find is null. */
-function byIdLoader<Row extends { id: string }, Resource>(
+/** Charges as `toCharges` makes them, at most `MAX_BATCH` to a statement. */
+async function chargesInBatches(db: Queryable, accountId: string, rows: ChargeRow[]): Promise<Charge[]> {
+  const charges: Charge[] = [];
+  for (let start = 0; start < rows.length; start += MAX_BATCH) {
+    charges.push(...(await toCharges(db, accountId, rows.slice(start, start + MAX_BATCH))));
+  }
+  return charges;
+}
+
+/**
+ * Objects by id, one statement per batch (`find` is scoped to the account), made resources all at
+ * once (`toResources` may read more, for the whole batch); an id it does not find is null.
+ */
+function byIdLoader<Row, Resource extends { id: string }>(
   find: (ids: readonly string[]) => Promise<Row[]>,
-  toResource: (row: Row) => Resource,
+  toResources: (rows: Row[]) => Resource[] | Promise<Resource[]>,
 ): DataLoader<string, Resource | null> {
   return new DataLoader(
     async (ids) => {
-      const byId = new Map((await find(ids)).map((row) => [row.id, toResource(row)]));
+      const byId = new Map((await toResources(await find(ids))).map((resource) => [resource.id, resource]));
       return ids.map((id) => byId.get(id) ?? null);
     },
     { maxBatchSize: MAX_BATCH },

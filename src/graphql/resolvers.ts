@@ -7,19 +7,13 @@ import { retrieveRefund } from '../resources/refunds/refunds.service.js';
 import { expandableId } from '../resources/shared/expansion.js';
 import { toConnection, toPageParams } from './connections.js';
 import { withFieldScopes } from './field-scopes.js';
+import { paymentIntentMutations, paymentIntentQueries, paymentIntentTypes } from './payment-intent-resolvers.js';
+import { restBody, type RestFields } from './rest-bodies.js';
 import { metadataScalar, jsonScalar } from './scalars.js';
 import { callRestOperation } from './rest-operations.js';
 
-/** GraphQL input objects as REST bodies: explicit nulls are kept (they unset), absent fields are left out. */
-function restBody(input: object, renames: Record<string, string> = {}): Record<string, unknown> {
-  const body: Record<string, unknown> = {};
-  for (const [name, value] of Object.entries(input)) {
-    if (value !== undefined) body[renames[name] ?? name] = value;
-  }
-  return body;
-}
-
-const WEBHOOK_FIELDS = { enabledEvents: 'enabled_events' };
+const WEBHOOK_FIELDS: RestFields = { renames: { enabledEvents: 'enabled_events' } };
+const REFUND_FIELDS: RestFields = { renames: { paymentIntent: 'payment_intent' } };
 
 /**
  * The resolvers, typed by codegen against graphql/schema.graphql. Reads call the services the
@@ -42,6 +36,7 @@ export const resolvers: Resolvers = withFieldScopes({
       const page = await listCharges(ctx.request, { ...params, customer: args.customer ?? undefined, statuses });
       return toConnection(page, params);
     },
+    ...paymentIntentQueries,
   },
 
   Mutation: {
@@ -54,8 +49,12 @@ export const resolvers: Resolvers = withFieldScopes({
       callRestOperation(ctx, info, 'createCharge', { body: restBody(input), idempotencyKey }),
     updateCharge: (_, { id, input }, ctx, info) =>
       callRestOperation(ctx, info, 'updateCharge', { id, body: restBody(input) }),
+    // A null amount is left out: REST then captures all of it.
+    captureCharge: (_, { id, amount, idempotencyKey }, ctx, info) =>
+      callRestOperation(ctx, info, 'captureCharge', { id, body: amount == null ? {} : { amount }, idempotencyKey }),
     createRefund: (_, { input, idempotencyKey }, ctx, info) =>
-      callRestOperation(ctx, info, 'createRefund', { body: restBody(input), idempotencyKey }),
+      callRestOperation(ctx, info, 'createRefund', { body: restBody(input, REFUND_FIELDS), idempotencyKey }),
+    ...paymentIntentMutations,
     createWebhookEndpoint: async (_, { input, idempotencyKey }, ctx, info) => {
       const endpoint = await callRestOperation(ctx, info, 'createWebhookEndpoint', {
         body: restBody(input, WEBHOOK_FIELDS),
@@ -89,6 +88,7 @@ export const resolvers: Resolvers = withFieldScopes({
   },
 
   Charge: {
+    amountCaptured: (charge) => charge.amount_captured,
     amountRefunded: (charge) => charge.amount_refunded,
     // The services answer unexpanded resources; the guard keeps the types honest about REST's `expand`.
     customer: (charge, _, ctx) => (charge.customer ? ctx.loaders.customer.load(expandableId(charge.customer)) : null),
@@ -97,7 +97,11 @@ export const resolvers: Resolvers = withFieldScopes({
     failureMessage: (charge) => charge.failure_message,
     card: (charge) => charge.payment_method_details.card,
     refunds: (charge, _, ctx) => ctx.loaders.refundsOfCharge.load(charge.id),
+    paymentIntent: (charge, _, ctx) =>
+      charge.payment_intent ? ctx.loaders.paymentIntent.load(expandableId(charge.payment_intent)) : null,
   },
+
+  ...paymentIntentTypes,
 
   Refund: {
     charge: async (refund, _, ctx) => (await ctx.loaders.charge.load(expandableId(refund.charge)))!,

@@ -47,13 +47,18 @@ forEachDatabase('live event stream', (engine) => {
   it("yields a committed charge's events to its account's subscriber, in the order they were recorded", async () => {
     const events = server.eventStream.subscribe(accountId, null);
     const charge = await aCharge(server.api, { amount: 1000 });
-    const first = await nextValue(events);
-    const second = await nextValue(events);
-    expect([first.type, second.type]).to.deep.equal(['charge.succeeded', 'payment_intent.succeeded']);
-    expect(first.data.object).to.deep.equal(charge);
+    const received = [await nextValue(events), await nextValue(events), await nextValue(events)];
+    // A charge is a payment intent made and confirmed in one step.
+    expect(received.map((event) => event.type)).to.deep.equal([
+      'payment_intent.created',
+      'charge.succeeded',
+      'payment_intent.succeeded',
+    ]);
+    expect(received[1].data.object).to.deep.equal(charge);
+    expect((received[2].data.object as { id: string }).id).to.equal(charge.payment_intent);
     // The very events the REST API lists (newest first there).
-    const listed = (await server.api.get('/v1/events?limit=2')).body.data;
-    expect([second, first]).to.deep.equal(listed);
+    const listed = (await server.api.get('/v1/events?limit=3')).body.data;
+    expect([...received].reverse()).to.deep.equal(listed);
     await events.return?.();
   });
 
@@ -134,23 +139,19 @@ forEachDatabase('live event stream', (engine) => {
   });
 
   it('drops a subscriber that falls behind its buffer, with an error, and keeps serving the others', async () => {
-    const other = await secondProcess({ bufferLimit: 2 });
+    const other = await secondProcess({ bufferLimit: 3 });
     const slow = other.stream.subscribe(accountId, null);
     const reader = other.stream.subscribe(accountId, null);
-    // The reader takes each charge's two events before the next charge, so it never holds more
-    // than its limit however the notifications are batched; the slow one holds the first two.
+    // The reader takes each charge's three events before the next charge, so it never holds more
+    // than its limit however the notifications are batched; the slow one holds the first three.
     const received: Event[] = [];
     for (let charge = 0; charge < 2; charge++) {
       await aCharge(server.api);
-      received.push(await nextValue(reader), await nextValue(reader));
+      received.push(await nextValue(reader), await nextValue(reader), await nextValue(reader));
     }
-    expect(received.map((event) => event.type)).to.deep.equal([
-      'charge.succeeded',
-      'payment_intent.succeeded',
-      'charge.succeeded',
-      'payment_intent.succeeded',
-    ]);
-    // The slow one was handed the same four events without reading any: dropped at the third.
+    const chargeEvents = ['payment_intent.created', 'charge.succeeded', 'payment_intent.succeeded'];
+    expect(received.map((event) => event.type)).to.deep.equal([...chargeEvents, ...chargeEvents]);
+    // The slow one was handed the same six events without reading any: dropped at the fourth.
     expect(await rejectionOf(slow.next())).to.be.instanceOf(SubscriberTooSlowError);
     expect(await slow.next()).to.deep.equal({ value: undefined, done: true });
     expect(other.stream.subscriberCount).to.equal(1);

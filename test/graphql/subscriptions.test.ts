@@ -48,6 +48,10 @@ forEachDatabase('GraphQL subscriptions over WebSocket', (engine) => {
   it('streams charge.succeeded, as REST lists it, to a subscriber with the account API key', async () => {
     const results = await subscribe(server.apiKeys.first);
     const charge = (await server.api.post('/v1/charges', { amount: 1000, currency: 'usd', source: 'tok_visa' })).body;
+    // A charge is a payment intent made and confirmed in one step: the intent's creation comes first.
+    const created = await nextEvent(results);
+    expect(created.type).to.equal('payment_intent.created');
+    expect(created.object.id).to.equal(charge.payment_intent);
     const event = await nextEvent(results);
     const [listed] = (await server.api.get('/v1/events?type=charge.succeeded')).body.data;
     expect(event).to.deep.equal({
@@ -85,6 +89,11 @@ forEachDatabase('GraphQL subscriptions over WebSocket', (engine) => {
     expect(refused.status).to.equal(400);
     const declined = await server.api.post('/v1/charges', { amount: 1000, currency: 'usd', source: 'tok_chargeDeclined' });
     expect(declined.status).to.equal(402);
+    // The declined charge's intent was created first, and is kept.
+    const failed = (await server.api.get(`/v1/charges/${declined.body.error.charge}`)).body;
+    const created = await nextEvent(results);
+    expect(created.type).to.equal('payment_intent.created');
+    expect(created.object.id).to.equal(failed.payment_intent);
     const event = await nextEvent(results);
     expect(event.type).to.equal('charge.failed');
     expect(event.object.id).to.equal(declined.body.error.charge);

@@ -18,8 +18,13 @@ export const chargeHandlers = {
     const expand = expandCharge(body.expand);
     const { charge, decline } = await charges.createCharge(ctx, body);
     if (!decline) return ok(await expand(ctx, charge));
-    // A decline is a committed outcome, answered (and replayed) as 402 with the failed charge's id.
-    const error = new ApiError('card_declined', decline.message, { declineCode: decline.code, charge: charge.id });
+    // A decline is a committed outcome, answered (and replayed) as 402 with the failed charge's id
+    // and its intent, as confirming an intent answers.
+    const error = new ApiError('card_declined', decline.message, {
+      declineCode: decline.code,
+      charge: charge.id,
+      paymentIntent: decline.intent,
+    });
     return { status: 402, body: { error: error.toBody(ctx.requestId) } };
   },
   retrieveCharge: async ({ path, query, ctx }) => {

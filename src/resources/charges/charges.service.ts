@@ -7,7 +7,7 @@ import { recordEvent } from '../events/events.service.js';
 import { captureAuthorization } from '../payment-intents/authorizations.js';
 import { makePayment } from '../payment-intents/payment-attempts.js';
 import { insertPaymentIntent, type PaymentIntentRow } from '../payment-intents/payment-intents.repo.js';
-import { toPaymentIntentResource } from '../payment-intents/payment-intents.mapper.js';
+import { toPaymentIntentResource, type PaymentIntent } from '../payment-intents/payment-intents.mapper.js';
 import { requireLocked } from '../payment-intents/payment-intents.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
@@ -21,7 +21,8 @@ import { findTestSource } from './test-sources.js';
 /** A charge as created: succeeded (perhaps only authorised), or recorded as failed with why the card was declined. */
 export interface ChargeOutcome {
   charge: Charge;
-  decline?: { code: DeclineCode; message: string };
+  /** Set when the card was declined: why, and the charge's intent, back in `requires_payment_method`. */
+  decline?: { code: DeclineCode; message: string; intent: PaymentIntent };
 }
 
 /**
@@ -62,7 +63,7 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     precedingEvents: [{ type: 'payment_intent.created', object: toPaymentIntentResource(intent) }],
   });
   const charge = outcome.charge!;
-  return outcome.decline ? { charge, decline: outcome.decline } : { charge };
+  return outcome.decline ? { charge, decline: { ...outcome.decline, intent: outcome.intent } } : { charge };
 }
 
 export async function requireCharge(ctx: RequestContext, id: string, param = 'id'): Promise<ChargeRow> {
