@@ -39,7 +39,7 @@ async function raw(
 const STACK_TRACE = /\n\s+at |node_modules|\.[cm]?[jt]s:\d+|<!DOCTYPE|<html/i;
 
 /** The fields an error may carry (the spec's ErrorResponse): nothing else may leak into it. */
-const ENVELOPE_FIELDS = ['type', 'code', 'message', 'param', 'request_id', 'decline_code', 'charge'];
+const ENVELOPE_FIELDS = ['type', 'code', 'message', 'param', 'request_id', 'decline_code', 'charge', 'payment_intent'];
 
 /** An error answer as clients expect it: JSON, the envelope, the request id, and nothing internal. */
 function expectCleanError(res: RawResponse): void {
