@@ -38,7 +38,7 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
   const source = findTestSource(token);
   if (!source || source.requiresAction) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'source' });
   if (customer) await requireCustomer(ctx, customer, 'customer');
-  const intent = await insertPaymentIntent(ctx.db, {
+  const intent = {
     id: newId('paymentIntent'),
     account_id: ctx.accountId,
     customer_id: customer ?? null,
@@ -46,8 +46,8 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     amount_capturable: 0,
     amount_received: 0,
     currency: currency.toLowerCase(),
-    capture_method: capture === false ? 'manual' : 'automatic',
-    status: 'requires_confirmation',
+    capture_method: capture === false ? ('manual' as const) : ('automatic' as const),
+    status: 'requires_confirmation' as const,
     payment_method: token,
     latest_charge_id: null,
     last_payment_error: null,
@@ -56,11 +56,13 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     canceled_at: null,
     cancellation_reason: null,
     created: unixSeconds(ctx.clock),
-  });
-  // The charge carries what it was made with, as it always has; its intent the same.
+  };
+  // The charge carries what it was made with, as it always has; its intent the same. The intent is
+  // created and confirmed in this one request: it is written once, in the state the payment left it.
   const outcome = await makePayment(ctx, intent, token, source, {
     metadata: intent.metadata,
     precedingEvents: [{ type: 'payment_intent.created', object: toPaymentIntentResource(intent) }],
+    writeIntent: (changes) => insertPaymentIntent(ctx.db, { ...intent, ...changes }),
   });
   const charge = outcome.charge!;
   return outcome.decline ? { charge, decline: { ...outcome.decline, intent: outcome.intent } } : { charge };

@@ -7,7 +7,7 @@ import { NO_REFUNDS, toChargeResource, type Charge } from '../charges/charges.ma
 import { findTestSource, type TestSource } from '../charges/test-sources.js';
 import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
-import { updatePaymentIntentRow, type PaymentIntentRow } from './payment-intents.repo.js';
+import { updatePaymentIntentRow, type PaymentIntentChanges, type PaymentIntentRow } from './payment-intents.repo.js';
 import { toPaymentIntentResource, type PaymentError, type PaymentIntent } from './payment-intents.mapper.js';
 
 /** How long an authorisation may be captured: 7 days, as card networks hold them. */
@@ -45,6 +45,19 @@ export async function attemptPayment(ctx: RequestContext, row: PaymentIntentRow,
   return { intent };
 }
 
+/** How a payment is made beyond the intent and its method (the charges door's needs). */
+export interface PaymentOptions {
+  /** The charge's metadata; default none. */
+  metadata?: string;
+  /** Events recorded just before the payment's, in the same statement (the intent's creation). */
+  precedingEvents?: EventRecord[];
+  /**
+   * Writes the intent's new state; default: updates its row. An intent made and paid in one
+   * request (`POST /v1/charges`) is inserted in its final state instead: one statement fewer.
+   */
+  writeIntent?: (changes: PaymentIntentChanges) => Promise<PaymentIntentRow>;
+}
+
 /**
  * Makes the payment (`processing`, within this transaction): a charge is recorded either way. A
  * declined method leaves the intent in `requires_payment_method` with `last_payment_error`; a
@@ -52,12 +65,13 @@ export async function attemptPayment(ctx: RequestContext, row: PaymentIntentRow,
  */
 export async function makePayment(
   ctx: RequestContext,
-  row: PaymentIntentRow,
+  row: Omit<PaymentIntentRow, 'seq'>,
   method: string,
   source: TestSource,
-  charged: { metadata?: string; precedingEvents?: EventRecord[] } = {},
+  options: PaymentOptions = {},
 ): Promise<PaymentOutcome> {
-  const preceding = charged.precedingEvents ?? [];
+  const preceding = options.precedingEvents ?? [];
+  const writeIntent = options.writeIntent ?? ((changes) => updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, changes));
   const now = unixSeconds(ctx.clock);
   const declined = source.decline;
   const automatic = row.capture_method === 'automatic';
@@ -69,7 +83,7 @@ export async function makePayment(
     amount_refunded: 0,
     currency: row.currency,
     description: row.description,
-    metadata: charged.metadata ?? initialMetadata(undefined),
+    metadata: options.metadata ?? initialMetadata(undefined),
     status: declined ? 'failed' : 'succeeded',
     failure_code: declined ? 'card_declined' : null,
     failure_message: declined?.message ?? null,
@@ -90,7 +104,7 @@ export async function makePayment(
       charge: chargeRow.id,
       payment_method: method,
     };
-    const failed = await updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, {
+    const failed = await writeIntent({
       status: 'requires_payment_method',
       payment_method: null,
       latest_charge_id: chargeRow.id,
@@ -104,7 +118,7 @@ export async function makePayment(
     ]);
     return { intent, charge, decline: { code: declined.code, message: declined.message, chargeId: chargeRow.id } };
   }
-  const paid = await updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, {
+  const paid = await writeIntent({
     status: automatic ? 'succeeded' : 'requires_capture',
     payment_method: method,
     latest_charge_id: chargeRow.id,

@@ -16,7 +16,7 @@ export function authenticationPath(id: string): string {
   return `/v1/test_helpers/payment_intents/${id}/authenticate`;
 }
 
-export function toPaymentIntentResource(row: PaymentIntentRow): PaymentIntent {
+export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): PaymentIntent {
   return {
     id: row.id,
     object: 'payment_intent',
