@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { Queryable } from '../db/database.js';
-import { findReplay, idempotentPost, type IdempotencySettings } from '../operations/idempotency.js';
+import { findReplay, idempotentPost, requestFingerprint, type IdempotencySettings } from '../operations/idempotency.js';
 import './request-state.js';
 import { requestIdOf } from './request-id.js';
 
@@ -24,11 +24,16 @@ export function replayIdempotentRequests(deps: ReplayDeps): RequestHandler {
     // The principal that authenticateEarly (mounted before) found; none: refused credentials, or /admin.
     const principal = req.principal;
     if (typeof key !== 'string' || principal?.kind !== 'account') return next();
-    // The operation, and so its scope, is known only once the validator has matched it: a key
-    // restricted to some scopes takes the full path, where the scope is checked before any replay.
-    if (principal.grant !== 'all') return next();
     const post = { key, accountId: principal.accountId, requestId: requestIdOf(res), path: req.path, body: req.body ?? {} };
     const request = idempotentPost(deps, post);
+    // The operation, and so its scope, is known only once the validator has matched it: a key
+    // restricted to some scopes takes the full path, where the scope is checked before any replay.
+    // Its body is still fingerprinted here, as sent: the validator then fills in the spec's
+    // defaults, and the same request must have the same fingerprint whatever the key's scopes.
+    if (principal.grant !== 'all') {
+      req.idempotencyPrecheck = { fingerprint: requestFingerprint(request), keyWasUnused: false };
+      return next();
+    }
     const { replay, precheck } = await findReplay(deps.db, request);
     if (!replay) {
       req.idempotencyPrecheck = precheck;

@@ -44,6 +44,7 @@ export { assertValidIdempotencyKey } from './idempotency/key-rule.js';
 export type { StoredResponse } from './idempotency/store.js';
 export {
   idempotentPost,
+  requestFingerprint,
   type IdempotencySettings,
   type IdempotentPost,
   type IdempotentRequest,

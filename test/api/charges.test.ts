@@ -1,7 +1,16 @@
 import { expect } from 'chai';
+import type { ApiClient } from '../helpers/api-client.js';
 import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { useTestServer } from '../helpers/test-server.js';
+
+/** The account's events, oldest first, as `[type, data.object]` pairs. */
+async function eventsOldestFirst(api: ApiClient): Promise<Array<[string, any]>> {
+  const res = await api.get('/v1/events?limit=100');
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  expect(res.body.has_more, 'more than 100 events').to.equal(false);
+  return res.body.data.map((event: any) => [event.type, event.data.object]).reverse();
+}
 
 forEachDatabase('charges', (engine) => {
   const server = useTestServer(engine);
@@ -34,6 +43,10 @@ forEachDatabase('charges', (engine) => {
       expect(res.body.created).to.equal(Math.floor(server.clock.nowMs() / 1000));
       expect(res.body.metadata).to.deep.equal({ order: '6735' });
       expect(res.body.payment_method_details).to.deep.equal({ type: 'card', card: { brand: 'visa', last4: '4242' } });
+      // Captured at once, through a payment intent of its own.
+      expect(res.body).to.include({ amount_captured: 2000, captured: true });
+      expect(res.body.payment_intent).to.match(/^pi_[0-9A-Za-z]{24}$/);
+      expect(res.body.refunds).to.deep.equal({ object: 'list', data: [], has_more: false, url: `/v1/charges/${res.body.id}/refunds` });
     });
 
     it('charges tok_mastercard with the mastercard brand and last4', async () => {
@@ -107,6 +120,9 @@ forEachDatabase('charges', (engine) => {
       expect(failed.status).to.equal(200);
       expect(failed.body).to.include({ status: 'failed', paid: false, refunded: false, failure_code: 'card_declined', amount: 2000 });
       expect(failed.body.failure_message).to.be.a('string').and.not.equal('');
+      // As confirming an intent answers: the charge's intent, back in requires_payment_method.
+      expect(error.payment_intent).to.include({ id: failed.body.payment_intent, status: 'requires_payment_method', latest_charge: error.charge });
+      expect((await server.api.get(`/v1/payment_intents/${failed.body.payment_intent}`)).body).to.deep.equal(error.payment_intent);
     });
 
     it('declines tok_chargeDeclinedInsufficientFunds with decline_code insufficient_funds', async () => {
@@ -116,24 +132,155 @@ forEachDatabase('charges', (engine) => {
       expect((await server.api.get(`/v1/charges/${error.charge}`)).body.status).to.equal('failed');
     });
 
-    it('records charge.succeeded and payment_intent.succeeded for a successful charge', async () => {
-      const charge = await aCharge(server.api, { amount: 1234, currency: 'eur' });
-      const succeeded = await server.api.get('/v1/events?type=charge.succeeded');
-      expect(succeeded.body.data).to.have.length(1);
-      expect(succeeded.body.data[0].data.object).to.deep.equal(charge);
-      const intents = await server.api.get('/v1/events?type=payment_intent.succeeded');
-      expect(intents.body.data).to.have.length(1);
-      expect(intents.body.data[0].data.object).to.include({ object: 'payment_intent', amount: 1234, currency: 'eur' });
-      expect((await server.api.get('/v1/events?type=charge.failed')).body.data).to.deep.equal([]);
+    it('makes a succeeded payment intent for a successful charge, and records its three events in order', async () => {
+      const charge = await aCharge(server.api, { amount: 1234, currency: 'eur', description: 'Order 6735', metadata: { order: '6735' } });
+      const intent = (await server.api.get(`/v1/payment_intents/${charge.payment_intent}`)).body;
+      expect(intent).to.include({
+        amount: 1234,
+        amount_received: 1234,
+        amount_capturable: 0,
+        currency: 'eur',
+        capture_method: 'automatic',
+        status: 'succeeded',
+        latest_charge: charge.id,
+        payment_method: 'tok_visa',
+        description: 'Order 6735',
+      });
+      expect(intent.metadata).to.deep.equal({ order: '6735' });
+      const events = await eventsOldestFirst(server.api);
+      expect(events.map(([type]) => type)).to.deep.equal(['payment_intent.created', 'charge.succeeded', 'payment_intent.succeeded']);
+      expect(events[0][1]).to.include({ id: intent.id, status: 'requires_confirmation', latest_charge: null });
+      expect(events[1][1]).to.deep.equal(charge);
+      expect(events[2][1]).to.deep.equal(intent);
     });
 
-    it('records only charge.failed for a declined charge', async () => {
+    it('records payment_intent.created, charge.failed and payment_intent.payment_failed for a declined charge', async () => {
       const res = await server.api.post('/v1/charges', { amount: 2000, currency: 'usd', source: 'tok_chargeDeclined' });
-      const failed = await server.api.get('/v1/events?type=charge.failed');
-      expect(failed.body.data).to.have.length(1);
-      expect(failed.body.data[0].data.object).to.include({ id: res.body.error.charge, status: 'failed' });
-      expect((await server.api.get('/v1/events?type=charge.succeeded')).body.data).to.deep.equal([]);
-      expect((await server.api.get('/v1/events?type=payment_intent.succeeded')).body.data).to.deep.equal([]);
+      const events = await eventsOldestFirst(server.api);
+      expect(events.map(([type]) => type)).to.deep.equal(['payment_intent.created', 'charge.failed', 'payment_intent.payment_failed']);
+      expect(events[1][1]).to.include({ id: res.body.error.charge, status: 'failed', captured: false, amount_captured: 0 });
+      const intent = events[2][1];
+      const chargeId = res.body.error.charge;
+      expect(intent).to.include({ id: events[1][1].payment_intent, status: 'requires_payment_method', latest_charge: chargeId });
+      expect(intent.last_payment_error).to.include({ code: 'card_declined', decline_code: 'generic_decline', charge: chargeId });
+    });
+  });
+
+  describe('createCharge with capture=false', () => {
+    it('only authorises: the charge is paid but not captured, and its intent waits in requires_capture', async () => {
+      const charge = await aCharge(server.api, { amount: 2000, capture: false });
+      expect(charge).to.include({ status: 'succeeded', paid: true, captured: false, amount_captured: 0, refunded: false });
+      const intent = (await server.api.get(`/v1/payment_intents/${charge.payment_intent}`)).body;
+      expect(intent).to.include({ status: 'requires_capture', capture_method: 'manual', amount_capturable: 2000, amount_received: 0 });
+      const events = await eventsOldestFirst(server.api);
+      expect(events.map(([type]) => type)).to.deep.equal([
+        'payment_intent.created',
+        'charge.succeeded',
+        'payment_intent.amount_capturable_updated',
+      ]);
+      expect(events[1][1]).to.deep.equal(charge);
+      expect(events[2][1]).to.deep.equal(intent);
+    });
+
+    it('takes capture=false from a form body', async () => {
+      const form = { amount: '2000', currency: 'usd', source: 'tok_visa', capture: 'false' };
+      const res = await server.api.post('/v1/charges', form, { form: true });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ captured: false, amount_captured: 0 });
+    });
+
+    it('answers 402 for a declined card as a captured charge does', async () => {
+      const res = await server.api.post('/v1/charges', { amount: 2000, currency: 'usd', source: 'tok_chargeDeclined', capture: false });
+      const error = expectError(res, 402, 'card_declined');
+      expect((await server.api.get(`/v1/charges/${error.charge}`)).body).to.include({ status: 'failed', captured: false });
+    });
+  });
+
+  describe('captureCharge', () => {
+    it('captures the whole authorisation by default, and records charge.captured then payment_intent.succeeded', async () => {
+      const charge = await aCharge(server.api, { amount: 2000, capture: false });
+      const before = (await eventsOldestFirst(server.api)).length;
+      const res = await server.api.post(`/v1/charges/${charge.id}/capture`);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ id: charge.id, captured: true, amount_captured: 2000, amount_refunded: 0, refunded: false });
+      expect(res.body.refunds.data).to.deep.equal([]);
+      const intent = (await server.api.get(`/v1/payment_intents/${charge.payment_intent}`)).body;
+      expect(intent).to.include({ status: 'succeeded', amount_received: 2000, amount_capturable: 0 });
+      const events = (await eventsOldestFirst(server.api)).slice(before);
+      expect(events.map(([type]) => type)).to.deep.equal(['charge.captured', 'payment_intent.succeeded']);
+      expect(events[0][1]).to.deep.equal(res.body);
+      expect(events[1][1]).to.deep.equal(intent);
+    });
+
+    it('captures part and releases the rest as a refund of the charge', async () => {
+      const charge = await aCharge(server.api, { amount: 2000, capture: false });
+      const before = (await eventsOldestFirst(server.api)).length;
+      const res = await server.api.post(`/v1/charges/${charge.id}/capture`, { amount: 1500 }, { form: true });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body).to.include({ captured: true, amount_captured: 1500, amount_refunded: 500, refunded: false });
+      const [released] = res.body.refunds.data;
+      expect(released).to.include({ amount: 500, charge: charge.id, payment_intent: charge.payment_intent, reason: null });
+      expect((await server.api.get(`/v1/payment_intents/${charge.payment_intent}`)).body).to.include({ amount_received: 1500 });
+      const events = (await eventsOldestFirst(server.api)).slice(before);
+      expect(events.map(([type]) => type)).to.deep.equal(['charge.captured', 'refund.created', 'payment_intent.succeeded']);
+      expect(events[1][1]).to.deep.equal(released);
+      // What was captured can be refunded, and no more.
+      expectError(await server.api.post('/v1/refunds', { charge: charge.id, amount: 1501 }), 400, 'amount_too_large', 'amount');
+      const refund = await server.api.post('/v1/refunds', { charge: charge.id });
+      expect(refund.body.amount).to.equal(1500);
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body).to.include({ amount_refunded: 2000, refunded: true });
+    });
+
+    it('answers charge_already_captured for a charge captured at creation, or already captured', async () => {
+      const captured = await aCharge(server.api);
+      expectError(await server.api.post(`/v1/charges/${captured.id}/capture`), 400, 'charge_already_captured');
+      const authorised = await aCharge(server.api, { capture: false });
+      expect((await server.api.post(`/v1/charges/${authorised.id}/capture`, { amount: 100 })).status).to.equal(200);
+      expectError(await server.api.post(`/v1/charges/${authorised.id}/capture`), 400, 'charge_already_captured');
+      expect((await server.api.get(`/v1/charges/${authorised.id}`)).body).to.include({ amount_captured: 100, amount_refunded: 1900 });
+    });
+
+    it('answers charge_already_refunded for an authorisation released by a refund or by canceling its intent', async () => {
+      const refunded = await aCharge(server.api, { capture: false });
+      expect((await server.api.post('/v1/refunds', { charge: refunded.id })).status).to.equal(200);
+      expectError(await server.api.post(`/v1/charges/${refunded.id}/capture`), 400, 'charge_already_refunded');
+      const canceled = await aCharge(server.api, { capture: false });
+      expect((await server.api.post(`/v1/payment_intents/${canceled.payment_intent}/cancel`)).status).to.equal(200);
+      expectError(await server.api.post(`/v1/charges/${canceled.id}/capture`), 400, 'charge_already_refunded');
+      expect((await server.api.get(`/v1/charges/${canceled.id}`)).body).to.include({ captured: false, amount_refunded: 2000 });
+    });
+
+    it('answers amount_too_large naming amount for more than was authorised, and captures nothing', async () => {
+      const charge = await aCharge(server.api, { amount: 2000, capture: false });
+      expectError(await server.api.post(`/v1/charges/${charge.id}/capture`, { amount: 2001 }), 400, 'amount_too_large', 'amount');
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body).to.include({ captured: false, amount_captured: 0 });
+      expect((await server.api.get(`/v1/payment_intents/${charge.payment_intent}`)).body.status).to.equal('requires_capture');
+    });
+
+    it('answers 400 payment_intent_unexpected_state for a declined charge, carrying its intent', async () => {
+      const res = await server.api.post('/v1/charges', { amount: 2000, currency: 'usd', source: 'tok_chargeDeclined', capture: false });
+      const { charge: chargeId } = expectError(res, 402, 'card_declined');
+      const error = expectError(await server.api.post(`/v1/charges/${chargeId}/capture`), 400, 'payment_intent_unexpected_state');
+      expect(error.payment_intent).to.include({ status: 'requires_payment_method', latest_charge: chargeId });
+    });
+
+    it('captures once when two captures of one charge arrive at once: the other is refused as already captured', async () => {
+      for (let round = 0; round < 5; round++) {
+        const charge = await aCharge(server.api, { amount: 2000, capture: false });
+        const answers = await Promise.all([500, 1500].map((amount) => server.api.post(`/v1/charges/${charge.id}/capture`, { amount })));
+        const won = answers.findIndex((res) => res.status === 200);
+        expect(won, JSON.stringify(answers.map((res) => res.body))).to.not.equal(-1);
+        // The same answer as for a capture that comes after: the charge is captured, whatever the loser read first.
+        expectError(answers[1 - won], 400, 'charge_already_captured');
+        expect((await server.api.get(`/v1/charges/${charge.id}`)).body).to.include({ amount_captured: answers[won].body.amount_captured });
+      }
+    });
+
+    it("answers 404 for an unknown charge and for another account's, capturing nothing", async () => {
+      expectError(await server.api.post('/v1/charges/ch_missing/capture'), 404, 'resource_missing', 'id');
+      const theirs = await aCharge(server.otherApi, { capture: false });
+      expectError(await server.api.post(`/v1/charges/${theirs.id}/capture`), 404, 'resource_missing', 'id');
+      expect((await server.otherApi.get(`/v1/charges/${theirs.id}`)).body.captured).to.equal(false);
     });
   });
 
@@ -164,9 +311,66 @@ forEachDatabase('charges', (engine) => {
       expect(filtered.body.data.map((x: any) => x.id)).to.deep.equal([c.id, a.id]);
     });
 
+    it('filters by status', async () => {
+      const succeeded = await aCharge(server.api);
+      const declined = await server.api.post('/v1/charges', { amount: 2000, currency: 'usd', source: 'tok_chargeDeclined' });
+      const authorised = await aCharge(server.api, { capture: false });
+      const failed = await server.api.get('/v1/charges?status=failed');
+      expect(failed.body.data.map((x: any) => x.id)).to.deep.equal([declined.body.error.charge]);
+      // An authorisation has succeeded too: `captured` tells it apart.
+      const paid = await server.api.get('/v1/charges?status=succeeded');
+      expect(paid.body.data.map((x: any) => x.id)).to.deep.equal([authorised.id, succeeded.id]);
+      expectError(await server.api.get('/v1/charges?status=pending'), 400, 'parameter_invalid', 'status');
+    });
+
+    it('filters by payment_intent: every attempt of the intent, newest first', async () => {
+      await aCharge(server.api);
+      const intent = await server.api.post('/v1/payment_intents', {
+        amount: 2000,
+        currency: 'usd',
+        payment_method: 'pm_card_chargeDeclined',
+        confirm: true,
+      });
+      const { charge: declined, payment_intent: { id } } = expectError(intent, 402, 'card_declined');
+      const confirmed = await server.api.post(`/v1/payment_intents/${id}/confirm`, { payment_method: 'pm_card_visa' });
+      expect(confirmed.status, JSON.stringify(confirmed.body)).to.equal(200);
+      const res = await server.api.get(`/v1/charges?payment_intent=${id}`);
+      expect(res.body.data.map((x: any) => x.id)).to.deep.equal([confirmed.body.latest_charge, declined]);
+      expect(res.body.data.map((x: any) => x.status)).to.deep.equal(['succeeded', 'failed']);
+      expect((await server.api.get('/v1/charges?payment_intent=pi_missing')).body.data).to.deep.equal([]);
+    });
+
     it("never shows another account's charges", async () => {
-      await aCharge(server.otherApi);
+      const theirs = await aCharge(server.otherApi);
       expect((await server.api.get('/v1/charges')).body.data).to.deep.equal([]);
+      expect((await server.api.get(`/v1/charges?payment_intent=${theirs.payment_intent}`)).body.data).to.deep.equal([]);
+    });
+  });
+
+  describe('listChargeRefunds', () => {
+    it("lists the charge's refunds newest first, the release of a partial capture included", async () => {
+      const charge = await aCharge(server.api, { amount: 2000, capture: false });
+      const captured = await server.api.post(`/v1/charges/${charge.id}/capture`, { amount: 1500 });
+      const [released] = captured.body.refunds.data;
+      const first = await server.api.post('/v1/refunds', { charge: charge.id, amount: 100 });
+      const second = await server.api.post('/v1/refunds', { charge: charge.id, amount: 200 });
+      await aCharge(server.api).then((other) => server.api.post('/v1/refunds', { charge: other.id }));
+      const res = await server.api.get(`/v1/charges/${charge.id}/refunds`);
+      expect(res.status).to.equal(200);
+      expect(res.body).to.include({ object: 'list', has_more: false, url: `/v1/charges/${charge.id}/refunds` });
+      expect(res.body.data).to.deep.equal([second.body, first.body, released]);
+      const page = await server.api.get(`/v1/charges/${charge.id}/refunds?limit=2`);
+      expect(page.body).to.include({ has_more: true });
+      expect(page.body.data.map((r: any) => r.id)).to.deep.equal([second.body.id, first.body.id]);
+      // The charge embeds the same list.
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body.refunds.data).to.deep.equal(res.body.data);
+    });
+
+    it("answers 404 for an unknown charge and for another account's", async () => {
+      expectError(await server.api.get('/v1/charges/ch_missing/refunds'), 404, 'resource_missing', 'id');
+      const theirs = await aCharge(server.otherApi);
+      await server.otherApi.post('/v1/refunds', { charge: theirs.id });
+      expectError(await server.api.get(`/v1/charges/${theirs.id}/refunds`), 404, 'resource_missing', 'id');
     });
   });
 

@@ -10,6 +10,9 @@ import { ADMIN_AUTHORIZATION, startTestServer, useTestServer } from '../helpers/
 
 const CHARGE = { amount: 2000, currency: 'usd', source: 'tok_visa' };
 
+/** The events of one successful charge, oldest first: it is made as a payment intent confirmed at once. */
+const CHARGE_EVENTS = ['payment_intent.created', 'charge.succeeded', 'payment_intent.succeeded'];
+
 /** Every charge of the account (the tests below stay well under one page of 100). */
 async function chargeIds(api: ApiClient): Promise<string[]> {
   const res = await api.get('/v1/charges?limit=100');
@@ -51,7 +54,7 @@ forEachDatabase('idempotency', (engine) => {
         expectReplayed(await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'order-6735' }), first);
       }
       expect(await chargeIds(server.api)).to.deep.equal([first.body.id]);
-      expect(await eventTypes(server.api)).to.deep.equal(['charge.succeeded', 'payment_intent.succeeded']);
+      expect(await eventTypes(server.api)).to.deep.equal(CHARGE_EVENTS);
     });
 
     it('replays a form-encoded request', async () => {
@@ -133,7 +136,7 @@ forEachDatabase('idempotency', (engine) => {
       expectReplayed(replay, first);
       expect(replay.body.error.charge).to.equal(error.charge);
       expect(await chargeIds(server.api)).to.deep.equal([error.charge]);
-      expect(await eventTypes(server.api)).to.deep.equal(['charge.failed']);
+      expect(await eventTypes(server.api)).to.deep.equal(['payment_intent.created', 'charge.failed', 'payment_intent.payment_failed']);
     });
 
     it('replays an error raised once execution started (an unknown test source)', async () => {
@@ -195,7 +198,7 @@ forEachDatabase('idempotency', (engine) => {
       }
     }
     expect(responses.filter((r) => r.status === 200 && !r.headers.get('idempotent-replayed'))).to.have.length(1);
-    expect(await eventTypes(server.api)).to.deep.equal(['charge.succeeded', 'payment_intent.succeeded']);
+    expect(await eventTypes(server.api)).to.deep.equal(CHARGE_EVENTS);
     // Whoever got 409 retries and gets the charge.
     const retry = await server.api.post('/v1/charges', CHARGE, { idempotencyKey: 'concurrent' });
     expect(retry.status).to.equal(200);
@@ -255,7 +258,7 @@ forEachDatabase('idempotency', (engine) => {
         await other.end();
       }
       expect(await chargeIds(server.api)).to.deep.equal([first.body.id]);
-      expect(await eventTypes(server.api)).to.deep.equal(['charge.succeeded', 'payment_intent.succeeded']);
+      expect(await eventTypes(server.api)).to.deep.equal(CHARGE_EVENTS);
     });
   }
 

@@ -18,6 +18,14 @@ async function aFailedChargeId(api: ApiClient): Promise<string> {
   return res.body.error.charge;
 }
 
+/** The account's events, oldest first, as `[type, data.object]` pairs. */
+async function eventsOldestFirst(api: ApiClient): Promise<Array<[string, any]>> {
+  const res = await api.get('/v1/events?limit=100');
+  expect(res.status, JSON.stringify(res.body)).to.equal(200);
+  expect(res.body.has_more, 'more than 100 events').to.equal(false);
+  return res.body.data.map((event: any) => [event.type, event.data.object]).reverse();
+}
+
 forEachDatabase('refunds', (engine) => {
   const server = useTestServer(engine);
 
@@ -120,16 +128,21 @@ forEachDatabase('refunds', (engine) => {
       const refunded = await server.api.get('/v1/events?type=charge.refunded');
       expect(refunded.body.data).to.have.length(1);
       expect(refunded.body.data[0].data.object).to.include({ id: charge.id, amount_refunded: 600, refunded: false });
-      expect(refunded.body.data[0].data.previous_attributes).to.deep.equal({ amount_refunded: 0 });
+      // The charge's embedded refunds changed too: before, the empty list it was created with.
+      expect(refunded.body.data[0].data.previous_attributes).to.deep.equal({ amount_refunded: 0, refunds: charge.refunds });
     });
 
     it('lists refunded in charge.refunded previous_attributes only when the refund completes the charge', async () => {
       const charge = await aCharge(server.api, { amount: 2000 });
-      await aRefund(server.api, { charge: charge.id, amount: 600 });
+      const first = await aRefund(server.api, { charge: charge.id, amount: 600 });
       await aRefund(server.api, { charge: charge.id });
       const [last] = (await server.api.get('/v1/events?type=charge.refunded')).body.data;
       expect(last.data.object).to.include({ amount_refunded: 2000, refunded: true });
-      expect(last.data.previous_attributes).to.deep.equal({ amount_refunded: 600, refunded: false });
+      expect(last.data.previous_attributes).to.deep.equal({
+        amount_refunded: 600,
+        refunded: false,
+        refunds: { ...charge.refunds, data: [first] },
+      });
     });
 
     it('records no event for a refused refund', async () => {
@@ -152,6 +165,93 @@ forEachDatabase('refunds', (engine) => {
       expect(after).to.include({ amount_refunded: 1800, refunded: false });
       const listed = await server.api.get(`/v1/refunds?charge=${charge.id}&limit=100`);
       expect(listed.body.data).to.have.length(6);
+    });
+  });
+
+  describe('createRefund by payment_intent', () => {
+    it("refunds the intent's latest charge, and the refund names both", async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      const refund = await aRefund(server.api, { payment_intent: charge.payment_intent, amount: 700 });
+      expect(refund).to.include({ amount: 700, charge: charge.id, payment_intent: charge.payment_intent });
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body).to.include({ amount_refunded: 700, refunded: false });
+      // The intent stays succeeded: a refund returns money, it does not undo the payment.
+      const intent = (await server.api.get(`/v1/payment_intents/${charge.payment_intent}`)).body;
+      expect(intent).to.include({ status: 'succeeded', amount_received: 2000 });
+    });
+
+    it("accepts both charge and payment_intent when they agree, and refuses another charge naming payment_intent", async () => {
+      const charge = await aCharge(server.api);
+      const other = await aCharge(server.api);
+      const mismatched = await server.api.post('/v1/refunds', { charge: other.id, payment_intent: charge.payment_intent });
+      expectError(mismatched, 400, 'parameter_invalid', 'payment_intent');
+      expect((await server.api.get(`/v1/charges/${other.id}`)).body.amount_refunded).to.equal(0);
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body.amount_refunded).to.equal(0);
+      const refund = await aRefund(server.api, { charge: charge.id, payment_intent: charge.payment_intent, amount: 300 });
+      expect(refund).to.include({ charge: charge.id, payment_intent: charge.payment_intent, amount: 300 });
+    });
+
+    it("answers 404 naming payment_intent for an unknown intent and for another account's", async () => {
+      expectError(await server.api.post('/v1/refunds', { payment_intent: 'pi_missing' }), 404, 'resource_missing', 'payment_intent');
+      const theirs = await aCharge(server.otherApi);
+      const res = await server.api.post('/v1/refunds', { payment_intent: theirs.payment_intent });
+      expectError(res, 404, 'resource_missing', 'payment_intent');
+      expect((await server.otherApi.get(`/v1/charges/${theirs.id}`)).body.amount_refunded).to.equal(0);
+    });
+
+    it('answers 400 charge_not_refundable naming payment_intent for an intent with no charge, or a declined one', async () => {
+      const intent = await server.api.post('/v1/payment_intents', { amount: 2000, currency: 'usd' });
+      expectError(await server.api.post('/v1/refunds', { payment_intent: intent.body.id }), 400, 'charge_not_refundable', 'payment_intent');
+      const declined = await server.api.post('/v1/payment_intents', {
+        amount: 2000,
+        currency: 'usd',
+        payment_method: 'pm_card_chargeDeclined',
+        confirm: true,
+      });
+      const { payment_intent: failed } = expectError(declined, 402, 'card_declined');
+      const res = await server.api.post('/v1/refunds', { payment_intent: failed.id });
+      expectError(res, 400, 'charge_not_refundable', 'payment_intent');
+    });
+  });
+
+  describe('createRefund of an uncaptured charge', () => {
+    for (const by of ['charge', 'payment_intent'] as const) {
+      it(`releases the whole authorisation and cancels the intent (named by ${by})`, async () => {
+        const charge = await aCharge(server.api, { amount: 2000, capture: false });
+        const before = (await eventsOldestFirst(server.api)).length;
+        const target = by === 'charge' ? { charge: charge.id } : { payment_intent: charge.payment_intent };
+        const refund = await aRefund(server.api, { ...target, reason: 'requested_by_customer' });
+        expect(refund).to.include({ amount: 2000, charge: charge.id, payment_intent: charge.payment_intent });
+        expect(refund.reason).to.equal('requested_by_customer');
+        const after = (await server.api.get(`/v1/charges/${charge.id}`)).body;
+        expect(after).to.include({ amount_refunded: 2000, amount_captured: 0, captured: false, refunded: true });
+        expect(after.refunds.data).to.deep.equal([refund]);
+        const intent = (await server.api.get(`/v1/payment_intents/${charge.payment_intent}`)).body;
+        expect(intent).to.include({ status: 'canceled', amount_capturable: 0, cancellation_reason: 'requested_by_customer' });
+        expect(intent.canceled_at).to.equal(Math.floor(server.clock.nowMs() / 1000));
+        const events = (await eventsOldestFirst(server.api)).slice(before);
+        expect(events.map(([type]) => type)).to.deep.equal(['refund.created', 'charge.refunded', 'payment_intent.canceled']);
+        expect(events[0][1]).to.deep.equal(refund);
+        expect(events[1][1]).to.deep.equal(after);
+        expect(events[2][1]).to.deep.equal(intent);
+      });
+    }
+
+    it('refuses a partial amount, naming amount, and releases nothing', async () => {
+      const charge = await aCharge(server.api, { amount: 2000, capture: false });
+      expectError(await server.api.post('/v1/refunds', { charge: charge.id, amount: 500 }), 400, 'parameter_invalid', 'amount');
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body).to.include({ amount_refunded: 0, captured: false });
+      const intent = (await server.api.get(`/v1/payment_intents/${charge.payment_intent}`)).body;
+      expect(intent).to.include({ status: 'requires_capture', amount_capturable: 2000 });
+      // The whole amount, named, is a release like no amount.
+      expect((await aRefund(server.api, { charge: charge.id, amount: 2000 })).amount).to.equal(2000);
+    });
+
+    it('answers charge_already_refunded once released', async () => {
+      const charge = await aCharge(server.api, { capture: false });
+      await aRefund(server.api, { charge: charge.id });
+      expectError(await server.api.post('/v1/refunds', { charge: charge.id }), 400, 'charge_already_refunded', 'charge');
+      const byIntent = await server.api.post('/v1/refunds', { payment_intent: charge.payment_intent });
+      expectError(byIntent, 400, 'charge_already_refunded', 'payment_intent');
     });
   });
 
@@ -183,6 +283,18 @@ forEachDatabase('refunds', (engine) => {
       expect(all.body.data.map((r: any) => r.id)).to.deep.equal([c.id, b.id, a.id]);
       const filtered = await server.api.get(`/v1/refunds?charge=${first.id}`);
       expect(filtered.body.data.map((r: any) => r.id)).to.deep.equal([c.id, a.id]);
+    });
+
+    it("filters by payment_intent: the refunds of the intent's charges", async () => {
+      const first = await aCharge(server.api);
+      const second = await aCharge(server.api);
+      const a = await aRefund(server.api, { charge: first.id, amount: 100 });
+      await aRefund(server.api, { charge: second.id, amount: 100 });
+      const c = await aRefund(server.api, { payment_intent: first.payment_intent, amount: 100 });
+      const filtered = await server.api.get(`/v1/refunds?payment_intent=${first.payment_intent}`);
+      expect(filtered.status).to.equal(200);
+      expect(filtered.body.data.map((r: any) => r.id)).to.deep.equal([c.id, a.id]);
+      expect((await server.api.get('/v1/refunds?payment_intent=pi_missing')).body.data).to.deep.equal([]);
     });
 
     it("never shows another account's refunds", async () => {

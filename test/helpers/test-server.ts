@@ -83,6 +83,8 @@ export interface TestServerOptions {
   graphqlTrustedDocumentsOnly?: boolean;
   /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
   webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string; disableAfterMs?: number };
+  /** How often that worker releases authorisations past their 7 days; default: the composition root's (every minute). */
+  authorizationExpiryIntervalMs?: number;
   /** The clock; default: a stopped `FakeClock`, or one that follows real time when the worker runs. */
   clock?: FakeClock;
   /** Serve `GET /metrics` and measure requests, as `npm start` does; `public` as `METRICS_PUBLIC`. Default: neither. */
@@ -143,7 +145,12 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
   const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
   const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
   const appDb = countingDatabase(db);
-  const roles = await startRoles(services, { appDb, workerPollIntervalMs: 20, cutConnectionsOnClose: true });
+  const roles = await startRoles(services, {
+    appDb,
+    workerPollIntervalMs: 20,
+    authorizationExpiryIntervalMs: options.authorizationExpiryIntervalMs,
+    cutConnectionsOnClose: true,
+  });
   const url = roles.api!.url;
   return {
     url,

@@ -5,6 +5,7 @@ import { loadSpec } from '../../src/operations/spec.js';
 import { aCharge, aCustomer, aUser } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 
 const spec = loadSpec() as ReturnType<typeof loadSpec> & { webhooks: Record<string, { post: any }> };
@@ -40,7 +41,11 @@ forEachDatabase('webhook payloads', (engine) => {
   it('match the spec for every event type the API emits', async function () {
     this.timeout(30_000);
     receiver = await startCaptureReceiver();
-    server = await startTestServer(engine, { webhookAllowPrivateNetworks: true, webhookWorker: { retryScheduleSeconds: [0.05] } });
+    server = await startTestServer(engine, {
+      webhookAllowPrivateNetworks: true,
+      webhookWorker: { retryScheduleSeconds: [0.05] },
+      authorizationExpiryIntervalMs: 50,
+    });
     await server.api.post('/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'] });
     const { api } = server;
     const customer = await aCustomer(api);
@@ -56,6 +61,26 @@ forEachDatabase('webhook payloads', (engine) => {
     await api.patch(`/v1/users/${user.id}/orders/${order.id}`, { status: 'paid' });
     await api.delete(`/v1/users/${user.id}/orders/${order.id}`);
     await api.delete(`/v1/users/${user.id}`);
+    // The payment lifecycle: authorise then capture, a customer action then a cancel, a declined
+    // confirmation, and an authorisation that expires uncaptured.
+    const authorised = (
+      await api.post('/v1/payment_intents', {
+        amount: 2000,
+        currency: 'usd',
+        payment_method: 'pm_card_visa',
+        capture_method: 'manual',
+        confirm: true,
+      })
+    ).body;
+    await api.post(`/v1/payment_intents/${authorised.id}/capture`, { amount_to_capture: 1500 });
+    const waiting = (
+      await api.post('/v1/payment_intents', { amount: 800, currency: 'usd', payment_method: 'pm_card_authenticationRequired', confirm: true })
+    ).body;
+    await api.post(`/v1/payment_intents/${waiting.id}/cancel`, { cancellation_reason: 'abandoned' });
+    await api.post('/v1/payment_intents', { amount: 900, currency: 'usd', payment_method: 'pm_card_chargeDeclined', confirm: true });
+    const expiring = (await api.post('/v1/charges', { amount: 700, currency: 'usd', source: 'tok_visa', capture: false })).body;
+    server.clock.advance(7 * 24 * 3600_000 + 1000);
+    await eventually(async () => expect((await api.get(`/v1/charges/${expiring.id}`)).body.refunded).to.equal(true));
 
     const emitted = (await server.db.all<{ type: string }>('SELECT type FROM events')).map((e) => e.type);
     expect(new Set(emitted)).to.deep.equal(new Set(eventTypes));

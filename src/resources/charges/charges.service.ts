@@ -14,7 +14,7 @@ import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
 import { toCharge, toCharges } from './charge-resources.js';
-import { findCharge, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
+import { findCharge, findChargeForUpdate, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
 import { type Charge, type ChargeCaptureParams, type ChargeCreateParams, type ChargeUpdateParams } from './charges.mapper.js';
 import { findTestSource } from './test-sources.js';
 
@@ -104,11 +104,16 @@ export async function captureCharge(ctx: RequestContext, id: string, params: Cha
   // `expand` is applied to the result by the handler.
   const { amount, expand: _expand, ...unread } = params;
   allParamsRead(unread);
-  const charge = await requireCharge(ctx, id);
-  if (charge.amount_captured > 0 || charge.payment_intent_id === null) {
+  const unlocked = await requireCharge(ctx, id);
+  if (unlocked.payment_intent_id === null) {
+    // Made before payment intents existed: captured when it succeeded.
     throw new ApiError('charge_already_captured', `Charge ${id} has already been captured.`);
   }
-  const intent = await requireLocked(ctx, charge.payment_intent_id);
+  // The intent, then the charge, locked (the one lock order): a concurrent capture or release is
+  // seen as done, whichever came first.
+  const intent = await requireLocked(ctx, unlocked.payment_intent_id);
+  const charge = (await findChargeForUpdate(ctx.db, ctx.accountId, id))!;
+  if (charge.amount_captured > 0) throw new ApiError('charge_already_captured', `Charge ${id} has already been captured.`);
   if (intent.status !== 'requires_capture' || intent.latest_charge_id !== charge.id) throw notCapturable(charge, intent);
   const toCapture = amount ?? intent.amount_capturable;
   if (toCapture > intent.amount_capturable) {
