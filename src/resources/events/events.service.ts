@@ -1,6 +1,6 @@
 import type { webhooks } from '../../../generated/openapi.js';
 import { unixSeconds } from '../../domain/clock.js';
-import { ApiError, notFound } from '../../domain/errors.js';
+import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { enqueueDeliveries, readSubscriptions } from '../webhook-deliveries/outbox.js';
 import type { RequestContext } from '../../operations/operations.js';
