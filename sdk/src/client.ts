@@ -18,7 +18,26 @@ type OperationName = {
       : never;
 }[keyof typeof generated];
 
-export type PaymentsClient = { [K in OperationName]: (typeof generated)[K] };
+/** The keys of `T` that may be left out. */
+type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never }[keyof T];
+
+/**
+ * `T` whose optional properties also accept `undefined`, so that `{ starting_after: after }` with
+ * `after: string | undefined` compiles under `exactOptionalPropertyTypes`. The request is the same
+ * as when the property is left out: the URL builders skip `undefined` query values, JSON drops
+ * them from bodies, and the transport drops them from headers.
+ */
+type AcceptingUndefined<T> = T extends object
+  ? { [K in keyof T]: K extends OptionalKeys<T> ? T[K] | undefined : T[K] }
+  : T;
+
+/** A generated operation as the client exposes it: the same parameters (names, order, optionality) and answer. */
+type ClientOperation<F> = F extends (...args: infer A) => infer R
+  ? (...args: { [I in keyof A]: AcceptingUndefined<A[I]> }) => R
+  : never;
+
+/** The API's operations, one method each, named by operationId (`listCharges`, `createCharge`, …). */
+export type PaymentsClient = { [K in OperationName]: ClientOperation<(typeof generated)[K]> };
 
 /** Authenticate with an API key: a secret key `sk_test_…` or a restricted key `rk_test_…`. */
 export interface ApiKeyOption {

@@ -1,6 +1,19 @@
+/**
+ * The SDK's main entry: the client, pagination and the API's types. It needs only `fetch` and
+ * Web Crypto, so it runs (and its types compile) in Node, browsers and edge runtimes alike; the
+ * Node-only webhook receiver is `@payments-api/sdk/node` (./node.ts).
+ */
 export { createClient, type ClientCredentialOptions, type ClientOptions, type PaymentsClient } from './client.js';
 export { TokenRequestError, type ClientCredentials, type SigningKey } from './credentials.js';
-export { autoPaginate, PaymentsError, type PageFetcher } from './pagination.js';
-export * from './generated/payments.js';
-export { verifyWebhook, WebhookSignatureError, type VerifyOptions } from './webhooks.js';
-export { createWebhookHandler, memorySeenEventStore, type SeenEventStore, type WebhookHandlerOptions } from './webhook-handler.js';
+export { autoPaginate, PaymentsError, type PageFetcher, type PageItem } from './pagination.js';
+// The generated layer's types (schemas, parameters, answers), but not its functions: they work
+// only through createClient, which hands them the transport's settings.
+export type * from './generated/payments.js';
+// Its enums are plain constant objects, which work anywhere, so they are exported as values too.
+export {
+  CardBrand, ChargeStatus, RefundReason, RefundStatus, OrderStatus, EventType,
+  WebhookEndpointStatus, WebhookReplayParamsStatus, WebhookDeliveryStatus, PaymentIntentStatus,
+  CaptureMethod, CancellationReason, PaymentErrorCode, PaymentIntentCancelParamsCancellationReason,
+  PaymentIntentAuthenticateParamsOutcome, Scope, ApiKeyType, ApiKeyWithSecretType, OAuthErrorError,
+  ErrorType, ErrorCode, DeclineCode,
+} from './generated/payments.js';

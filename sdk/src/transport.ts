@@ -23,7 +23,7 @@ const RETRYABLE = new Set([409, 429, 500, 502, 503, 504]);
 export async function transport<T>(url: string, init: TransportInit = {}): Promise<T> {
   const { client, ...request } = init;
   if (!client) throw new TypeError('payments-api SDK: call operations through createClient()');
-  const headers = new Headers(request.headers);
+  const headers = headersOf(request.headers);
   // One key for every attempt of this call, so that a retried POST can never act twice.
   if (request.method === 'POST' && !headers.has('Idempotency-Key')) headers.set('Idempotency-Key', crypto.randomUUID());
   const target = new URL(url, client.baseUrl);
@@ -57,6 +57,19 @@ export async function transport<T>(url: string, init: TransportInit = {}): Promi
     const text = await response.text();
     return { data: text ? JSON.parse(text) : undefined, status: response.status, headers: response.headers } as T;
   }
+}
+
+/**
+ * The request's headers without those given as `undefined`: the generated functions spread the
+ * caller's headers argument into a plain object, and `Headers` would send such a value as the
+ * text "undefined" (the client's types accept `undefined` for an optional header).
+ */
+function headersOf(init: RequestInit['headers']): Headers {
+  if (init === undefined || init instanceof Headers || Array.isArray(init)) return new Headers(init);
+  const given = Object.entries(init as Record<string, string | undefined>).filter(
+    (entry): entry is [string, string] => entry[1] !== undefined,
+  );
+  return new Headers(given);
 }
 
 function retryAfterMs(response: Response): number | undefined {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { verifyWebhook } from '../../sdk/src/index.js';
+import { verifyWebhook } from '../../sdk/src/node.js';
 import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';

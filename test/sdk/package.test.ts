@@ -6,43 +6,76 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
 import { useTestServer } from '../helpers/test-server.js';
+import { REPO_DIR, typecheck } from './typescript-project.js';
 
 const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
 
+/** A consumer's strict settings; each project adds its runtime's library and types. */
+const STRICT = {
+  target: 'ES2022',
+  module: 'NodeNext',
+  moduleResolution: 'NodeNext',
+  strict: true,
+  exactOptionalPropertyTypes: true,
+  noEmit: true,
+  // The package's own declarations are what is under test: check them too.
+  skipLibCheck: false,
+};
+
 /**
  * What an integrator does: pack the SDK, install the tarball into an empty project, and use it
- * from plain Node (no TypeScript, no access to this repository's sources).
+ * from plain Node and from TypeScript (no access to this repository's sources).
  */
 describe('the SDK as a package', function () {
   this.timeout(120_000);
   const server = useTestServer('sqlite', {}, { per: 'suite' });
   let project: string;
+  let packedFiles: string[];
 
   before(() => {
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-consumer-'));
-  });
-  after(() => {
-    fs.rmSync(project, { recursive: true, force: true });
-  });
-
-  it('packs with its compiled code and types, installs, and talks to the server', async () => {
     const packed = JSON.parse(
       execFileSync('npm', ['pack', '--json', '--pack-destination', project], { cwd: SDK_DIR, encoding: 'utf8' }),
     ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    const files = packed[0].files.map((f) => f.path);
-    expect(files).to.include.members(['dist/index.js', 'dist/index.d.ts', 'package.json', 'README.md']);
-
+    packedFiles = packed[0].files.map((f) => f.path);
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
     execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(project, packed[0].filename)], {
       cwd: project,
       stdio: 'ignore',
     });
+  });
+  after(() => {
+    fs.rmSync(project, { recursive: true, force: true });
+  });
+
+  it('packs the compiled code and types of both entry points', () => {
+    expect(packedFiles).to.include.members([
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/node.js',
+      'dist/node.d.ts',
+      'package.json',
+      'README.md',
+    ]);
+  });
+
+  it('installs, talks to the server, and verifies a webhook with the /node entry', async () => {
     fs.writeFileSync(
       path.join(project, 'use.mjs'),
-      `import { createClient, verifyWebhook } from '@payments-api/sdk';
-       const payments = createClient({ apiKey: process.env.KEY, baseUrl: process.env.URL });
+      `import { createHmac } from 'node:crypto';
+       import * as main from '@payments-api/sdk';
+       import { verifyWebhook } from '@payments-api/sdk/node';
+       const payments = main.createClient({ apiKey: process.env.KEY, baseUrl: process.env.URL });
        const charge = await payments.createCharge({ amount: 1200, currency: 'usd', source: 'tok_visa' });
-       console.log(JSON.stringify({ id: charge.data.id, status: charge.data.status, verify: typeof verifyWebhook }));`,
+       const body = JSON.stringify({ id: 'evt_1', type: 'charge.succeeded' });
+       const t = Math.floor(Date.now() / 1000);
+       const header = 't=' + t + ',v1=' + createHmac('sha256', 'whsec_test').update(t + '.' + body).digest('hex');
+       console.log(JSON.stringify({
+         id: charge.data.id,
+         status: charge.data.status,
+         event: verifyWebhook(body, header, 'whsec_test').id,
+         mainHasWebhooks: 'verifyWebhook' in main || 'createWebhookHandler' in main,
+       }));`,
     );
     // Not execFileSync: the server runs in this process and must keep answering.
     const { stdout } = await promisify(execFile)('node', ['use.mjs'], {
@@ -50,9 +83,43 @@ describe('the SDK as a package', function () {
       encoding: 'utf8',
       env: { ...process.env, KEY: server.api.apiKey!, URL: server.url },
     });
-    const used = JSON.parse(stdout) as { id: string; status: string; verify: string };
+    const used = JSON.parse(stdout) as { id: string; status: string; event: string; mainHasWebhooks: boolean };
     expect(used.status).to.equal('succeeded');
     expect(used.id).to.match(/^ch_/);
-    expect(used.verify).to.equal('function');
+    expect(used.event).to.equal('evt_1');
+    // The main entry stays fetch-only: the Node-only receiver is not in it.
+    expect(used.mainHasWebhooks).to.equal(false);
+  });
+
+  it("compiles against the installed declarations: the main entry's without @types/node, the /node entry's with it", async () => {
+    fs.writeFileSync(
+      path.join(project, 'browser.ts'),
+      `import { autoPaginate, createClient, type Charge } from '@payments-api/sdk';
+       const payments = createClient({ apiKey: 'sk_test_1' });
+       const charges: Charge[] = [];
+       for await (const charge of autoPaginate((after) => payments.listCharges({ starting_after: after }))) charges.push(charge);
+       export {};`,
+    );
+    fs.writeFileSync(
+      path.join(project, 'server.ts'),
+      `import { createServer } from 'node:http';
+       import { createWebhookHandler } from '@payments-api/sdk/node';
+       createServer(createWebhookHandler({ secret: 'whsec_1', onEvent: (event) => console.log(event.id) })).listen(0);`,
+    );
+    // A browser project: the DOM library and no type packages at all.
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.json'),
+      JSON.stringify({ compilerOptions: { ...STRICT, lib: ['ES2023', 'DOM'], types: [] }, files: ['browser.ts'] }),
+    );
+    // A Node project, with the repository's @types/node (the consumer has none installed).
+    fs.writeFileSync(
+      path.join(project, 'tsconfig.node.json'),
+      JSON.stringify({
+        compilerOptions: { ...STRICT, lib: ['ES2023'], types: ['node'], typeRoots: [path.join(REPO_DIR, 'node_modules/@types')] },
+        files: ['server.ts'],
+      }),
+    );
+    expect(await typecheck(project)).to.equal('');
+    expect(await typecheck(path.join(project, 'tsconfig.node.json'))).to.equal('');
   });
 });

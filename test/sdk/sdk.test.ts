@@ -85,7 +85,7 @@ forEachDatabase('SDK against a live server', (engine) => {
     }
     const seen: string[] = [];
     for await (const user of autoPaginate((after) => payments.listUsers({ limit: 3, starting_after: after }))) {
-      seen.push((user as { id: string }).id);
+      seen.push(user.id);
     }
     expect(seen).to.deep.equal([...created].reverse());
   });

@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { expect } from 'chai';
 import express from 'express';
-import { createWebhookHandler } from '../../sdk/src/index.js';
+import { createWebhookHandler } from '../../sdk/src/node.js';
 import { aCharge } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';

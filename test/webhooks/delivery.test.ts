@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { expect } from 'chai';
-import { verifyWebhook, WebhookSignatureError } from '../../sdk/src/index.js';
+import { verifyWebhook, WebhookSignatureError } from '../../sdk/src/node.js';
 import { aCharge } from '../helpers/builders.js';
 import { startCaptureReceiver, type CapturedRequest } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
