@@ -94,6 +94,8 @@ export type ConfirmPaymentIntentInput = {
 
 export type CreateChargeInput = {
   amount: Scalars['Int']['input'];
+  /** false: only authorise the amount, to capture later with captureCharge (within 7 days). Default true. */
+  capture?: InputMaybe<Scalars['Boolean']['input']>;
   currency: Scalars['String']['input'];
   customer?: InputMaybe<Scalars['ID']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
@@ -160,7 +162,16 @@ export type Event = Node & {
   id: Scalars['ID']['output'];
   object: Scalars['JSON']['output'];
   pendingWebhooks: Scalars['Int']['output'];
+  /** The API request that caused the event (null for the worker's own changes, such as an expired authorisation). */
+  request: EventRequest;
   type: Scalars['String']['output'];
+};
+
+/** The API request that caused an event. */
+export type EventRequest = {
+  __typename?: 'EventRequest';
+  id?: Maybe<Scalars['String']['output']>;
+  idempotencyKey?: Maybe<Scalars['String']['output']>;
 };
 
 /**
@@ -497,6 +508,8 @@ export type Refund = Node & {
   currency: Scalars['String']['output'];
   id: Scalars['ID']['output'];
   metadata: Scalars['Metadata']['output'];
+  /** The payment intent of the refunded charge (null for charges made before payment intents). */
+  paymentIntent?: Maybe<PaymentIntent>;
   reason?: Maybe<Scalars['String']['output']>;
 };
 
@@ -684,6 +697,7 @@ export type ResolversTypes = {
   CustomerInput: CustomerInput;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
   Event: ResolverTypeWrapper<EventResource>;
+  EventRequest: ResolverTypeWrapper<EventRequest>;
   ID: ResolverTypeWrapper<Scalars['ID']['output']>;
   Int: ResolverTypeWrapper<Scalars['Int']['output']>;
   JSON: ResolverTypeWrapper<Scalars['JSON']['output']>;
@@ -732,6 +746,7 @@ export type ResolversParentTypes = {
   CustomerInput: CustomerInput;
   DeletedObject: DeletedObject;
   Event: EventResource;
+  EventRequest: EventRequest;
   ID: Scalars['ID']['output'];
   Int: Scalars['Int']['output'];
   JSON: Scalars['JSON']['output'];
@@ -849,8 +864,17 @@ export type EventResolvers<
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   object?: Resolver<ResolversTypes['JSON'], ParentType, ContextType>;
   pendingWebhooks?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  request?: Resolver<ResolversTypes['EventRequest'], ParentType, ContextType>;
   type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type EventRequestResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['EventRequest'] = ResolversParentTypes['EventRequest'],
+> = {
+  id?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  idempotencyKey?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export interface JsonScalarConfig extends GraphQLScalarTypeConfig<ResolversTypes['JSON'], any> {
@@ -1104,6 +1128,7 @@ export type RefundResolvers<
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
+  paymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -1153,6 +1178,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Customer?: CustomerResolvers<ContextType>;
   DeletedObject?: DeletedObjectResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;
+  EventRequest?: EventRequestResolvers<ContextType>;
   JSON?: GraphQLScalarType;
   Metadata?: GraphQLScalarType;
   Mutation?: MutationResolvers<ContextType>;

@@ -31,6 +31,7 @@ export const FIELD_SCOPES: Readonly<Record<string, Scope | null>> = {
   'Charge.refunds': 'refunds:read',
   'Charge.paymentIntent': 'payment_intents:read',
   'Refund.charge': 'charges:read',
+  'Refund.paymentIntent': 'payment_intents:read',
   'PaymentIntent.customer': 'customers:read',
   'PaymentIntent.latestCharge': 'charges:read',
   // The failed charge a decline recorded: a charge like any other.

@@ -105,12 +105,14 @@ export const resolvers: Resolvers = withFieldScopes({
 
   Refund: {
     charge: async (refund, _, ctx) => (await ctx.loaders.charge.load(expandableId(refund.charge)))!,
+    paymentIntent: (refund, _, ctx) => (refund.payment_intent ? ctx.loaders.paymentIntent.load(refund.payment_intent) : null),
   },
 
   Event: {
     apiVersion: (event) => event.api_version,
     pendingWebhooks: (event) => event.pending_webhooks,
     object: (event) => event.data.object,
+    request: (event) => ({ id: event.request.id, idempotencyKey: event.request.idempotency_key }),
   },
 
   WebhookEndpoint: {

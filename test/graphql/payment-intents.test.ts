@@ -351,14 +351,38 @@ forEachDatabase('GraphQL payment intents', (engine) => {
       expect(onlyError(await send(CAPTURE_CHARGE, { id: charge.id }), 'captureCharge').extensions!.code).to.equal('charge_already_captured');
     });
 
+    it('makes an authorised-only charge with createCharge(capture: false), then captures it', async () => {
+      const created = await data(`mutation { createCharge(input: { amount: 900, currency: "usd", source: "tok_visa", capture: false }) {
+        id captured amountCaptured paymentIntent { status amountCapturable } } }`);
+      expect(created.createCharge).to.deep.include({
+        captured: false,
+        amountCaptured: 0,
+        paymentIntent: { status: 'REQUIRES_CAPTURE', amountCapturable: 900 },
+      });
+      const captured = await data(`mutation ($id: ID!) { captureCharge(id: $id) { captured amountCaptured } }`, {
+        id: created.createCharge.id,
+      });
+      expect(captured.captureCharge).to.deep.equal({ captured: true, amountCaptured: 900 });
+    });
+
     it('refunds by payment intent with createRefund', async () => {
       const intent = await anIntent({ paymentMethod: 'pm_card_visa', confirm: true });
       const res = await data(`mutation ($intent: ID!) { createRefund(input: { paymentIntent: $intent, amount: 300 }) {
-        amount charge { id amountRefunded paymentIntent { id } } } }`, { intent: intent.id });
+        amount paymentIntent { id } charge { id amountRefunded paymentIntent { id } } } }`, { intent: intent.id });
       expect(res.createRefund).to.deep.equal({
         amount: 300,
+        paymentIntent: { id: intent.id },
         charge: { id: intent.latestCharge.id, amountRefunded: 300, paymentIntent: { id: intent.id } },
       });
+    });
+
+    it("shows the request that caused an event, as REST's event.request does", async () => {
+      const key = 'graphql-event-request';
+      const charge = await data(`mutation { createCharge(input: { amount: 400, currency: "usd", source: "tok_visa" }, idempotencyKey: "${key}") { id } }`);
+      const events = (await server.api.get(`/v1/events?object_id=${charge.createCharge.id}`)).body.data;
+      const read = await data(`query ($id: ID!) { event(id: $id) { request { id idempotencyKey } } }`, { id: events[0].id });
+      expect(read.event.request).to.deep.equal({ id: events[0].request.id, idempotencyKey: key });
+      expect(read.event.request.id).to.match(/^req_/);
     });
   });
 
