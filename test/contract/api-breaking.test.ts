@@ -1,0 +1,233 @@
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { expect } from 'chai';
+import { stringify } from 'yaml';
+import { CONTRACT_FILES, compareContractFiles, hasBreaking, readContract, type ContractDiff } from '../../scripts/api-diff.js';
+import { breakingReport } from '../../scripts/api-report.js';
+import { bumpVersion, release, type ReleaseFiles } from '../../scripts/api-versioning.js';
+
+const run = promisify(execFile);
+const root = path.resolve(import.meta.dirname, '../..');
+
+/** The spec as a loosely typed tree, for editing a copy. */
+type Spec = Record<string, any>;
+
+/**
+ * Probe changes are made on copies of today's spec in a temporary folder: the published copy is
+ * the spec as it is, the current one the spec with one edit.
+ */
+describe('REST breaking-change check (npm run api:breaking)', function () {
+  // Each comparison of the whole spec takes about a second.
+  this.timeout(60_000);
+
+  const spec = readContract(CONTRACT_FILES.current) as Spec;
+  let dir: string;
+  let published: string;
+
+  before(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-breaking-'));
+    published = path.join(dir, 'published.yaml');
+    fs.copyFileSync(CONTRACT_FILES.current, published);
+  });
+  after(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** Writes the spec with one edit as the current contract, and returns its path. */
+  function edited(edit: (copy: Spec) => void, name = 'current.yaml'): string {
+    const copy = structuredClone(spec);
+    edit(copy);
+    const file = path.join(dir, name);
+    fs.writeFileSync(file, stringify(copy));
+    return file;
+  }
+
+  function probe(edit: (copy: Spec) => void): { diff: ContractDiff; report: string } {
+    const diff = compareContractFiles(published, edited(edit));
+    return { diff, report: breakingReport(diff, 'published.yaml') };
+  }
+
+  const removeField = (schema: Spec, field: string) => {
+    delete schema.properties[field];
+    schema.required = schema.required.filter((name: string) => name !== field);
+  };
+
+  const breaking: Array<[string, (copy: Spec) => void, string[]]> = [
+    ['removing an operation', (s) => delete s.paths['/v1/charges'].get, ['✗ removed operation', 'at /paths/~1v1~1charges/get', 'listCharges (GET /v1/charges)']],
+    [
+      'removing a response field',
+      (s) => removeField(s.components.schemas.Charge, 'amount_captured'),
+      ['✗ removed field `amount_captured`', 'at /components/schemas/Charge/properties/amount_captured', 'retrieveCharge (GET /v1/charges/{id}): response 200 `amount_captured`'],
+    ],
+    [
+      'removing a field of the error body every operation shares through components/responses',
+      (s) => removeField(s.components.schemas.ErrorResponse.properties.error, 'request_id'),
+      ['✗ removed field `request_id`', 'createCharge (POST /v1/charges): responses 400, 401, 402'],
+    ],
+    [
+      'making a request field required',
+      (s) => s.components.schemas.ChargeCreateParams.required.push('description'),
+      ['✗ made field `description` required', 'at /components/schemas/ChargeCreateParams/required/3', 'createCharge (POST /v1/charges): request body'],
+    ],
+    [
+      'narrowing an enum',
+      (s) => (s.components.schemas.RefundReason.enum = ['duplicate', 'requested_by_customer']),
+      ['✗ removed enum value "fraudulent"', 'at /components/schemas/RefundReason/enum/1', 'createRefund (POST /v1/refunds): request body `reason`'],
+    ],
+    [
+      'narrowing a type',
+      (s) => (s.components.schemas.ChargeCreateParams.properties.description.maxLength = 100),
+      ['✗ changed maxLength from 500 to 100', 'createCharge (POST /v1/charges): request body `description`'],
+    ],
+    [
+      'removing a status code',
+      (s) => delete s.paths['/v1/charges'].post.responses['402'],
+      ['✗ removed response 402', 'at /paths/~1v1~1charges/post/responses/402', 'createCharge (POST /v1/charges)'],
+    ],
+    [
+      'removing a field of a webhook payload',
+      (s) => removeField(s.components.schemas.EventEnvelope, 'pending_webhooks'),
+      ['✗ removed field `pending_webhooks`', 'webhook customer.created: payload `pending_webhooks`'],
+    ],
+    [
+      "renaming an operation (the SDK's function name)",
+      (s) => (s.paths['/v1/charges'].get.operationId = 'listAllCharges'),
+      ['✗ changed operationId from "listCharges" to "listAllCharges"', 'listCharges (GET /v1/charges)'],
+    ],
+  ];
+  for (const [change, edit, lines] of breaking) {
+    it(`reports ${change} as breaking, naming the operation and the JSON pointer`, () => {
+      const { diff, report } = probe(edit);
+      expect(hasBreaking(diff), report).to.equal(true);
+      expect(report).to.match(/^REST contract: \d+ breaking changes? against published\.yaml:/);
+      for (const line of lines) expect(report).to.include(line);
+    });
+  }
+
+  const compatible: Array<[string, (copy: Spec) => void, RegExp]> = [
+    ['adding an optional request field', (s) => (s.components.schemas.ChargeCreateParams.properties.nickname = { type: 'string' }), /\(1 non-breaking, 0 deprecated, 0 annotations\)/],
+    ['adding an optional response field', (s) => (s.components.schemas.Charge.properties.nickname = { type: 'string' }), /\(1 non-breaking, 0 deprecated, 0 annotations\)/],
+    [
+      'adding an operation',
+      (s) => (s.paths['/v1/charges/search'] = { get: { ...structuredClone(s.paths['/v1/charges'].get), operationId: 'searchCharges' } }),
+      /\(1 non-breaking, 0 deprecated, 0 annotations\)/,
+    ],
+    [
+      'documenting a field next to its $ref',
+      (s) => (s.components.schemas.ErrorResponse.properties.error.properties.type.description = 'The kind of error.'),
+      /\(0 non-breaking, 0 deprecated, 1 annotation\)/,
+    ],
+    ['deprecating a field', (s) => (s.components.schemas.Charge.properties.customer.deprecated = true), /\(0 non-breaking, 1 deprecated, 0 annotations\)/],
+    ['rewording a description', (s) => (s.components.schemas.Charge.properties.captured.description = 'Whether it was captured.'), /\(0 non-breaking, 0 deprecated, 1 annotation\)/],
+  ];
+  for (const [change, edit, counts] of compatible) {
+    it(`does not report ${change} as breaking, and counts it in one line`, () => {
+      const { diff, report } = probe(edit);
+      expect(hasBreaking(diff), report).to.equal(false);
+      expect(report).to.match(/^REST contract: no breaking change against published\.yaml \(.*\)\.$/);
+      expect(report).to.match(counts);
+    });
+  }
+
+  it('exits non-zero with the list on a breaking change, zero with one line otherwise', async () => {
+    const tsx = path.join(root, 'node_modules/.bin/tsx');
+    const failing = await run(tsx, ['scripts/api-breaking.ts', published, edited((s) => delete s.paths['/v1/charges'].get, 'broken.yaml')], { cwd: root }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(failing?.code).to.equal(1);
+    expect(failing?.stderr).to.include('listCharges (GET /v1/charges)');
+
+    const passing = await run(tsx, ['scripts/api-breaking.ts', published, published], { cwd: root });
+    expect(passing.stdout.trim().split('\n')).to.have.length(1);
+    expect(passing.stdout).to.match(/no breaking change/);
+  });
+
+  it('finds no breaking change from the published contract to today\'s spec', () => {
+    const diff = compareContractFiles(CONTRACT_FILES.published, CONTRACT_FILES.current);
+    expect(hasBreaking(diff), breakingReport(diff, 'openapi/openapi.published.yaml')).to.equal(false);
+  });
+});
+
+describe('REST contract release (npm run api:release)', function () {
+  this.timeout(60_000);
+
+  const spec = readContract(CONTRACT_FILES.current) as Spec;
+  let dir: string;
+  let files: ReleaseFiles;
+
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'api-release-'));
+    files = {
+      current: path.join(dir, 'openapi.yaml'),
+      published: path.join(dir, 'openapi.published.yaml'),
+      sdkPackage: path.join(dir, 'package.json'),
+      changelog: path.join(dir, 'CHANGELOG.md'),
+    };
+    fs.copyFileSync(CONTRACT_FILES.current, files.published);
+    fs.writeFileSync(files.sdkPackage, `${JSON.stringify({ name: '@payments-api/sdk', version: '1.4.2', type: 'module' }, null, 2)}\n`);
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  function editCurrent(edit: (copy: Spec) => void): void {
+    const copy = structuredClone(spec);
+    edit(copy);
+    fs.writeFileSync(files.current, stringify(copy));
+  }
+
+  const sdkVersion = () => (JSON.parse(fs.readFileSync(files.sdkPackage, 'utf8')) as { version: string }).version;
+
+  const kinds: Array<[string, (copy: Spec) => void, string, string, string]> = [
+    ['a breaking change', (s) => delete s.paths['/v1/charges'].get, 'major', '2.0.0', '### Breaking\n\n- removed operation (`/paths/~1v1~1charges/get`): listCharges.'],
+    [
+      'a non-breaking change',
+      (s) => (s.components.schemas.ChargeCreateParams.properties.nickname = { type: 'string' }),
+      'minor',
+      '1.5.0',
+      '### Added and relaxed\n\n- added field `nickname` (`/components/schemas/ChargeCreateParams/properties/nickname`): createCharge.',
+    ],
+    [
+      'a documentation change',
+      (s) => (s.paths['/v1/charges'].get.summary = 'List the charges'),
+      'patch',
+      '1.4.3',
+      '### Documentation\n\n- changed summary (`/paths/~1v1~1charges/get/summary`): listCharges.',
+    ],
+  ];
+  for (const [change, edit, kind, version, section] of kinds) {
+    it(`releases ${change} as a ${kind} version: the SDK's version, a changelog entry, the published copy`, () => {
+      editCurrent(edit);
+      const done = release(files, '2026-01-02');
+      expect(done).to.include({ kind, previousVersion: '1.4.2', version });
+      expect(sdkVersion()).to.equal(version);
+      const changelog = fs.readFileSync(files.changelog, 'utf8');
+      expect(changelog).to.match(/^# Changelog\n/);
+      expect(changelog).to.include(`## ${version} (2026-01-02)\n\n${section}`);
+      expect(fs.readFileSync(files.published, 'utf8')).to.equal(fs.readFileSync(files.current, 'utf8'));
+    });
+  }
+
+  it('puts each new entry above the previous ones', () => {
+    editCurrent((s) => (s.paths['/v1/charges'].get.summary = 'List the charges'));
+    release(files, '2026-01-02');
+    editCurrent((s) => (s.paths['/v1/charges'].get.summary = 'List all charges'));
+    release(files, '2026-01-03');
+    const changelog = fs.readFileSync(files.changelog, 'utf8');
+    expect(changelog.indexOf('## 1.4.4 (2026-01-03)')).to.be.greaterThan(0).and.lessThan(changelog.indexOf('## 1.4.3 (2026-01-02)'));
+  });
+
+  it('refuses, writing nothing, when the contract has not changed', () => {
+    fs.copyFileSync(files.published, files.current);
+    expect(() => release(files, '2026-01-02')).to.throw(/nothing to release/);
+    expect(sdkVersion()).to.equal('1.4.2');
+    expect(fs.existsSync(files.changelog)).to.equal(false);
+  });
+
+  it('bumps only plain MAJOR.MINOR.PATCH versions', () => {
+    expect(bumpVersion('0.1.0', 'major')).to.equal('1.0.0');
+    expect(bumpVersion('0.1.9', 'minor')).to.equal('0.2.0');
+    expect(bumpVersion('0.1.9', 'patch')).to.equal('0.1.10');
+    expect(() => bumpVersion('1.0.0-beta.1', 'patch')).to.throw(/MAJOR\.MINOR\.PATCH/);
+  });
+});
