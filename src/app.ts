@@ -5,6 +5,7 @@ import type { ServiceSettings } from './operations/operations.js';
 import type { Database } from './db/database.js';
 import { createDashboardRouter } from './dashboard/dashboard.router.js';
 import { createDocsRouter } from './docs/docs.router.js';
+import { createHomeRouter } from './docs/home.router.js';
 import { createGraphiQLRouter } from './graphql/graphiql.router.js';
 import type { EventStream } from './live-events/event-stream.js';
 import { createGraphQLRouter } from './graphql/http-handler.js';
@@ -87,7 +88,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(assignRequestId);
   if (deps.logger.isLevelEnabled('info')) app.use(logRequests(deps.logger));
   // Pages first, with helmet's full set of headers for HTML; everything after answers JSON.
-  app.use(skippedByApiPaths(createDocsRouter(), createGraphiQLRouter(), createDashboardRouter()));
+  app.use(skippedByApiPaths(createHomeRouter(), createDocsRouter(), createGraphiQLRouter(), createDashboardRouter()));
   app.use(jsonSecurityHeaders);
   app.use(healthChecks(deps.db));
   const routes = routeOperations();

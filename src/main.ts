@@ -19,6 +19,7 @@ import { assertEveryOperationBound } from './resources/handlers.js';
 import { routeOperations } from './operations/routes.js';
 import { createLogger, type Logger } from './logging/logger.js';
 import { describeStartupFailure, OpenedResources, startupStage } from './startup-failure.js';
+import { logStartSummary } from './startup-summary.js';
 
 /** How long a failed start waits for what it opened to close before it exits anyway. */
 const ABORT_CLOSE_MS = 5000;
@@ -50,7 +51,8 @@ async function start(): Promise<Logger> {
 
   // Stage 4, listening (the API, or a worker's METRICS_PORT), then stage 5, the worker and the purge timers.
   const services = await createServices(config, { target, db, clock, logger, adminDigest, opened });
-  await startRoles(services);
+  const roles = await startRoles(services);
+  if (roles.api) logStartSummary(logger, config, target, roles.api.url);
   return logger;
 }
 

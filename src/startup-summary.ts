@@ -1,0 +1,31 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Config } from './config.js';
+import type { DatabaseTarget } from './db/knex.js';
+import { describeTarget } from './db/open-database.js';
+import type { Logger } from './logging/logger.js';
+
+/**
+ * Where the API key of a local start is: the file the first start saved it in, the environment, or
+ * nowhere (accounts are then the operator's to make).
+ */
+function keyLocation(config: Config): string {
+  if (config.bootstrapApiKey) return 'BOOTSTRAP_API_KEY';
+  const file = path.join(config.dataDir, 'dev-api-key');
+  return fs.existsSync(file) ? file : 'none saved here: make an account with POST /admin/accounts';
+}
+
+/**
+ * The one line a person reads once the API listens, on every start: where it is, the database in
+ * use, where the API key is, and the pages to open (the key itself is printed only on the start
+ * that creates it, see bootstrap.ts).
+ */
+export function logStartSummary(logger: Logger, config: Config, target: DatabaseTarget, url: string): void {
+  const pages = { docs: `${url}/docs`, graphql: `${url}/graphql`, dashboard: `${url}/dashboard` };
+  const database = describeTarget(target);
+  const apiKey = keyLocation(config);
+  logger.info(
+    { url, database, api_key: apiKey, ...pages },
+    `Ready at ${url} on ${database}. API key: ${apiKey}. Reference ${pages.docs}, GraphQL ${pages.graphql}, dashboard ${pages.dashboard}`,
+  );
+}
