@@ -1,6 +1,4 @@
-import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound, type DeclineCode } from '../../domain/errors.js';
-import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
@@ -8,8 +6,8 @@ import { captureAuthorization } from '../payment-intents/authorizations.js';
 import { makePayment } from '../payment-intents/payment-attempts.js';
 import { insertPaymentIntent, type PaymentIntentRow } from '../payment-intents/payment-intents.repo.js';
 import { toPaymentIntentResource, type PaymentIntent } from '../payment-intents/payment-intents.mapper.js';
-import { requireLocked } from '../payment-intents/payment-intents.service.js';
-import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
+import { newIntent, requireLocked } from '../payment-intents/payment-intents.service.js';
+import { updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { previousAttributes } from '../shared/updates.js';
@@ -38,25 +36,15 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
   const source = findTestSource(token);
   if (!source || source.requiresAction) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'source' });
   if (customer) await requireCustomer(ctx, customer, 'customer');
-  const intent = {
-    id: newId('paymentIntent'),
-    account_id: ctx.accountId,
-    customer_id: customer ?? null,
+  const intent = newIntent(ctx, {
     amount,
-    amount_capturable: 0,
-    amount_received: 0,
-    currency: currency.toLowerCase(),
-    capture_method: capture === false ? ('manual' as const) : ('automatic' as const),
-    status: 'requires_confirmation' as const,
+    currency,
+    customer,
     payment_method: token,
-    latest_charge_id: null,
-    last_payment_error: null,
-    description: description ?? null,
-    metadata: initialMetadata(metadata),
-    canceled_at: null,
-    cancellation_reason: null,
-    created: unixSeconds(ctx.clock),
-  };
+    capture_method: capture === false ? 'manual' : 'automatic',
+    description,
+    metadata,
+  });
   // The charge carries what it was made with, as it always has; its intent the same. The intent is
   // created and confirmed in this one request: it is written once, in the state the payment left it.
   const outcome = await makePayment(ctx, intent, token, source, {
@@ -121,7 +109,7 @@ export async function captureCharge(ctx: RequestContext, id: string, params: Cha
       param: 'amount',
     });
   }
-  await captureAuthorization(ctx, intent, toCapture);
+  await captureAuthorization(ctx, intent, charge, toCapture);
   return retrieveCharge(ctx, id);
 }
 

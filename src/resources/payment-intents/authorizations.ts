@@ -17,12 +17,17 @@ import { toPaymentIntentResource, type PaymentIntent } from './payment-intents.m
 type RefundReason = Refund['reason'];
 
 /**
- * Captures `amount` of an intent's authorised charge (the intent is locked, in `requires_capture`):
- * the rest of the authorisation is released as a refund of the charge, and the intent succeeds.
- * Records `charge.captured`, `refund.created` for a release, and `payment_intent.succeeded`.
+ * Captures `amount` of an intent's authorised charge (both locked, the intent in
+ * `requires_capture`): the rest of the authorisation is released as a refund of the charge, and
+ * the intent succeeds. Records `charge.captured`, `refund.created` for a release, and
+ * `payment_intent.succeeded`.
  */
-export async function captureAuthorization(ctx: EventContext, intent: PaymentIntentRow, amount: number): Promise<PaymentIntent> {
-  const charge = await lockedAuthorization(ctx, intent);
+export async function captureAuthorization(
+  ctx: EventContext,
+  intent: PaymentIntentRow,
+  charge: ChargeRow,
+  amount: number,
+): Promise<PaymentIntent> {
   if (charge.capture_before! <= unixSeconds(ctx.clock)) {
     throw new ApiError('charge_expired_for_capture', `The authorisation of charge ${charge.id} has expired; it can no longer be captured.`, {
       paymentIntent: toPaymentIntentResource(intent),
@@ -45,16 +50,15 @@ export async function captureAuthorization(ctx: EventContext, intent: PaymentInt
 }
 
 /**
- * Releases an intent's whole authorisation (the intent is locked, in `requires_capture`): the
- * charge is refunded in full, uncaptured. Answers the charge and refund after the release, and the
- * events that tell of them (`refund.created`, then `charge.refunded`, or `charge.expired`).
+ * Releases a whole authorisation (its intent and charge locked, the intent in `requires_capture`):
+ * the charge is refunded in full, uncaptured. Answers the charge and refund after the release, and
+ * the events that tell of them (`refund.created`, then `charge.refunded`, or `charge.expired`).
  */
 export async function releaseAuthorization(
   ctx: EventContext,
-  intent: PaymentIntentRow,
+  charge: ChargeRow,
   cause: { expired: boolean; reason: RefundReason; metadata?: string },
 ): Promise<{ charge: ChargeRow; refund: RefundRow; events: EventRecord[] }> {
-  const charge = await lockedAuthorization(ctx, intent);
   const released = (await releaseChargeRow(ctx.db, ctx.accountId, charge.id))!;
   const refund = await insertReleaseRefund(ctx, released, charge.amount, cause.reason, cause.metadata);
   const chargeAfter = await toCharge(ctx.db, ctx.accountId, released);
@@ -71,8 +75,8 @@ export async function releaseAuthorization(
   return { charge: released, refund, events };
 }
 
-/** The intent's authorised charge, locked; its intent is locked first (the one lock order). */
-async function lockedAuthorization(ctx: EventContext, intent: PaymentIntentRow): Promise<ChargeRow> {
+/** The authorised charge of a locked intent in `requires_capture`, locked in turn (the one lock order). */
+export async function lockAuthorization(ctx: EventContext, intent: PaymentIntentRow): Promise<ChargeRow> {
   const charge = intent.latest_charge_id ? await findChargeForUpdate(ctx.db, ctx.accountId, intent.latest_charge_id) : undefined;
   // An intent in requires_capture always holds its authorised charge; anything else is a broken invariant.
   if (!charge || charge.capture_before === null) throw new Error(`payment intent ${intent.id} holds no authorisation`);
@@ -119,9 +123,10 @@ export async function expireAuthorizations(db: Database, clock: Clock): Promise<
       const ctx: EventContext = { accountId: due.account_id, db: tx, clock, requestId: null, idempotencyKey: null };
       const intent = await findPaymentIntentForUpdate(tx, due.account_id, due.payment_intent_id!);
       if (!intent || intent.status !== 'requires_capture' || intent.latest_charge_id !== due.id) return false;
-      const charge = await findChargeForUpdate(tx, due.account_id, due.id);
-      if (!charge || charge.capture_before === null || charge.capture_before > now) return false;
-      const { events } = await releaseAuthorization(ctx, intent, { expired: true, reason: null });
+      const charge = await lockAuthorization(ctx, intent);
+      // Captured or released meanwhile is caught above (the intent moved on); this is the deadline.
+      if (charge.capture_before! > now) return false;
+      const { events } = await releaseAuthorization(ctx, charge, { expired: true, reason: null });
       const canceled = await updatePaymentIntentRow(tx, due.account_id, intent.id, {
         status: 'canceled',
         amount_capturable: 0,

@@ -7,7 +7,7 @@ import { recordEvent, recordEvents } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
-import { captureAuthorization, releaseAuthorization } from './authorizations.js';
+import { captureAuthorization, lockAuthorization, releaseAuthorization } from './authorizations.js';
 import { attemptPayment, makePayment, requireTestPaymentMethod, type PaymentOutcome } from './payment-attempts.js';
 import {
   findPaymentIntent,
@@ -45,25 +45,10 @@ export async function createPaymentIntent(ctx: RequestContext, params: PaymentIn
     throw new ApiError('parameter_missing', 'A payment_method is required to confirm a PaymentIntent.', { param: 'payment_method' });
   }
   if (customer) await requireCustomer(ctx, customer, 'customer');
-  const row = await insertPaymentIntent(ctx.db, {
-    id: newId('paymentIntent'),
-    account_id: ctx.accountId,
-    customer_id: customer ?? null,
-    amount,
-    amount_capturable: 0,
-    amount_received: 0,
-    currency: currency.toLowerCase(),
-    capture_method: capture_method ?? 'automatic',
-    status: payment_method === undefined ? 'requires_payment_method' : 'requires_confirmation',
-    payment_method: payment_method ?? null,
-    latest_charge_id: null,
-    last_payment_error: null,
-    description: description ?? null,
-    metadata: initialMetadata(metadata),
-    canceled_at: null,
-    cancellation_reason: null,
-    created: unixSeconds(ctx.clock),
-  });
+  const row = await insertPaymentIntent(
+    ctx.db,
+    newIntent(ctx, { amount, currency, customer, payment_method, capture_method, description, metadata }),
+  );
   const intent = toPaymentIntentResource(row);
   await recordEvent(ctx, 'payment_intent.created', intent);
   if (!confirm) return { intent };
@@ -143,7 +128,7 @@ export async function capturePaymentIntent(ctx: RequestContext, id: string, para
       { param: 'amount_to_capture' },
     );
   }
-  return captureAuthorization(ctx, row, amount);
+  return captureAuthorization(ctx, row, await lockAuthorization(ctx, row), amount);
 }
 
 /** Cancels an intent that is not final; an authorisation it holds is released in full. */
@@ -155,7 +140,10 @@ export async function cancelPaymentIntent(ctx: RequestContext, id: string, param
   assertCan(row, 'cancel');
   // A refund's reasons are a subset of a cancellation's: the release refund carries it when it can.
   const refundReason = cancellation_reason === 'abandoned' ? null : (cancellation_reason ?? null);
-  const release = row.status === 'requires_capture' ? await releaseAuthorization(ctx, row, { expired: false, reason: refundReason }) : undefined;
+  const release =
+    row.status === 'requires_capture'
+      ? await releaseAuthorization(ctx, await lockAuthorization(ctx, row), { expired: false, reason: refundReason })
+      : undefined;
   const canceled = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, {
     status: 'canceled',
     amount_capturable: 0,
@@ -200,6 +188,35 @@ export async function authenticatePaymentIntent(
   const intent = toPaymentIntentResource(failed);
   await recordEvent(ctx, 'payment_intent.payment_failed', intent);
   return intent;
+}
+
+/**
+ * A new intent's row, not yet written: `requires_payment_method`, or `requires_confirmation` with a
+ * payment method; captured automatically unless `capture_method` says `manual`.
+ */
+export function newIntent(
+  ctx: RequestContext,
+  fields: Pick<PaymentIntentCreateParams, 'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata'>,
+): Omit<PaymentIntentRow, 'seq'> {
+  return {
+    id: newId('paymentIntent'),
+    account_id: ctx.accountId,
+    customer_id: fields.customer ?? null,
+    amount: fields.amount,
+    amount_capturable: 0,
+    amount_received: 0,
+    currency: fields.currency.toLowerCase(),
+    capture_method: fields.capture_method ?? 'automatic',
+    status: fields.payment_method === undefined ? 'requires_payment_method' : 'requires_confirmation',
+    payment_method: fields.payment_method ?? null,
+    latest_charge_id: null,
+    last_payment_error: null,
+    description: fields.description ?? null,
+    metadata: initialMetadata(fields.metadata),
+    canceled_at: null,
+    cancellation_reason: null,
+    created: unixSeconds(ctx.clock),
+  };
 }
 
 /** The intent, locked for this change (see findPaymentIntentForUpdate), or 404. */

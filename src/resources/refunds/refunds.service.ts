@@ -115,7 +115,7 @@ async function releaseByRefund(ctx: RequestContext, intent: PaymentIntentRow, ch
     );
   }
   const reason = params.reason ?? null;
-  const { refund, events } = await releaseAuthorization(ctx, intent, {
+  const { refund, events } = await releaseAuthorization(ctx, charge, {
     expired: false,
     reason,
     metadata: initialMetadata(params.metadata),
