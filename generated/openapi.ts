@@ -2386,8 +2386,21 @@ export interface components {
       enabled_events: components['schemas']['EnabledEvents'];
       status: components['schemas']['WebhookEndpointStatus'];
       metadata: components['schemas']['Metadata'];
-      /** @description The signing secret; present only in the responses to create and rotate_secret. */
-      secret?: string;
+    };
+    /** @description An endpoint with its signing secret, as the answers to create and rotate_secret show it (and no other). */
+    WebhookEndpointWithSecret: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'webhook_endpoint';
+      created: components['schemas']['Timestamp'];
+      livemode: components['schemas']['Livemode'];
+      url: components['schemas']['WebhookUrl'];
+      description: string | null;
+      enabled_events: components['schemas']['EnabledEvents'];
+      status: components['schemas']['WebhookEndpointStatus'];
+      metadata: components['schemas']['Metadata'];
+      /** @description The signing secret, to verify the `Service-Signature` of deliveries; shown only here. */
+      secret: string;
     };
     WebhookEndpointCreateParams: {
       url: components['schemas']['WebhookUrl'];
@@ -3156,23 +3169,216 @@ export interface components {
       | 'internal_error';
     /** @enum {string} */
     DeclineCode: 'generic_decline' | 'insufficient_funds';
+    /** @description What went wrong, for people; may change, so never match on it (match on `code`). */
+    ErrorMessage: string;
+    /** @description The parameter at fault, in form notation (`metadata[order]`). */
+    ErrorParam: string;
+    /** @description The request's id, as in its `Request-Id` header and the server's log. */
+    ErrorRequestId: string;
+    /**
+     * @description The request cannot be done as sent (400): a parameter is invalid, missing or unknown (named
+     *     by `param`), the body cannot be read, or the object is not in a state that allows it.
+     */
+    InvalidRequestError: {
+      /** @constant */
+      type: 'invalid_request_error';
+      /** @enum {string} */
+      code:
+        | 'parameter_invalid'
+        | 'parameter_missing'
+        | 'parameter_unknown'
+        | 'body_invalid'
+        | 'amount_too_large'
+        | 'charge_not_refundable'
+        | 'charge_already_refunded'
+        | 'charge_already_captured'
+        | 'charge_expired_for_capture';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      /** @description When the request acted on a payment intent (capturing it past its deadline), the intent as it is now. */
+      payment_intent?: components['schemas']['PaymentIntent'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /**
+     * @description The payment intent's status does not allow the operation (400): the error carries the
+     *     intent as it is now, so the client can see its status without another request.
+     */
+    PaymentIntentStateError: {
+      /** @constant */
+      type: 'invalid_request_error';
+      /** @constant */
+      code: 'payment_intent_unexpected_state';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      payment_intent: components['schemas']['PaymentIntent'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /** @description No such object in this account (`resource_missing`, naming the id's parameter), or no such URL. */
+    NotFoundError: {
+      /** @constant */
+      type: 'invalid_request_error';
+      /** @enum {string} */
+      code: 'resource_missing' | 'url_not_found';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /**
+     * @description The HTTP request itself is refused, whatever the operation: a method the path does not
+     *     have (405, with `Allow`), an unsupported version (406), a body too slow (408) or too large
+     *     (413), or a media type other than form or JSON (415).
+     */
+    HttpRequestError: {
+      /** @constant */
+      type: 'invalid_request_error';
+      /** @enum {string} */
+      code:
+        | 'method_not_allowed'
+        | 'version_not_supported'
+        | 'request_timeout'
+        | 'request_too_large'
+        | 'unsupported_media_type';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /**
+     * @description The card was declined (402). The failed charge is recorded (`charge`), `decline_code` says
+     *     why, and when a payment intent was being confirmed, `payment_intent` is the intent as it is
+     *     now, back in `requires_payment_method` with its `last_payment_error`.
+     */
+    CardError: {
+      /** @constant */
+      type: 'card_error';
+      /** @constant */
+      code: 'card_declined';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      decline_code: components['schemas']['DeclineCode'];
+      /** @description The id of the failed charge. */
+      charge: components['schemas']['ObjectId'];
+      /** @description The payment intent as it is now (every decline belongs to one). */
+      payment_intent: components['schemas']['PaymentIntent'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /** @description No valid credentials were sent (401); `WWW-Authenticate` carries the challenge. */
+    AuthenticationError: {
+      /** @constant */
+      type: 'authentication_error';
+      /** @enum {string} */
+      code:
+        | 'api_key_missing'
+        | 'api_key_invalid'
+        | 'admin_credentials_invalid'
+        | 'access_token_invalid'
+        | 'signature_invalid'
+        | 'client_certificate_missing'
+        | 'client_certificate_invalid';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /** @description The credentials are valid but lack the scope the operation needs (403), named in the message. */
+    PermissionError: {
+      /** @constant */
+      type: 'permission_error';
+      /** @constant */
+      code: 'insufficient_scope';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /**
+     * @description The `Idempotency-Key` was used before with another request (400 `idempotency_key_reused`), or
+     *     the request that first used it is still running (409 `idempotency_key_in_use`: retry later
+     *     with the same key).
+     */
+    IdempotencyError: {
+      /** @constant */
+      type: 'idempotency_error';
+      /** @enum {string} */
+      code: 'idempotency_key_reused' | 'idempotency_key_in_use';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /** @description Too many requests (429); retry after `Retry-After` seconds. */
+    RateLimitError: {
+      /** @constant */
+      type: 'rate_limit_error';
+      /** @constant */
+      code: 'rate_limited';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /** @description An unexpected error (500); nothing about it leaves the server but the request id. */
+    InternalError: {
+      /** @constant */
+      type: 'api_error';
+      /** @constant */
+      code: 'internal_error';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /**
+     * @description Any error, one of the kinds above: `type` tells the kind, and `code` the error within it
+     *     (see `ErrorCode` for the catalog). Narrowing on `type`, then `code`, gives the exact fields.
+     */
+    AnyError: {
+      type: components['schemas']['ErrorType'];
+      code: components['schemas']['ErrorCode'];
+    } & (
+      | components['schemas']['InvalidRequestError']
+      | components['schemas']['PaymentIntentStateError']
+      | components['schemas']['NotFoundError']
+      | components['schemas']['HttpRequestError']
+      | components['schemas']['CardError']
+      | components['schemas']['AuthenticationError']
+      | components['schemas']['PermissionError']
+      | components['schemas']['IdempotencyError']
+      | components['schemas']['RateLimitError']
+      | components['schemas']['InternalError']
+    );
+    /** @description The error envelope of every error response; `error` is any kind of error. */
     ErrorResponse: {
-      error: {
-        type: components['schemas']['ErrorType'];
-        code: components['schemas']['ErrorCode'];
-        message: string;
-        /** @description The parameter at fault, in form notation (`metadata[order]`). */
-        param?: string;
-        decline_code?: components['schemas']['DeclineCode'];
-        /** @description On a card error, the id of the failed charge. */
-        charge?: components['schemas']['ObjectId'];
-        /**
-         * @description On a card error while confirming, and on `payment_intent_unexpected_state`, the
-         *     payment intent as it is now.
-         */
-        payment_intent?: components['schemas']['PaymentIntent'];
-        request_id: string;
-      };
+      error: components['schemas']['AnyError'];
+    };
+    /** @description A 400: an invalid request, a payment intent in the wrong state, or a reused idempotency key. */
+    BadRequestErrorResponse: {
+      error:
+        | components['schemas']['InvalidRequestError']
+        | components['schemas']['PaymentIntentStateError']
+        | components['schemas']['IdempotencyError'];
+    };
+    /** @description A 402. */
+    CardErrorResponse: {
+      error: components['schemas']['CardError'];
+    };
+    /** @description A 401. */
+    AuthenticationErrorResponse: {
+      error: components['schemas']['AuthenticationError'];
+    };
+    /** @description A 403. */
+    PermissionErrorResponse: {
+      error: components['schemas']['PermissionError'];
+    };
+    /** @description A 404. */
+    NotFoundErrorResponse: {
+      error: components['schemas']['NotFoundError'];
+    };
+    /** @description A 409. */
+    IdempotencyErrorResponse: {
+      error: components['schemas']['IdempotencyError'];
+    };
+    /** @description A 429. */
+    RateLimitErrorResponse: {
+      error: components['schemas']['RateLimitError'];
+    };
+    /** @description A 500. */
+    InternalErrorResponse: {
+      error: components['schemas']['InternalError'];
     };
   };
   responses: {
@@ -3183,7 +3389,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['BadRequestErrorResponse'];
       };
     };
     /** @description No valid credentials were sent. */
@@ -3194,7 +3400,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['AuthenticationErrorResponse'];
       };
     };
     /** @description The credentials are valid but lack the scope the operation needs (`insufficient_scope`, naming it). */
@@ -3205,7 +3411,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['PermissionErrorResponse'];
       };
     };
     /** @description The card was declined; the failed charge is recorded. */
@@ -3216,7 +3422,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['CardErrorResponse'];
       };
     };
     /**
@@ -3231,7 +3437,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['CardErrorResponse'];
       };
     };
     /** @description No such object in this account. */
@@ -3241,7 +3447,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['NotFoundErrorResponse'];
       };
     };
     /** @description A request with the same `Idempotency-Key` is still running. */
@@ -3251,7 +3457,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['IdempotencyErrorResponse'];
       };
     };
     /** @description Too many requests; retry after the time in `Retry-After`. */
@@ -3267,7 +3473,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['RateLimitErrorResponse'];
       };
     };
     /** @description Any other error (405, 406, 408, 413, 415, …): the error envelope. */
@@ -3287,7 +3493,7 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
-        'application/json': components['schemas']['ErrorResponse'];
+        'application/json': components['schemas']['InternalErrorResponse'];
       };
     };
   };
@@ -5153,7 +5359,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['WebhookEndpoint'];
+          'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -5340,7 +5546,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['WebhookEndpoint'];
+          'application/json': components['schemas']['WebhookEndpointWithSecret'];
         };
       };
       400: components['responses']['BadRequest'];

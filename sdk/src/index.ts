@@ -5,7 +5,11 @@
  */
 export { createClient, type ClientCredentialOptions, type ClientOptions, type PaymentsClient } from './client.js';
 export { TokenRequestError, type ClientCredentials, type SigningKey } from './credentials.js';
-export { autoPaginate, PaymentsError, type PageFetcher, type PageItem } from './pagination.js';
+export { autoPaginate, type PageFetcher, type PageItem } from './pagination.js';
+export {
+  PaymentsError, PaymentsInvalidRequestError, PaymentsCardError, PaymentsAuthenticationError, PaymentsPermissionError,
+  PaymentsIdempotencyError, PaymentsRateLimitError, PaymentsApiError, unwrap, type PaymentsErrorObject, type SuccessData,
+} from './errors.js';
 // The generated layer's types (schemas, parameters, answers), but not its functions: they work
 // only through createClient, which hands them the transport's settings.
 export type * from './generated/payments.js';
@@ -15,5 +19,6 @@ export {
   WebhookEndpointStatus, WebhookReplayParamsStatus, WebhookDeliveryStatus, PaymentIntentStatus,
   CaptureMethod, CancellationReason, PaymentErrorCode, PaymentIntentCancelParamsCancellationReason,
   PaymentIntentAuthenticateParamsOutcome, Scope, ApiKeyType, ApiKeyWithSecretType, OAuthErrorError,
-  ErrorType, ErrorCode, DeclineCode,
+  ErrorType, ErrorCode, DeclineCode, InvalidRequestErrorCode, NotFoundErrorCode, HttpRequestErrorCode,
+  AuthenticationErrorCode, IdempotencyErrorCode,
 } from './generated/payments.js';

@@ -1,3 +1,4 @@
+import { PaymentsError } from './errors.js';
 import type { HTTPStatusCodes } from './generated/payments.js';
 
 /** The 200 answer of a list operation: a page of objects, each with an `id` (the next cursor). */
@@ -31,7 +32,7 @@ export type PageItem<R> = R extends { status: 200; data: { data: ReadonlyArray<i
  * for await (const charge of autoPaginate((after) => payments.listCharges({ limit: 100, starting_after: after }))) { … }
  * ```
  *
- * @throws {PaymentsError} when a page is answered with anything but 200.
+ * @throws {PaymentsError} when a page is answered with anything but 200 (the subclass of its error's type).
  */
 export async function* autoPaginate<R extends ListAnswer | OtherAnswer>(
   fetchPage: PageFetcher<R>,
@@ -39,31 +40,11 @@ export async function* autoPaginate<R extends ListAnswer | OtherAnswer>(
   let startingAfter: string | undefined;
   for (;;) {
     const response: ListAnswer | OtherAnswer = await fetchPage(startingAfter);
-    if (response.status !== 200) throw new PaymentsError(response.status, response.data);
+    if (response.status !== 200) throw PaymentsError.from(response.status, response.data);
     const page = response.data;
     // PageItem<R> is exactly the element type of R's 200 member, which `response` was narrowed to.
     yield* page.data as ReadonlyArray<PageItem<R>>;
     if (!page.has_more || page.data.length === 0) return;
     startingAfter = page.data[page.data.length - 1].id;
-  }
-}
-
-/** A non-2xx answer, with the API's error envelope. */
-export class PaymentsError extends Error {
-  readonly status: number;
-  readonly type?: string;
-  readonly code?: string;
-  readonly param?: string;
-  readonly requestId?: string;
-
-  constructor(status: number, body: unknown) {
-    const error = (body as { error?: Record<string, string> } | undefined)?.error ?? {};
-    super(error.message ?? `Request failed with status ${status}`);
-    this.name = 'PaymentsError';
-    this.status = status;
-    this.type = error.type;
-    this.code = error.code;
-    this.param = error.param;
-    this.requestId = error.request_id;
   }
 }

@@ -60,7 +60,7 @@ export const resolvers: Resolvers = withFieldScopes({
         body: restBody(input, WEBHOOK_FIELDS),
         idempotencyKey,
       });
-      return { endpoint, secret: endpoint.secret! };
+      return { endpoint, secret: endpoint.secret };
     },
     updateWebhookEndpoint: (_, { id, input }, ctx, info) =>
       callRestOperation(ctx, info, 'updateWebhookEndpoint', { id, body: restBody(input, WEBHOOK_FIELDS) }),

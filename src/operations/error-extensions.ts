@@ -1,4 +1,4 @@
-import type { ErrorBody } from '../domain/errors.js';
+import type { ErrorFields } from '../domain/errors.js';
 
 /**
  * The GraphQL `extensions` of an error of the catalog: the REST error code as `code`, and the other
@@ -7,7 +7,7 @@ import type { ErrorBody } from '../domain/errors.js';
  * intent (a decline, a refused move) becomes its id in `paymentIntent`, as the failed charge is in
  * `charge`: a GraphQL client reads the intent itself through a query, with the fields it selects.
  */
-export function apiErrorExtensions(body: ErrorBody): Record<string, unknown> {
+export function apiErrorExtensions(body: ErrorFields): Record<string, unknown> {
   const extensions: Record<string, unknown> = { code: body.code, type: body.type };
   if (body.param !== undefined) extensions.param = body.param;
   if (body.decline_code !== undefined) extensions.declineCode = body.decline_code;

@@ -24,6 +24,36 @@ describe('contract', () => {
     }
   });
 
+  it('puts every code in exactly one kind of error (AnyError), whose type is the catalog\'s, and answers each status with the kinds of its codes', () => {
+    type ObjectSchema = { properties: Record<string, { const?: string; enum?: string[] }> };
+    const refName = (ref: { $ref: string }) => ref.$ref.split('/').pop()!;
+    const kinds = (spec.components.schemas.AnyError as { oneOf: { $ref: string }[] }).oneOf.map(refName);
+    const codesOf = (kind: string) => {
+      const code = (spec.components.schemas[kind] as ObjectSchema).properties.code;
+      return code.enum ?? [code.const!];
+    };
+    for (const [code, entry] of Object.entries(ERROR_CATALOG)) {
+      const holders = kinds.filter((kind) => codesOf(kind).includes(code));
+      expect(holders, `kinds holding ${code}`).to.have.length(1);
+      expect((spec.components.schemas[holders[0]] as ObjectSchema).properties.type.const, code).to.equal(entry.type);
+    }
+    // The response declared for a status admits exactly the kinds whose codes have that status.
+    const responses = spec.components.responses as Record<string, { content: { 'application/json': { schema: { $ref: string } } } }>;
+    const STATUS_OF: Record<string, number> = {
+      BadRequest: 400, Unauthorized: 401, CardDeclined: 402, PaymentDeclined: 402, Forbidden: 403, NotFound: 404,
+      Conflict: 409, TooManyRequests: 429, ServerError: 500,
+    };
+    for (const [response, status] of Object.entries(STATUS_OF)) {
+      const envelope = spec.components.schemas[refName(responses[response].content['application/json'].schema)] as {
+        properties: { error: { $ref?: string; oneOf?: { $ref: string }[] } };
+      };
+      const error = envelope.properties.error;
+      const declared = (error.oneOf ?? [error as { $ref: string }]).map(refName).sort();
+      const expected = kinds.filter((kind) => codesOf(kind).some((code) => ERROR_CATALOG[code as keyof typeof ERROR_CATALOG].status === status));
+      expect(declared, `kinds of a ${status} (${response})`).to.deep.equal(expected.sort());
+    }
+  });
+
   /** The paths outside /v1 and /admin, each with the credentials it takes (OAuth's own endpoints). */
   const OAUTH_PATHS: Record<string, string[]> = { '/oauth/token': ['oauthClientBasic'], '/.well-known/jwks.json': [] };
   const ACCOUNT_SCHEMES = ['apiKey', 'apiKeyBasic', 'oauth2', 'httpSignature', 'mutualTLS'];

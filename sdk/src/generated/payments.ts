@@ -649,12 +649,33 @@ export interface WebhookEndpoint {
   enabled_events: EnabledEvents;
   status: WebhookEndpointStatus;
   metadata: Metadata;
+}
+
+/**
+ * @maxLength 500
+ */
+export type WebhookEndpointWithSecretDescription = string | null;
+
+/**
+ * An endpoint with its signing secret, as the answers to create and rotate_secret show it (and no other).
+ */
+export interface WebhookEndpointWithSecret {
+  id: ObjectId;
+  object: 'webhook_endpoint';
+  created: Timestamp;
+  livemode: Livemode;
+  url: WebhookUrl;
+  /** @maxLength 500 */
+  description: WebhookEndpointWithSecretDescription;
+  enabled_events: EnabledEvents;
+  status: WebhookEndpointStatus;
+  metadata: Metadata;
   /**
-   * The signing secret; present only in the responses to create and rotate_secret.
+   * The signing secret, to verify the `Service-Signature` of deliveries; shown only here.
    * @maxLength 128
    * @pattern ^whsec_[0-9A-Za-z]+$
    */
-  secret?: string;
+  secret: string;
 }
 
 /**
@@ -1972,50 +1993,344 @@ export const DeclineCode = {
   insufficient_funds: 'insufficient_funds',
 } as const;
 
-export type ErrorResponseError = {
-  type: ErrorType;
-  code: ErrorCode;
-  /** @maxLength 1000 */
-  message: string;
-  /**
-   * The parameter at fault, in form notation (`metadata[order]`).
-   * @maxLength 200
-   */
-  param?: string;
-  decline_code?: DeclineCode;
-  /** On a card error, the id of the failed charge. */
-  charge?: ObjectId;
-  /** On a card error while confirming, and on `payment_intent_unexpected_state`, the
-payment intent as it is now.
+/**
+ * What went wrong, for people; may change, so never match on it (match on `code`).
+ * @maxLength 1000
  */
-  payment_intent?: PaymentIntent;
-  /** @maxLength 64 */
-  request_id: string;
-};
+export type ErrorMessage = string;
 
+/**
+ * The parameter at fault, in form notation (`metadata[order]`).
+ * @maxLength 200
+ */
+export type ErrorParam = string;
+
+/**
+ * The request's id, as in its `Request-Id` header and the server's log.
+ * @maxLength 64
+ */
+export type ErrorRequestId = string;
+
+export type InvalidRequestErrorCode =
+  (typeof InvalidRequestErrorCode)[keyof typeof InvalidRequestErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const InvalidRequestErrorCode = {
+  parameter_invalid: 'parameter_invalid',
+  parameter_missing: 'parameter_missing',
+  parameter_unknown: 'parameter_unknown',
+  body_invalid: 'body_invalid',
+  amount_too_large: 'amount_too_large',
+  charge_not_refundable: 'charge_not_refundable',
+  charge_already_refunded: 'charge_already_refunded',
+  charge_already_captured: 'charge_already_captured',
+  charge_expired_for_capture: 'charge_expired_for_capture',
+} as const;
+
+/**
+ * The request cannot be done as sent (400): a parameter is invalid, missing or unknown (named
+by `param`), the body cannot be read, or the object is not in a state that allows it.
+
+ */
+export interface InvalidRequestError {
+  type: 'invalid_request_error';
+  code: InvalidRequestErrorCode;
+  message: ErrorMessage;
+  param?: ErrorParam;
+  /** When the request acted on a payment intent (capturing it past its deadline), the intent as it is now. */
+  payment_intent?: PaymentIntent;
+  request_id: ErrorRequestId;
+}
+
+/**
+ * The payment intent's status does not allow the operation (400): the error carries the
+intent as it is now, so the client can see its status without another request.
+
+ */
+export interface PaymentIntentStateError {
+  type: 'invalid_request_error';
+  code: 'payment_intent_unexpected_state';
+  message: ErrorMessage;
+  param?: ErrorParam;
+  payment_intent: PaymentIntent;
+  request_id: ErrorRequestId;
+}
+
+export type NotFoundErrorCode = (typeof NotFoundErrorCode)[keyof typeof NotFoundErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const NotFoundErrorCode = {
+  resource_missing: 'resource_missing',
+  url_not_found: 'url_not_found',
+} as const;
+
+/**
+ * No such object in this account (`resource_missing`, naming the id's parameter), or no such URL.
+ */
+export interface NotFoundError {
+  type: 'invalid_request_error';
+  code: NotFoundErrorCode;
+  message: ErrorMessage;
+  param?: ErrorParam;
+  request_id: ErrorRequestId;
+}
+
+export type HttpRequestErrorCode = (typeof HttpRequestErrorCode)[keyof typeof HttpRequestErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const HttpRequestErrorCode = {
+  method_not_allowed: 'method_not_allowed',
+  version_not_supported: 'version_not_supported',
+  request_timeout: 'request_timeout',
+  request_too_large: 'request_too_large',
+  unsupported_media_type: 'unsupported_media_type',
+} as const;
+
+/**
+ * The HTTP request itself is refused, whatever the operation: a method the path does not
+have (405, with `Allow`), an unsupported version (406), a body too slow (408) or too large
+(413), or a media type other than form or JSON (415).
+
+ */
+export interface HttpRequestError {
+  type: 'invalid_request_error';
+  code: HttpRequestErrorCode;
+  message: ErrorMessage;
+  param?: ErrorParam;
+  request_id: ErrorRequestId;
+}
+
+/**
+ * The card was declined (402). The failed charge is recorded (`charge`), `decline_code` says
+why, and when a payment intent was being confirmed, `payment_intent` is the intent as it is
+now, back in `requires_payment_method` with its `last_payment_error`.
+
+ */
+export interface CardError {
+  type: 'card_error';
+  code: 'card_declined';
+  message: ErrorMessage;
+  param?: ErrorParam;
+  decline_code: DeclineCode;
+  /** The id of the failed charge. */
+  charge: ObjectId;
+  /** The payment intent as it is now (every decline belongs to one). */
+  payment_intent: PaymentIntent;
+  request_id: ErrorRequestId;
+}
+
+export type AuthenticationErrorCode =
+  (typeof AuthenticationErrorCode)[keyof typeof AuthenticationErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const AuthenticationErrorCode = {
+  api_key_missing: 'api_key_missing',
+  api_key_invalid: 'api_key_invalid',
+  admin_credentials_invalid: 'admin_credentials_invalid',
+  access_token_invalid: 'access_token_invalid',
+  signature_invalid: 'signature_invalid',
+  client_certificate_missing: 'client_certificate_missing',
+  client_certificate_invalid: 'client_certificate_invalid',
+} as const;
+
+/**
+ * No valid credentials were sent (401); `WWW-Authenticate` carries the challenge.
+ */
+export interface AuthenticationError {
+  type: 'authentication_error';
+  code: AuthenticationErrorCode;
+  message: ErrorMessage;
+  param?: ErrorParam;
+  request_id: ErrorRequestId;
+}
+
+/**
+ * The credentials are valid but lack the scope the operation needs (403), named in the message.
+ */
+export interface PermissionError {
+  type: 'permission_error';
+  code: 'insufficient_scope';
+  message: ErrorMessage;
+  param?: ErrorParam;
+  request_id: ErrorRequestId;
+}
+
+export type IdempotencyErrorCode = (typeof IdempotencyErrorCode)[keyof typeof IdempotencyErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const IdempotencyErrorCode = {
+  idempotency_key_reused: 'idempotency_key_reused',
+  idempotency_key_in_use: 'idempotency_key_in_use',
+} as const;
+
+/**
+ * The `Idempotency-Key` was used before with another request (400 `idempotency_key_reused`), or
+the request that first used it is still running (409 `idempotency_key_in_use`: retry later
+with the same key).
+
+ */
+export interface IdempotencyError {
+  type: 'idempotency_error';
+  code: IdempotencyErrorCode;
+  message: ErrorMessage;
+  param?: ErrorParam;
+  request_id: ErrorRequestId;
+}
+
+/**
+ * Too many requests (429); retry after `Retry-After` seconds.
+ */
+export interface RateLimitError {
+  type: 'rate_limit_error';
+  code: 'rate_limited';
+  message: ErrorMessage;
+  param?: ErrorParam;
+  request_id: ErrorRequestId;
+}
+
+/**
+ * An unexpected error (500); nothing about it leaves the server but the request id.
+ */
+export interface InternalError {
+  type: 'api_error';
+  code: 'internal_error';
+  message: ErrorMessage;
+  param?: ErrorParam;
+  request_id: ErrorRequestId;
+}
+
+/**
+ * Any error, one of the kinds above: `type` tells the kind, and `code` the error within it
+(see `ErrorCode` for the catalog). Narrowing on `type`, then `code`, gives the exact fields.
+
+ */
+export type AnyError =
+  | (InvalidRequestError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (PaymentIntentStateError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (NotFoundError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (HttpRequestError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (CardError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (AuthenticationError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (PermissionError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (IdempotencyError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (RateLimitError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (InternalError & {
+      type: ErrorType;
+      code: ErrorCode;
+    });
+
+/**
+ * The error envelope of every error response; `error` is any kind of error.
+ */
 export interface ErrorResponse {
-  error: ErrorResponseError;
+  error: AnyError;
+}
+
+export type BadRequestErrorResponseError =
+  InvalidRequestError | PaymentIntentStateError | IdempotencyError;
+
+/**
+ * A 400: an invalid request, a payment intent in the wrong state, or a reused idempotency key.
+ */
+export interface BadRequestErrorResponse {
+  error: BadRequestErrorResponseError;
+}
+
+/**
+ * A 402.
+ */
+export interface CardErrorResponse {
+  error: CardError;
+}
+
+/**
+ * A 401.
+ */
+export interface AuthenticationErrorResponse {
+  error: AuthenticationError;
+}
+
+/**
+ * A 403.
+ */
+export interface PermissionErrorResponse {
+  error: PermissionError;
+}
+
+/**
+ * A 404.
+ */
+export interface NotFoundErrorResponse {
+  error: NotFoundError;
+}
+
+/**
+ * A 409.
+ */
+export interface IdempotencyErrorResponse {
+  error: IdempotencyError;
+}
+
+/**
+ * A 429.
+ */
+export interface RateLimitErrorResponse {
+  error: RateLimitError;
+}
+
+/**
+ * A 500.
+ */
+export interface InternalErrorResponse {
+  error: InternalError;
 }
 
 /**
  * The request is invalid: the error names the offending `param`.
  */
-export type BadRequestResponse = ErrorResponse;
+export type BadRequestResponse = BadRequestErrorResponse;
 
 /**
  * No valid credentials were sent.
  */
-export type UnauthorizedResponse = ErrorResponse;
+export type UnauthorizedResponse = AuthenticationErrorResponse;
 
 /**
  * The credentials are valid but lack the scope the operation needs (`insufficient_scope`, naming it).
  */
-export type ForbiddenResponse = ErrorResponse;
+export type ForbiddenResponse = PermissionErrorResponse;
 
 /**
  * The card was declined; the failed charge is recorded.
  */
-export type CardDeclinedResponse = ErrorResponse;
+export type CardDeclinedResponse = CardErrorResponse;
 
 /**
  * The payment method was declined (`card_declined`): the failed charge is recorded, and the
@@ -2023,27 +2338,27 @@ error carries the intent, back in `requires_payment_method` (`payment_intent`), 
 charge's id (`charge`).
 
  */
-export type PaymentDeclinedResponse = ErrorResponse;
+export type PaymentDeclinedResponse = CardErrorResponse;
 
 /**
  * No such object in this account.
  */
-export type NotFoundResponse = ErrorResponse;
+export type NotFoundResponse = NotFoundErrorResponse;
 
 /**
  * A request with the same `Idempotency-Key` is still running.
  */
-export type ConflictResponse = ErrorResponse;
+export type ConflictResponse = IdempotencyErrorResponse;
 
 /**
  * Too many requests; retry after the time in `Retry-After`.
  */
-export type TooManyRequestsResponse = ErrorResponse;
+export type TooManyRequestsResponse = RateLimitErrorResponse;
 
 /**
  * An unexpected error; nothing about it leaves the server but the request id.
  */
-export type ServerErrorResponse = ErrorResponse;
+export type ServerErrorResponse = InternalErrorResponse;
 
 /**
  * How many objects to return, 1 to 100.
@@ -6733,7 +7048,7 @@ A URL whose host is a private, loopback, link-local or metadata address is refus
  * @summary Create a webhook endpoint
  */
 export type createWebhookEndpointResponse200 = {
-  data: WebhookEndpoint;
+  data: WebhookEndpointWithSecret;
   status: 200;
 };
 
@@ -7129,7 +7444,7 @@ export const deleteWebhookEndpoint = async (
  * @summary Rotate a webhook endpoint's secret
  */
 export type rotateWebhookEndpointSecretResponse200 = {
-  data: WebhookEndpoint;
+  data: WebhookEndpointWithSecret;
   status: 200;
 };
 

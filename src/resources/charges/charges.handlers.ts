@@ -1,4 +1,4 @@
-import { ApiError } from '../../domain/errors.js';
+import { cardErrorBody } from '../../domain/errors.js';
 import { ok, type Handlers } from '../../operations/operations.js';
 import { listRefundsOfCharge } from '../refunds/refunds.service.js';
 import { refundExpandableFields } from '../refunds/refunds.expansion.js';
@@ -20,12 +20,11 @@ export const chargeHandlers = {
     if (!decline) return ok(await expand(ctx, charge));
     // A decline is a committed outcome, answered (and replayed) as 402 with the failed charge's id
     // and its intent, as confirming an intent answers.
-    const error = new ApiError('card_declined', decline.message, {
-      declineCode: decline.code,
-      charge: charge.id,
-      paymentIntent: decline.intent,
-    });
-    return { status: 402, body: { error: error.toBody(ctx.requestId) } };
+    const error = cardErrorBody(
+      { declineCode: decline.code, message: decline.message, charge: charge.id, paymentIntent: decline.intent },
+      ctx.requestId,
+    );
+    return { status: 402, body: { error } };
   },
   retrieveCharge: async ({ path, query, ctx }) => {
     const expand = expandCharge(query.expand);

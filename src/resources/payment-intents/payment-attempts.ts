@@ -1,5 +1,5 @@
 import { unixSeconds } from '../../domain/clock.js';
-import { ApiError, type DeclineCode } from '../../domain/errors.js';
+import { ApiError, cardErrorBody, type CardErrorBody, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { insertCharge } from '../charges/charges.repo.js';
@@ -137,11 +137,8 @@ export async function makePayment(
   return { intent, charge };
 }
 
-/** The 402 a declined payment answers with: the failed charge and the intent as it now is. */
-export function declineError(outcome: Required<Pick<PaymentOutcome, 'intent' | 'decline'>>): ApiError {
-  return new ApiError('card_declined', outcome.decline.message, {
-    declineCode: outcome.decline.code,
-    charge: outcome.decline.chargeId,
-    paymentIntent: outcome.intent,
-  });
+/** The 402 body a declined payment answers with: the failed charge and the intent as it now is. */
+export function declineBody(outcome: Required<Pick<PaymentOutcome, 'intent' | 'decline'>>, requestId: string): CardErrorBody {
+  const { decline, intent } = outcome;
+  return cardErrorBody({ declineCode: decline.code, message: decline.message, charge: decline.chargeId, paymentIntent: intent }, requestId);
 }

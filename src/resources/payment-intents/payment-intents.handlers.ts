@@ -1,7 +1,7 @@
 import { ok, type Handlers } from '../../operations/operations.js';
 import { paymentIntentExpandableFields } from '../charges/charges.expansion.js';
 import { listExpansion, objectExpansion } from '../shared/expansion.js';
-import { declineError, type PaymentOutcome } from './payment-attempts.js';
+import { declineBody, type PaymentOutcome } from './payment-attempts.js';
 import type { RequestContext } from '../../operations/operations.js';
 import type { ObjectExpansion } from '../shared/expansion.js';
 import * as intents from './payment-intents.service.js';
@@ -12,8 +12,7 @@ const expandIntent = (paths?: string[]) => objectExpansion(paymentIntentExpandab
 /** A payment attempt's answer: the intent, or 402 for a decline (a committed outcome, replayed as such). */
 async function paymentAnswer(ctx: RequestContext, expand: ObjectExpansion, outcome: PaymentOutcome) {
   if (!outcome.decline) return ok(await expand(ctx, outcome.intent));
-  const error = declineError({ intent: outcome.intent, decline: outcome.decline });
-  return { status: 402 as const, body: { error: error.toBody(ctx.requestId) } };
+  return { status: 402 as const, body: { error: declineBody({ intent: outcome.intent, decline: outcome.decline }, ctx.requestId) } };
 }
 
 export const paymentIntentHandlers = {

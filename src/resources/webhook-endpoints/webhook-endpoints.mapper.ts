@@ -3,14 +3,15 @@ import { parseMetadata } from '../shared/metadata.js';
 import type { WebhookEndpointRow } from './webhook-endpoints.repo.js';
 
 export type WebhookEndpoint = components['schemas']['WebhookEndpoint'];
+export type WebhookEndpointWithSecret = components['schemas']['WebhookEndpointWithSecret'];
 export type WebhookEndpointCreateParams = components['schemas']['WebhookEndpointCreateParams'];
 export type WebhookEndpointUpdateParams = components['schemas']['WebhookEndpointUpdateParams'];
 export type WebhookSecretRotateParams = components['schemas']['WebhookSecretRotateParams'];
 export type EnabledEvents = components['schemas']['EnabledEvents'];
 
-/** The endpoint as the API shows it; the secret only when `withSecret` (create and rotate). */
-export function toWebhookEndpointResource(row: WebhookEndpointRow, withSecret = false): WebhookEndpoint {
-  const endpoint: WebhookEndpoint = {
+/** The endpoint as the API shows it, without its secret. */
+export function toWebhookEndpointResource(row: WebhookEndpointRow): WebhookEndpoint {
+  return {
     id: row.id,
     object: 'webhook_endpoint',
     created: row.created,
@@ -21,6 +22,9 @@ export function toWebhookEndpointResource(row: WebhookEndpointRow, withSecret = 
     status: row.status,
     metadata: parseMetadata(row.metadata),
   };
-  if (withSecret) endpoint.secret = row.secret;
-  return endpoint;
+}
+
+/** The endpoint with its signing secret, which only the answers to create and rotate_secret show. */
+export function toWebhookEndpointWithSecret(row: WebhookEndpointRow): WebhookEndpointWithSecret {
+  return { ...toWebhookEndpointResource(row), secret: row.secret };
 }

@@ -17,10 +17,12 @@ import {
 } from './webhook-endpoints.repo.js';
 import {
   toWebhookEndpointResource,
+  toWebhookEndpointWithSecret,
   type EnabledEvents,
   type WebhookEndpoint,
   type WebhookEndpointCreateParams,
   type WebhookEndpointUpdateParams,
+  type WebhookEndpointWithSecret,
   type WebhookSecretRotateParams,
 } from './webhook-endpoints.mapper.js';
 
@@ -32,7 +34,10 @@ export function generateWebhookSecret(): string {
   return `whsec_${randomBase62(32)}`;
 }
 
-export async function createWebhookEndpoint(ctx: RequestContext, params: WebhookEndpointCreateParams): Promise<WebhookEndpoint> {
+export async function createWebhookEndpoint(
+  ctx: RequestContext,
+  params: WebhookEndpointCreateParams,
+): Promise<WebhookEndpointWithSecret> {
   const { url, enabled_events, description, metadata, ...unread } = params;
   allParamsRead(unread);
   const row = await insertWebhookEndpoint(ctx.db, {
@@ -48,7 +53,7 @@ export async function createWebhookEndpoint(ctx: RequestContext, params: Webhook
     previous_secret_expires_at: null,
     created: unixSeconds(ctx.clock),
   });
-  return toWebhookEndpointResource(row, true);
+  return toWebhookEndpointWithSecret(row);
 }
 
 async function requireEndpoint(ctx: RequestContext, id: string): Promise<WebhookEndpointRow> {
@@ -88,7 +93,7 @@ export async function rotateWebhookEndpointSecret(
   ctx: RequestContext,
   id: string,
   params: WebhookSecretRotateParams,
-): Promise<WebhookEndpoint> {
+): Promise<WebhookEndpointWithSecret> {
   const { expires_in: expiresIn = DEFAULT_SECRET_OVERLAP_SECONDS, ...unread } = params;
   allParamsRead(unread);
   const current = await requireEndpoint(ctx, id);
@@ -98,7 +103,7 @@ export async function rotateWebhookEndpointSecret(
     previous_secret_expires_at: expiresIn > 0 ? ctx.clock.nowMs() + expiresIn * 1000 : null,
   });
   if (!rotated) throw notFound('webhook endpoint', id);
-  return toWebhookEndpointResource(rotated, true);
+  return toWebhookEndpointWithSecret(rotated);
 }
 
 export async function deleteWebhookEndpoint(ctx: RequestContext, id: string) {
