@@ -2949,6 +2949,11 @@ export interface components {
     ScopeList: components['schemas']['Scope'][] | null;
     /** @description The scopes the credential holds; leave out for every scope. */
     ScopesParam: components['schemas']['Scope'][];
+    /**
+     * @description The client credentials grant's form. Parameters this server does not use (`audience`,
+     *     `resource`, …, which some OAuth libraries send) are ignored, as RFC 6749 §3.2 requires of
+     *     a token endpoint.
+     */
     AccessTokenRequest: {
       /** @description `client_credentials`, the one grant this server issues tokens for. */
       grant_type: string;
@@ -2958,6 +2963,8 @@ export interface components {
       client_id?: string;
       /** @description The client's secret, when not sent by HTTP Basic. */
       client_secret?: string;
+    } & {
+      [key: string]: unknown;
     };
     AccessToken: {
       /** @description A JWT (ES256); send it as `Authorization: Bearer <access_token>`. */

@@ -1672,6 +1672,12 @@ export type ScopeList = Scope[] | null;
  */
 export type ScopesParam = Scope[];
 
+/**
+ * The client credentials grant's form. Parameters this server does not use (`audience`,
+`resource`, …, which some OAuth libraries send) are ignored, as RFC 6749 §3.2 requires of
+a token endpoint.
+
+ */
 export interface AccessTokenRequest {
   /**
    * `client_credentials`, the one grant this server issues tokens for.
@@ -1693,6 +1699,7 @@ export interface AccessTokenRequest {
    * @maxLength 128
    */
   client_secret?: string;
+  [key: string]: unknown;
 }
 
 export interface AccessToken {

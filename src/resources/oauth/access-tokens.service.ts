@@ -4,7 +4,6 @@ import { unixSeconds } from '../../domain/clock.js';
 import { randomBase62 } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import type { Scope } from '../../operations/scopes.js';
-import { allParamsRead } from '../shared/params.js';
 import { secretMatches } from './client-secrets.js';
 import { OAuthError } from './oauth-error.js';
 import { findOAuthClient } from './oauth-clients.repo.js';
@@ -26,8 +25,9 @@ export const ACCESS_TOKEN_TYPE = 'at+jwt';
  * implies: who the client is, then what it asks.
  */
 export async function grantAccessToken(ctx: RequestContext, request: AccessTokenRequest): Promise<AccessToken> {
-  const { grant_type: grantType, scope, client_id: clientId, client_secret: clientSecret, ...unread } = request;
-  allParamsRead(unread);
+  // Other parameters are ignored: a token endpoint "MUST ignore unrecognized request parameters"
+  // (RFC 6749 §3.2), and OAuth libraries send some (`audience`, `resource`) to every server.
+  const { grant_type: grantType, scope, client_id: clientId, client_secret: clientSecret } = request;
   const client = await authenticateClient(ctx, clientId, clientSecret);
   if (grantType !== 'client_credentials') {
     throw new OAuthError(
