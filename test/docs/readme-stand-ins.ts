@@ -1,0 +1,136 @@
+/**
+ * What the README test does instead of the commands that cannot run as written inside the suite:
+ * starting the server (the test starts it as `npm start` does, from the project folder, and checks
+ * what the text says a start prints and saves), running the suite, and a receiver that would hold
+ * its terminal.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'chai';
+import pg from 'pg';
+import { createDatabase, POSTGRES_ADMIN_URL } from '../helpers/databases.js';
+import { logLines, type ReadmeServer } from '../helpers/readme-server.js';
+import type { ReadmeProject } from '../helpers/readme-project.js';
+import type { StandIn } from '../helpers/readme-runner.js';
+
+/** The fixed ports of the README, the server's (`PORT`'s default) first: each is given a free one. */
+export const README_PORTS = [4242, 4343, 4443];
+
+/** `A=1 B=2 ` → `{A: '1', B: '2'}`. */
+function settingsOf(assignments: string): Record<string, string> {
+  return Object.fromEntries(
+    assignments
+      .trim()
+      .split(/\s+/)
+      .map((assignment) => [assignment.slice(0, assignment.indexOf('=')), assignment.slice(assignment.indexOf('=') + 1)]),
+  );
+}
+
+/** What the text says of a start: one last line with where it listens, the database, the key's place and the pages. */
+function expectReadyLine(server: ReadmeServer, project: ReadmeProject, database: string): void {
+  const ready = server.readyLine();
+  expect(ready, 'the line every start ends with').to.include({
+    url: server.url,
+    database,
+    api_key: path.join(project.realDir(), 'data', 'dev-api-key'),
+    docs: `${server.url}/docs`,
+    graphql: `${server.url}/graphql`,
+    dashboard: `${server.url}/dashboard`,
+  });
+}
+
+function sqliteFile(project: ReadmeProject): string {
+  return `SQLite ${path.join(project.realDir(), 'data', 'payments.sqlite')}`;
+}
+
+/**
+ * The first start: it migrates the database, creates a development account and prints its key
+ * (saved in `data/dev-api-key`), generates admin credentials (saved in `data/admin-credentials`),
+ * ends with its ready line, and `/` links to the reference, GraphQL and the dashboard.
+ */
+async function firstStart(project: ReadmeProject): Promise<void> {
+  expect(fs.existsSync(path.join(project.dir, 'data')), 'a fresh project has no data/ yet').to.equal(false);
+  const server = await project.restartServer({});
+  const key = project.dataFile('dev-api-key');
+  expect(key).to.match(/^sk_test_\w+$/);
+  expect(logLines(server.output(), 'Development account created')[0]?.msg).to.include(key);
+  const admin = project.dataFile('admin-credentials');
+  expect(admin).to.match(/^admin:\S+$/);
+  expect(logLines(server.output(), 'Admin credentials generated')[0]?.msg).to.include(admin);
+  expect(logLines(server.output(), 'database migrated')).to.have.length(1);
+  expectReadyLine(server, project, sqliteFile(project));
+  const home = await (await fetch(`${server.url}/`)).text();
+  for (const page of ['/docs', '/graphql', '/dashboard']) expect(home).to.include(`href="${page}"`);
+}
+
+/** Whether the test's Postgres server answers; CI (`REQUIRE_POSTGRES=true`) fails instead of skipping. */
+async function postgresUnreachable(): Promise<string | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
+  try {
+    await client.connect();
+    return undefined;
+  } catch (error) {
+    if (process.env.REQUIRE_POSTGRES === 'true') throw new Error(`REQUIRE_POSTGRES is set but Postgres is unreachable: ${String(error)}`);
+    return `Postgres is not reachable at ${POSTGRES_ADMIN_URL}`;
+  } finally {
+    await client.end().catch(() => undefined);
+  }
+}
+
+/**
+ * `VAR=value … npm start`: the server stopped (Ctrl-C) and started again with those settings,
+ * ports rewritten like the commands', `DATABASE_URL` a new database on the test's Postgres server.
+ */
+async function restartWith(settings: Record<string, string>, project: ReadmeProject): Promise<string | void> {
+  const resolved: Record<string, string> = {};
+  let postgresUrl: string | undefined;
+  for (const [name, value] of Object.entries(settings)) {
+    if (name.endsWith('_PORT') || name === 'PORT') {
+      resolved[name] = String(project.port(Number(value)));
+    } else if (name === 'DATABASE_URL') {
+      const unreachable = await postgresUnreachable();
+      if (unreachable) return unreachable;
+      const database = await createDatabase('postgres');
+      project.onClose(() => database.drop());
+      postgresUrl = (database.target as { url: string }).url;
+      resolved[name] = postgresUrl;
+    } else {
+      resolved[name] = value;
+    }
+  }
+  const keyBefore = project.dataFile('dev-api-key');
+  const server = await project.restartServer(resolved);
+  if (postgresUrl) {
+    // A new database: the start makes a development account there and saves its key.
+    expectReadyLine(server, project, postgresUrl);
+    expect(project.dataFile('dev-api-key')).to.not.equal(keyBefore);
+    expect((await project.api('/v1/customers')).object).to.equal('list');
+  } else {
+    // The same ./data: the account and key of the first start are still there.
+    expectReadyLine(server, project, sqliteFile(project));
+    expect(project.dataFile('dev-api-key')).to.equal(keyBefore);
+  }
+}
+
+export const README_STAND_INS: StandIn[] = [
+  {
+    command: /^npm install && npm start$/,
+    does: "the server's first start from the project folder, SQLite in a new ./data (this checkout's dependencies are installed)",
+    run: (_, project) => firstStart(project),
+  },
+  {
+    command: /^npm test$/,
+    does: 'not run: it is the suite this test is part of',
+    run: async () => undefined,
+  },
+  {
+    command: /^((?:[A-Z_]+=\S+ )+)npm start$/,
+    does: 'the server stopped by PID (SIGINT, as Ctrl-C) and started again with these settings (ports rewritten; DATABASE_URL a new database on the test Postgres)',
+    run: (match, project) => restartWith(settingsOf(match[1]), project),
+  },
+  {
+    command: /^node scripts\/receive-webhooks\.mjs (\d+)$/,
+    does: 'run from the shell in the background (the README gives it a terminal) on a free port; stopped by PID at the end',
+    run: (match, project) => project.startReceiver(`node scripts/receive-webhooks.mjs ${project.port(Number(match[1]))}`),
+  },
+];
