@@ -8,5 +8,6 @@ const run = (cmd, args) => execFileSync(bin(cmd), args, { stdio: ['ignore', 'ign
 
 run('openapi-typescript', ['openapi/openapi.yaml', '-o', 'generated/openapi.ts']);
 run('orval', ['--config', 'orval.config.ts']);
+execFileSync(process.execPath, ['scripts/generate-sdk-events.mjs'], { stdio: ['ignore', 'ignore', 'inherit'] });
 run('graphql-codegen', ['--config', 'codegen.ts', '--silent']);
 run('prettier', ['--log-level', 'warn', '--write', 'generated', 'sdk/src/generated']);

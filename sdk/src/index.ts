@@ -13,6 +13,7 @@ export {
 // The generated layer's types (schemas, parameters, answers), but not its functions: they work
 // only through createClient, which hands them the transport's settings.
 export type * from './generated/payments.js';
+export type { PaymentsEvent, PaymentsEventOf, PaymentsEventType } from './generated/events.js';
 // Its enums are plain constant objects, which work anywhere, so they are exported as values too.
 export {
   CardBrand, ChargeStatus, RefundReason, RefundStatus, OrderStatus, EventType,

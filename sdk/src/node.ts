@@ -10,3 +10,4 @@ export {
   type SeenEventStore,
   type WebhookHandlerOptions,
 } from './webhook-handler.js';
+export type { PaymentsEvent, PaymentsEventOf, PaymentsEventType } from './generated/events.js';

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Event } from './generated/payments.js';
+import type { PaymentsEvent } from './generated/events.js';
 import { verifyWebhook, WebhookSignatureError, type VerifyOptions } from './webhooks.js';
 
 /** Remembers which event ids were handled, so a redelivery is acknowledged without new work. */
@@ -25,8 +25,11 @@ export function memorySeenEventStore(capacity = 10_000): SeenEventStore {
 export interface WebhookHandlerOptions extends VerifyOptions {
   /** The endpoint's `whsec_…` secret. */
   secret: string;
-  /** Your code. Keep it quick (enqueue work); if it throws, the answer is 500 and the delivery is retried. */
-  onEvent: (event: Event) => unknown | Promise<unknown>;
+  /**
+   * Your code, given the verified event: check `event.type` to get its `data.object` typed. Keep it
+   * quick (enqueue work); if it throws, the answer is 500 and the delivery is retried.
+   */
+  onEvent: (event: PaymentsEvent) => unknown | Promise<unknown>;
   seen?: SeenEventStore;
 }
 
@@ -42,9 +45,9 @@ export function createWebhookHandler(options: WebhookHandlerOptions) {
   const seen = options.seen ?? memorySeenEventStore();
   return async (req: IncomingMessage & { body?: unknown }, res: ServerResponse): Promise<void> => {
     const raw = Buffer.isBuffer(req.body) ? req.body : await readBody(req);
-    let event: Event;
+    let event: PaymentsEvent;
     try {
-      event = verifyWebhook<Event>(raw, header(req, 'service-signature'), options.secret, options);
+      event = verifyWebhook(raw, header(req, 'service-signature'), options.secret, options);
     } catch (error) {
       if (!(error instanceof WebhookSignatureError)) throw error;
       return answer(res, 400, { error: error.message });

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { Event } from './generated/payments.js';
+import type { PaymentsEvent } from './generated/events.js';
 
 /** The signature did not match, was missing, or is too old: answer 400 and do no work. */
 export class WebhookSignatureError extends Error {
@@ -22,8 +22,12 @@ export interface VerifyOptions {
  * rotation there is one per valid secret); the comparison takes constant time.
  *
  * Pass the body exactly as received: re-serialized JSON would not match.
+ *
+ * The event is a {@link PaymentsEvent}: check `event.type` and `event.data.object` takes that
+ * event's type. `T` (one member of the union, or several) only asserts which events the caller
+ * expects; nothing checks it, so prefer narrowing on `type`.
  */
-export function verifyWebhook<T = Event>(
+export function verifyWebhook<T extends PaymentsEvent = PaymentsEvent>(
   rawBody: string | Uint8Array,
   signatureHeader: string | null | undefined,
   secret: string,
