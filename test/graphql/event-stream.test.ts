@@ -186,11 +186,18 @@ forEachDatabase('live event stream', (engine) => {
         const now = await listeners();
         expect(now.map((row) => row.pid)).to.have.length(2).and.not.include.members(before.map((row) => row.pid));
       }, 10_000);
-      const again = stream.subscribe(accountId, null);
-      const customer = await aCustomer(server.api);
-      const event = await nextValue(again);
-      expect((event.data.object as { id: string }).id).to.equal(customer.id);
-      await again.return?.();
+      // pg_stat_activity shows a LISTEN while it runs; the stream serves once it has returned, so a
+      // subscription a moment before that is still refused as unavailable, and is made again.
+      await eventually(async () => {
+        const again = stream.subscribe(accountId, null);
+        try {
+          const customer = await aCustomer(server.api);
+          const event = await nextValue(again);
+          expect((event.data.object as { id: string }).id).to.equal(customer.id);
+        } finally {
+          await again.return?.();
+        }
+      }, 10_000);
     });
   }
 });
