@@ -2021,20 +2021,33 @@ export interface webhooks {
 }
 export interface components {
   schemas: {
-    /** @description An object's id, a prefix and random base62 characters. */
+    /**
+     * @description An object's id, a prefix and random base62 characters.
+     * @example ch_IAOdl7ghvLJacrJqZmiTDF4z
+     */
     ObjectId: string;
     /**
      * @description Fields of the response to expand: each field holding an id is replaced by the object it
      *     names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
      *     cannot be expanded answers 400 `parameter_invalid` naming it.
+     * @example [
+     *       "customer"
+     *     ]
      */
     ExpandPaths: string[];
     /**
      * Format: int64
      * @description Unix time in seconds.
+     * @example 1795536393
      */
     Timestamp: number;
-    /** @description A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second. */
+    /**
+     * @description A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+     * @example {
+     *       "gte": 1795478400,
+     *       "lt": 1795564800
+     *     }
+     */
     CreatedFilter:
       | components['schemas']['Timestamp']
       | {
@@ -2043,7 +2056,11 @@ export interface components {
           lt?: components['schemas']['Timestamp'];
           lte?: components['schemas']['Timestamp'];
         };
-    /** Format: email */
+    /**
+     * Format: email
+     * @example jenny@example.com
+     * @example ada@example.com
+     */
     Email: string;
     /**
      * @description Three-letter ISO 4217 code, lowercase in responses (input is case-insensitive).
@@ -2054,11 +2071,19 @@ export interface components {
     /**
      * Format: int32
      * @description A positive amount in the currency's smallest unit (cents for usd).
+     * @example 2000
+     * @example 4500
      */
     Amount: number;
     /**
      * @description Up to 50 string keys (40 characters at most) and string values (500 at most). In updates,
      *     a key set to an empty string is removed.
+     * @example {
+     *       "order_id": "6735"
+     *     }
+     * @example {
+     *       "customer_ref": "A-1042"
+     *     }
      */
     Metadata: {
       [key: string]: string;
@@ -2070,9 +2095,17 @@ export interface components {
     Phone: string;
     /**
      * @description Always false: there is only test mode here.
+     * @example false
      * @constant
      */
     Livemode: false;
+    /**
+     * @example {
+     *       "object": "list",
+     *       "has_more": false,
+     *       "url": "/v1/charges"
+     *     }
+     */
     ListFields: {
       /** @constant */
       object: 'list';
@@ -2081,6 +2114,21 @@ export interface components {
       /** @description The path this list was read from. */
       url: string;
     };
+    /**
+     * @example {
+     *       "id": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "object": "customer",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "email": "jenny@example.com",
+     *       "name": "Jenny Rosen",
+     *       "description": null,
+     *       "phone": "+1 555 010 0100",
+     *       "metadata": {
+     *         "order_id": "6735"
+     *       }
+     *     }
+     */
     Customer: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2093,6 +2141,16 @@ export interface components {
       phone: string | null;
       metadata: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "email": "jenny@example.com",
+     *       "name": "Jenny Rosen",
+     *       "phone": "+1 555 010 0100",
+     *       "metadata": {
+     *         "order_id": "6735"
+     *       }
+     *     }
+     */
     CustomerCreateParams: {
       email?: components['schemas']['Email'] | null;
       name?: string | null;
@@ -2100,10 +2158,47 @@ export interface components {
       phone?: components['schemas']['Phone'] | null;
       metadata?: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "description": "Prefers e-mail receipts",
+     *       "metadata": {
+     *         "segment": "retail"
+     *       }
+     *     }
+     */
     CustomerUpdateParams: components['schemas']['CustomerCreateParams'];
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "object": "customer",
+     *           "created": 1795536381,
+     *           "livemode": false,
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "description": null,
+     *           "phone": "+1 555 010 0100",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           }
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/customers"
+     *     }
+     */
     CustomerList: components['schemas']['ListFields'] & {
       data: components['schemas']['Customer'][];
     };
+    /**
+     * @example {
+     *       "id": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "object": "customer",
+     *       "deleted": true
+     *     }
+     */
     DeletedCustomer: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2111,8 +2206,20 @@ export interface components {
       /** @constant */
       deleted: true;
     };
-    /** @enum {string} */
+    /**
+     * @example visa
+     * @enum {string}
+     */
     CardBrand: 'visa' | 'mastercard';
+    /**
+     * @example {
+     *       "type": "card",
+     *       "card": {
+     *         "brand": "visa",
+     *         "last4": "4242"
+     *       }
+     *     }
+     */
     PaymentMethodDetails: {
       /** @constant */
       type: 'card';
@@ -2121,8 +2228,48 @@ export interface components {
         last4: string;
       };
     };
-    /** @enum {string} */
+    /**
+     * @example succeeded
+     * @enum {string}
+     */
     ChargeStatus: 'succeeded' | 'failed';
+    /**
+     * @example {
+     *       "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *       "object": "charge",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "amount": 2000,
+     *       "amount_captured": 2000,
+     *       "amount_refunded": 0,
+     *       "captured": true,
+     *       "currency": "usd",
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "description": "Order 6735",
+     *       "metadata": {
+     *         "order_id": "6735"
+     *       },
+     *       "paid": true,
+     *       "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *       "refunded": false,
+     *       "refunds": {
+     *         "object": "list",
+     *         "data": [],
+     *         "has_more": false,
+     *         "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *       },
+     *       "status": "succeeded",
+     *       "failure_code": null,
+     *       "failure_message": null,
+     *       "payment_method_details": {
+     *         "type": "card",
+     *         "card": {
+     *           "brand": "visa",
+     *           "last4": "4242"
+     *         }
+     *       }
+     *     }
+     */
     Charge: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2180,6 +2327,17 @@ export interface components {
      * @example tok_chargeDeclinedInsufficientFunds
      */
     TestSource: string;
+    /**
+     * @example {
+     *       "amount": 2000,
+     *       "currency": "usd",
+     *       "source": "tok_visa",
+     *       "description": "Order 6735",
+     *       "metadata": {
+     *         "order_id": "6735"
+     *       }
+     *     }
+     */
     ChargeCreateParams: {
       amount: components['schemas']['Amount'];
       currency: components['schemas']['Currency'];
@@ -2194,21 +2352,97 @@ export interface components {
       metadata?: components['schemas']['Metadata'];
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "amount": 1500
+     *     }
+     */
     ChargeCaptureParams: {
       /** @description How much to capture, at most the amount authorised; default all of it. */
       amount?: components['schemas']['Amount'];
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "description": "Order 6735, gift wrapped",
+     *       "metadata": {
+     *         "shipping": "express"
+     *       }
+     *     }
+     */
     ChargeUpdateParams: {
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_captured": 2000,
+     *           "amount_refunded": 0,
+     *           "captured": true,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "paid": true,
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           },
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/charges"
+     *     }
+     */
     ChargeList: components['schemas']['ListFields'] & {
       data: components['schemas']['Charge'][];
     };
-    /** @enum {string} */
+    /**
+     * @example requested_by_customer
+     * @example duplicate
+     * @enum {string}
+     */
     RefundReason: 'duplicate' | 'fraudulent' | 'requested_by_customer';
+    /**
+     * @example {
+     *       "id": "re_24Sjjs2bnGrSuuHsmkrLypKC",
+     *       "object": "refund",
+     *       "created": 1795536420,
+     *       "livemode": false,
+     *       "amount": 500,
+     *       "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *       "currency": "usd",
+     *       "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *       "reason": "requested_by_customer",
+     *       "status": "succeeded",
+     *       "metadata": {}
+     *     }
+     */
     Refund: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2226,7 +2460,14 @@ export interface components {
       status: 'succeeded';
       metadata: components['schemas']['Metadata'];
     };
-    /** @description Name the charge, or the payment intent whose charge to refund (one of the two). */
+    /**
+     * @description Name the charge, or the payment intent whose charge to refund (one of the two).
+     * @example {
+     *       "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *       "amount": 500,
+     *       "reason": "requested_by_customer"
+     *     }
+     */
     RefundCreateParams: {
       charge?: components['schemas']['ObjectId'];
       payment_intent?: components['schemas']['ObjectId'];
@@ -2235,9 +2476,44 @@ export interface components {
       metadata?: components['schemas']['Metadata'];
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "re_24Sjjs2bnGrSuuHsmkrLypKC",
+     *           "object": "refund",
+     *           "created": 1795536420,
+     *           "livemode": false,
+     *           "amount": 500,
+     *           "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "currency": "usd",
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "reason": "requested_by_customer",
+     *           "status": "succeeded",
+     *           "metadata": {}
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/refunds"
+     *     }
+     */
     RefundList: components['schemas']['ListFields'] & {
       data: components['schemas']['Refund'][];
     };
+    /**
+     * @example {
+     *       "id": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *       "object": "user",
+     *       "created": 1795536419,
+     *       "livemode": false,
+     *       "email": "jenny@example.com",
+     *       "name": "Jenny Rosen",
+     *       "metadata": {
+     *         "plan": "pro"
+     *       }
+     *     }
+     */
     User: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2248,19 +2524,63 @@ export interface components {
       name: string | null;
       metadata: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "email": "jenny@example.com",
+     *       "name": "Jenny Rosen",
+     *       "metadata": {
+     *         "plan": "pro"
+     *       }
+     *     }
+     */
     UserCreateParams: {
       email: components['schemas']['Email'];
       name?: string | null;
       metadata?: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "name": "Jenny Rosen-Smith",
+     *       "metadata": {
+     *         "plan": "team"
+     *       }
+     *     }
+     */
     UserUpdateParams: {
       email?: components['schemas']['Email'];
       name?: string | null;
       metadata?: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *           "object": "user",
+     *           "created": 1795536419,
+     *           "livemode": false,
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "metadata": {
+     *             "plan": "pro"
+     *           }
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/users"
+     *     }
+     */
     UserList: components['schemas']['ListFields'] & {
       data: components['schemas']['User'][];
     };
+    /**
+     * @example {
+     *       "id": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *       "object": "user",
+     *       "deleted": true
+     *     }
+     */
     DeletedUser: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2268,8 +2588,26 @@ export interface components {
       /** @constant */
       deleted: true;
     };
-    /** @enum {string} */
+    /**
+     * @example paid
+     * @example pending
+     * @enum {string}
+     */
     OrderStatus: 'pending' | 'paid' | 'cancelled';
+    /**
+     * @example {
+     *       "id": "ord_8qXYELzaPaplEIrswLIZvmV0",
+     *       "object": "order",
+     *       "created": 1795536425,
+     *       "livemode": false,
+     *       "user": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *       "amount": 4500,
+     *       "currency": "usd",
+     *       "description": "2 x Field notebook",
+     *       "status": "pending",
+     *       "metadata": {}
+     *     }
+     */
     Order: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2283,6 +2621,13 @@ export interface components {
       status: components['schemas']['OrderStatus'];
       metadata: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "amount": 4500,
+     *       "currency": "usd",
+     *       "description": "2 x Field notebook"
+     *     }
+     */
     OrderCreateParams: {
       amount: components['schemas']['Amount'];
       currency: components['schemas']['Currency'];
@@ -2290,6 +2635,11 @@ export interface components {
       status?: components['schemas']['OrderStatus'];
       metadata?: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "status": "paid"
+     *     }
+     */
     OrderUpdateParams: {
       amount?: components['schemas']['Amount'];
       currency?: components['schemas']['Currency'];
@@ -2297,9 +2647,37 @@ export interface components {
       status?: components['schemas']['OrderStatus'];
       metadata?: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "ord_8qXYELzaPaplEIrswLIZvmV0",
+     *           "object": "order",
+     *           "created": 1795536425,
+     *           "livemode": false,
+     *           "user": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *           "amount": 4500,
+     *           "currency": "usd",
+     *           "description": "2 x Field notebook",
+     *           "status": "pending",
+     *           "metadata": {}
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/users/usr_t0GaRjxBsoNJ6D7GbZrvt1xh/orders"
+     *     }
+     */
     OrderList: components['schemas']['ListFields'] & {
       data: components['schemas']['Order'][];
     };
+    /**
+     * @example {
+     *       "id": "ord_8qXYELzaPaplEIrswLIZvmV0",
+     *       "object": "order",
+     *       "deleted": true
+     *     }
+     */
     DeletedOrder: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2307,7 +2685,10 @@ export interface components {
       /** @constant */
       deleted: true;
     };
-    /** @enum {string} */
+    /**
+     * @example charge.succeeded
+     * @enum {string}
+     */
     EventType:
       | 'customer.created'
       | 'customer.updated'
@@ -2331,6 +2712,58 @@ export interface components {
       | 'order.created'
       | 'order.updated'
       | 'order.deleted';
+    /**
+     * @example {
+     *       "id": "evt_NYDGg1G2KYFFx2bEQzNQrRt5",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "charge.succeeded",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_rwVMt86zwTTZylJUg5aLf5Wm",
+     *         "idempotency_key": "order-6735-attempt-1"
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_captured": 2000,
+     *           "amount_refunded": 0,
+     *           "captured": true,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "paid": true,
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           },
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     Event: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2363,18 +2796,107 @@ export interface components {
         };
       };
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "evt_NYDGg1G2KYFFx2bEQzNQrRt5",
+     *           "object": "event",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "type": "charge.succeeded",
+     *           "api_version": "2026-11-01",
+     *           "pending_webhooks": 1,
+     *           "request": {
+     *             "id": "req_rwVMt86zwTTZylJUg5aLf5Wm",
+     *             "idempotency_key": "order-6735-attempt-1"
+     *           },
+     *           "data": {
+     *             "object": {
+     *               "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *               "object": "charge",
+     *               "created": 1795536393,
+     *               "livemode": false,
+     *               "amount": 2000,
+     *               "amount_captured": 2000,
+     *               "amount_refunded": 0,
+     *               "captured": true,
+     *               "currency": "usd",
+     *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "description": "Order 6735",
+     *               "metadata": {
+     *                 "order_id": "6735"
+     *               },
+     *               "paid": true,
+     *               "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *               "refunded": false,
+     *               "refunds": {
+     *                 "object": "list",
+     *                 "data": [],
+     *                 "has_more": false,
+     *                 "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *               },
+     *               "status": "succeeded",
+     *               "failure_code": null,
+     *               "failure_message": null,
+     *               "payment_method_details": {
+     *                 "type": "card",
+     *                 "card": {
+     *                   "brand": "visa",
+     *                   "last4": "4242"
+     *                 }
+     *               }
+     *             }
+     *           }
+     *         }
+     *       ],
+     *       "has_more": true,
+     *       "url": "/v1/events"
+     *     }
+     */
     EventList: components['schemas']['ListFields'] & {
       data: components['schemas']['Event'][];
     };
     /**
      * Format: uri
      * @description An http(s) URL that receives the events.
+     * @example https://example.com/webhooks
+     * @example https://example.com/hooks/payments
      */
     WebhookUrl: string;
-    /** @description The event types sent to the endpoint, or `["*"]` for all of them. */
+    /**
+     * @description The event types sent to the endpoint, or `["*"]` for all of them.
+     * @example [
+     *       "charge.succeeded",
+     *       "charge.refunded"
+     *     ]
+     * @example [
+     *       "*"
+     *     ]
+     */
     EnabledEvents: (components['schemas']['EventType'] | '*')[];
-    /** @enum {string} */
+    /**
+     * @example enabled
+     * @enum {string}
+     */
     WebhookEndpointStatus: 'enabled' | 'disabled';
+    /**
+     * @example {
+     *       "id": "we_4LGPL5SsVPplfSpw9dDtdbhh",
+     *       "object": "webhook_endpoint",
+     *       "created": 1795536387,
+     *       "livemode": false,
+     *       "url": "https://example.com/webhooks",
+     *       "description": "Order fulfilment",
+     *       "enabled_events": [
+     *         "charge.succeeded",
+     *         "charge.refunded"
+     *       ],
+     *       "status": "enabled",
+     *       "metadata": {}
+     *     }
+     */
     WebhookEndpoint: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2387,7 +2909,24 @@ export interface components {
       status: components['schemas']['WebhookEndpointStatus'];
       metadata: components['schemas']['Metadata'];
     };
-    /** @description An endpoint with its signing secret, as the answers to create and rotate_secret show it (and no other). */
+    /**
+     * @description An endpoint with its signing secret, as the answers to create and rotate_secret show it (and no other).
+     * @example {
+     *       "id": "we_4LGPL5SsVPplfSpw9dDtdbhh",
+     *       "object": "webhook_endpoint",
+     *       "created": 1795536387,
+     *       "livemode": false,
+     *       "url": "https://example.com/webhooks",
+     *       "description": "Order fulfilment",
+     *       "enabled_events": [
+     *         "charge.succeeded",
+     *         "charge.refunded"
+     *       ],
+     *       "status": "enabled",
+     *       "metadata": {},
+     *       "secret": "whsec_PRFKk4xGioAjxh1wmWf2faSyOq4EfXnV"
+     *     }
+     */
     WebhookEndpointWithSecret: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2402,12 +2941,31 @@ export interface components {
       /** @description The signing secret, to verify the `Service-Signature` of deliveries; shown only here. */
       secret: string;
     };
+    /**
+     * @example {
+     *       "url": "https://example.com/webhooks",
+     *       "enabled_events": [
+     *         "charge.succeeded",
+     *         "charge.refunded"
+     *       ],
+     *       "description": "Order fulfilment"
+     *     }
+     */
     WebhookEndpointCreateParams: {
       url: components['schemas']['WebhookUrl'];
       enabled_events: components['schemas']['EnabledEvents'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
     };
+    /**
+     * @example {
+     *       "enabled_events": [
+     *         "charge.succeeded",
+     *         "charge.refunded",
+     *         "refund.created"
+     *       ]
+     *     }
+     */
     WebhookEndpointUpdateParams: {
       url?: components['schemas']['WebhookUrl'];
       enabled_events?: components['schemas']['EnabledEvents'];
@@ -2416,6 +2974,11 @@ export interface components {
       /** @description `true` disables the endpoint, `false` enables it again; the endpoint shows it as `status`. */
       disabled?: boolean;
     };
+    /**
+     * @example {
+     *       "expires_in": 3600
+     *     }
+     */
     WebhookSecretRotateParams: {
       /**
        * Format: int32
@@ -2423,9 +2986,39 @@ export interface components {
        */
       expires_in?: number;
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "we_4LGPL5SsVPplfSpw9dDtdbhh",
+     *           "object": "webhook_endpoint",
+     *           "created": 1795536387,
+     *           "livemode": false,
+     *           "url": "https://example.com/webhooks",
+     *           "description": "Order fulfilment",
+     *           "enabled_events": [
+     *             "charge.succeeded",
+     *             "charge.refunded"
+     *           ],
+     *           "status": "enabled",
+     *           "metadata": {}
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/webhook_endpoints"
+     *     }
+     */
     WebhookEndpointList: components['schemas']['ListFields'] & {
       data: components['schemas']['WebhookEndpoint'][];
     };
+    /**
+     * @example {
+     *       "id": "we_4LGPL5SsVPplfSpw9dDtdbhh",
+     *       "object": "webhook_endpoint",
+     *       "deleted": true
+     *     }
+     */
     DeletedWebhookEndpoint: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2433,6 +3026,16 @@ export interface components {
       /** @constant */
       deleted: true;
     };
+    /**
+     * @example {
+     *       "created": {
+     *         "gte": 1795478400,
+     *         "lte": 1795564799
+     *       },
+     *       "status": "failed",
+     *       "dry_run": true
+     *     }
+     */
     WebhookReplayParams: {
       /** @description The time range of the deliveries' creation (unix seconds), e.g. `created[gte]`. */
       created?: {
@@ -2447,6 +3050,13 @@ export interface components {
       /** @description Only count the deliveries. */
       dry_run?: boolean;
     };
+    /**
+     * @example {
+     *       "object": "webhook_replay",
+     *       "count": 3,
+     *       "dry_run": true
+     *     }
+     */
     WebhookReplay: {
       /** @constant */
       object: 'webhook_replay';
@@ -2457,9 +3067,23 @@ export interface components {
       count: number;
       dry_run: boolean;
     };
+    /** @example {} */
     WebhookRetryParams: Record<string, never>;
-    /** @enum {string} */
+    /**
+     * @example succeeded
+     * @enum {string}
+     */
     WebhookDeliveryStatus: 'pending' | 'succeeded' | 'failed';
+    /**
+     * @example {
+     *       "created": 1795536393211,
+     *       "duration_ms": 31,
+     *       "response_status": 503,
+     *       "response_body": "Service Unavailable",
+     *       "error": "HTTP 503",
+     *       "manual": false
+     *     }
+     */
     WebhookAttempt: {
       /**
        * Format: int64
@@ -2476,6 +3100,39 @@ export interface components {
       /** @description Whether a retry or replay asked for it. */
       manual: boolean;
     };
+    /**
+     * @example {
+     *       "id": "whd_hAwrh1Vq2rvi27iwnpQaOOVN",
+     *       "object": "webhook_delivery",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "event": "evt_NYDGg1G2KYFFx2bEQzNQrRt5",
+     *       "endpoint": "we_4LGPL5SsVPplfSpw9dDtdbhh",
+     *       "status": "succeeded",
+     *       "attempt_count": 2,
+     *       "last_response_status": 200,
+     *       "last_error": null,
+     *       "next_attempt_at": null,
+     *       "attempts": [
+     *         {
+     *           "created": 1795536393211,
+     *           "duration_ms": 31,
+     *           "response_status": 503,
+     *           "response_body": "Service Unavailable",
+     *           "error": "HTTP 503",
+     *           "manual": false
+     *         },
+     *         {
+     *           "created": 1795536398779,
+     *           "duration_ms": 12,
+     *           "response_status": 200,
+     *           "response_body": "{\"received\":true}",
+     *           "error": null,
+     *           "manual": false
+     *         }
+     *       ]
+     *     }
+     */
     WebhookDelivery: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2495,6 +3152,28 @@ export interface components {
       /** @description Every attempt, oldest first (only when one delivery is retrieved). */
       attempts?: components['schemas']['WebhookAttempt'][];
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "has_more": false,
+     *       "url": "/v1/webhook_deliveries",
+     *       "data": [
+     *         {
+     *           "id": "whd_hAwrh1Vq2rvi27iwnpQaOOVN",
+     *           "object": "webhook_delivery",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "event": "evt_NYDGg1G2KYFFx2bEQzNQrRt5",
+     *           "endpoint": "we_4LGPL5SsVPplfSpw9dDtdbhh",
+     *           "status": "succeeded",
+     *           "attempt_count": 2,
+     *           "last_response_status": 200,
+     *           "last_error": null,
+     *           "next_attempt_at": null
+     *         }
+     *       ]
+     *     }
+     */
     WebhookDeliveryList: components['schemas']['ListFields'] & {
       data: components['schemas']['WebhookDelivery'][];
     };
@@ -2512,6 +3191,7 @@ export interface components {
      *     | `canceled` | canceled (`cancellation_reason`); final | — |
      *
      *     Any other move answers 400 `payment_intent_unexpected_state` naming the status.
+     * @example succeeded
      * @enum {string}
      */
     PaymentIntentStatus:
@@ -2524,6 +3204,8 @@ export interface components {
       | 'canceled';
     /**
      * @description `automatic`: captured when confirmed; `manual`: authorised when confirmed, captured later.
+     * @example manual
+     * @example automatic
      * @enum {string}
      */
     CaptureMethod: 'automatic' | 'manual';
@@ -2536,11 +3218,22 @@ export interface components {
     TestPaymentMethod: string;
     /**
      * @description Why an intent was canceled; `automatic` when its authorisation expired.
+     * @example requested_by_customer
      * @enum {string}
      */
     CancellationReason:
       'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned' | 'automatic';
-    /** @description Why the last payment attempt failed. */
+    /**
+     * @description Why the last payment attempt failed.
+     * @example {
+     *       "type": "card_error",
+     *       "code": "card_declined",
+     *       "decline_code": "insufficient_funds",
+     *       "message": "Your card has insufficient funds.",
+     *       "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *       "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *     }
+     */
     PaymentError: {
       /** @constant */
       type: 'card_error';
@@ -2552,7 +3245,15 @@ export interface components {
       charge?: components['schemas']['ObjectId'];
       payment_method?: components['schemas']['TestPaymentMethod'];
     };
-    /** @description What the customer must do for the payment to go on (in `requires_action`). */
+    /**
+     * @description What the customer must do for the payment to go on (in `requires_action`).
+     * @example {
+     *       "type": "authenticate",
+     *       "authenticate": {
+     *         "url": "/v1/test_helpers/payment_intents/pi_kruVtkhFDKWCwCzaN4JSFcpR/authenticate"
+     *       }
+     *     }
+     */
     NextAction: {
       /** @constant */
       type: 'authenticate';
@@ -2561,7 +3262,32 @@ export interface components {
         url: string;
       };
     };
-    /** @description A payment, from its creation to its capture or cancellation. */
+    /**
+     * @description A payment, from its creation to its capture or cancellation.
+     * @example {
+     *       "id": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *       "object": "payment_intent",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "amount": 2000,
+     *       "amount_capturable": 0,
+     *       "amount_received": 2000,
+     *       "canceled_at": null,
+     *       "cancellation_reason": null,
+     *       "capture_method": "automatic",
+     *       "currency": "usd",
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "description": "Order 6735",
+     *       "last_payment_error": null,
+     *       "latest_charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *       "metadata": {
+     *         "order_id": "6735"
+     *       },
+     *       "next_action": null,
+     *       "payment_method": "pm_card_visa",
+     *       "status": "succeeded"
+     *     }
+     */
     PaymentIntent: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2598,6 +3324,18 @@ export interface components {
       payment_method: components['schemas']['TestPaymentMethod'] | null;
       status: components['schemas']['PaymentIntentStatus'];
     };
+    /**
+     * @example {
+     *       "amount": 2000,
+     *       "currency": "usd",
+     *       "payment_method": "pm_card_visa",
+     *       "confirm": true,
+     *       "description": "Order 6735",
+     *       "metadata": {
+     *         "order_id": "6735"
+     *       }
+     *     }
+     */
     PaymentIntentCreateParams: {
       amount: components['schemas']['Amount'];
       currency: components['schemas']['Currency'];
@@ -2614,6 +3352,12 @@ export interface components {
       metadata?: components['schemas']['Metadata'];
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "amount": 2500,
+     *       "description": "Order 6735, gift wrapped"
+     *     }
+     */
     PaymentIntentUpdateParams: {
       amount?: components['schemas']['Amount'];
       currency?: components['schemas']['Currency'];
@@ -2624,21 +3368,41 @@ export interface components {
       metadata?: components['schemas']['Metadata'];
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "payment_method": "pm_card_visa"
+     *     }
+     */
     PaymentIntentConfirmParams: {
       payment_method?: components['schemas']['TestPaymentMethod'];
       capture_method?: components['schemas']['CaptureMethod'];
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "amount_to_capture": 1500
+     *     }
+     */
     PaymentIntentCaptureParams: {
       /** @description How much to capture, at most `amount_capturable`; default all of it. */
       amount_to_capture?: components['schemas']['Amount'];
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "cancellation_reason": "requested_by_customer"
+     *     }
+     */
     PaymentIntentCancelParams: {
       /** @enum {string} */
       cancellation_reason?: 'duplicate' | 'fraudulent' | 'requested_by_customer' | 'abandoned';
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "outcome": "succeeded"
+     *     }
+     */
     PaymentIntentAuthenticateParams: {
       /**
        * @description Whether the customer completes the action or fails it.
@@ -2648,10 +3412,94 @@ export interface components {
       outcome: 'succeeded' | 'failed';
       expand?: components['schemas']['ExpandPaths'];
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "object": "payment_intent",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_capturable": 0,
+     *           "amount_received": 2000,
+     *           "canceled_at": null,
+     *           "cancellation_reason": null,
+     *           "capture_method": "automatic",
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "last_payment_error": null,
+     *           "latest_charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "next_action": null,
+     *           "payment_method": "pm_card_visa",
+     *           "status": "succeeded"
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/payment_intents"
+     *     }
+     */
     PaymentIntentList: components['schemas']['ListFields'] & {
       data: components['schemas']['PaymentIntent'][];
     };
-    /** @description The fields every event has; each event type below adds its `type` and `data`. */
+    /**
+     * @description The fields every event has; each event type below adds its `type` and `data`.
+     * @example {
+     *       "id": "evt_NYDGg1G2KYFFx2bEQzNQrRt5",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "charge.succeeded",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_rwVMt86zwTTZylJUg5aLf5Wm",
+     *         "idempotency_key": "order-6735-attempt-1"
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_captured": 2000,
+     *           "amount_refunded": 0,
+     *           "captured": true,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "paid": true,
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           },
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     EventEnvelope: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2666,7 +3514,37 @@ export interface components {
         idempotency_key: string | null;
       };
     };
-    /** @description The `customer.created` event. */
+    /**
+     * @description The `customer.created` event.
+     * @example {
+     *       "id": "evt_Jm6IB0DzsG5ByyH2igxhZwWn",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "customer.created",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_HPT5C7QKQPFDwczvCoQhhIpV",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "object": "customer",
+     *           "created": 1795536381,
+     *           "livemode": false,
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "description": null,
+     *           "phone": "+1 555 010 0100",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     CustomerCreatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'customer.created';
@@ -2674,7 +3552,40 @@ export interface components {
         object: components['schemas']['Customer'];
       };
     };
-    /** @description The `customer.updated` event. */
+    /**
+     * @description The `customer.updated` event.
+     * @example {
+     *       "id": "evt_XICIsk8jgfkOk4VNvt8U6ej2",
+     *       "object": "event",
+     *       "created": 1795536402,
+     *       "livemode": false,
+     *       "type": "customer.updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_6v1X2ppUIswRXTE76bNqoXP7",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "object": "customer",
+     *           "created": 1795536381,
+     *           "livemode": false,
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "description": null,
+     *           "phone": "+1 555 010 0100",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           }
+     *         },
+     *         "previous_attributes": {
+     *           "phone": null
+     *         }
+     *       }
+     *     }
+     */
     CustomerUpdatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'customer.updated';
@@ -2686,7 +3597,37 @@ export interface components {
         };
       };
     };
-    /** @description The `customer.deleted` event (the object as it was before it was deleted). */
+    /**
+     * @description The `customer.deleted` event (the object as it was before it was deleted).
+     * @example {
+     *       "id": "evt_hOvLzr8dM1PRIObcy8xLzz7q",
+     *       "object": "event",
+     *       "created": 1795537012,
+     *       "livemode": false,
+     *       "type": "customer.deleted",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_MqG7qaBh4uUjuC4mvoWA9f8C",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "object": "customer",
+     *           "created": 1795536381,
+     *           "livemode": false,
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "description": null,
+     *           "phone": "+1 555 010 0100",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     CustomerDeletedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'customer.deleted';
@@ -2694,7 +3635,59 @@ export interface components {
         object: components['schemas']['Customer'];
       };
     };
-    /** @description The `charge.succeeded` event. */
+    /**
+     * @description The `charge.succeeded` event.
+     * @example {
+     *       "id": "evt_NYDGg1G2KYFFx2bEQzNQrRt5",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "charge.succeeded",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_rwVMt86zwTTZylJUg5aLf5Wm",
+     *         "idempotency_key": "order-6735-attempt-1"
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_captured": 2000,
+     *           "amount_refunded": 0,
+     *           "captured": true,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "paid": true,
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           },
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     ChargeSucceededEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'charge.succeeded';
@@ -2702,7 +3695,57 @@ export interface components {
         object: components['schemas']['Charge'];
       };
     };
-    /** @description The `charge.failed` event. */
+    /**
+     * @description The `charge.failed` event.
+     * @example {
+     *       "id": "evt_8iuxUCK776i5Ga0fgucHMm1A",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "charge.failed",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_R7RGIUssk3fCXt4GNJJiVr42",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_cxZ09qcOd3HnBSMhQyA9rKit",
+     *           "object": "charge",
+     *           "created": 1795536381,
+     *           "livemode": false,
+     *           "amount": 500,
+     *           "amount_captured": 0,
+     *           "amount_refunded": 0,
+     *           "captured": false,
+     *           "currency": "usd",
+     *           "customer": null,
+     *           "description": null,
+     *           "metadata": {},
+     *           "paid": false,
+     *           "payment_intent": "pi_0swDy8HGyeWuSVjcXfhxAE6B",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_cxZ09qcOd3HnBSMhQyA9rKit/refunds"
+     *           },
+     *           "status": "failed",
+     *           "failure_code": "card_declined",
+     *           "failure_message": "Your card has insufficient funds.",
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "9995"
+     *             }
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     ChargeFailedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'charge.failed';
@@ -2710,7 +3753,62 @@ export interface components {
         object: components['schemas']['Charge'];
       };
     };
-    /** @description The `charge.updated` event. */
+    /**
+     * @description The `charge.updated` event.
+     * @example {
+     *       "id": "evt_0Upk6jHjl6l7PEXGg2R6UNCs",
+     *       "object": "event",
+     *       "created": 1795536410,
+     *       "livemode": false,
+     *       "type": "charge.updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_6lAcDcsHEMSIQfo8uSPuEcrB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_captured": 2000,
+     *           "amount_refunded": 0,
+     *           "captured": true,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "paid": true,
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           },
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         },
+     *         "previous_attributes": {
+     *           "description": null
+     *         }
+     *       }
+     *     }
+     */
     ChargeUpdatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'charge.updated';
@@ -2722,7 +3820,82 @@ export interface components {
         };
       };
     };
-    /** @description The `charge.refunded` event. */
+    /**
+     * @description The `charge.refunded` event.
+     * @example {
+     *       "id": "evt_WAFLawTWDjCGVZmn27XI5AyU",
+     *       "object": "event",
+     *       "created": 1795536420,
+     *       "livemode": false,
+     *       "type": "charge.refunded",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_OyUajS4ZAXZoFxByEnmPxt5t",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_captured": 2000,
+     *           "amount_refunded": 500,
+     *           "captured": true,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "paid": true,
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [
+     *               {
+     *                 "id": "re_24Sjjs2bnGrSuuHsmkrLypKC",
+     *                 "object": "refund",
+     *                 "created": 1795536420,
+     *                 "livemode": false,
+     *                 "amount": 500,
+     *                 "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *                 "currency": "usd",
+     *                 "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *                 "reason": "requested_by_customer",
+     *                 "status": "succeeded",
+     *                 "metadata": {}
+     *               }
+     *             ],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           },
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         },
+     *         "previous_attributes": {
+     *           "amount_refunded": 0,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     ChargeRefundedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'charge.refunded';
@@ -2734,7 +3907,37 @@ export interface components {
         };
       };
     };
-    /** @description The `refund.created` event. */
+    /**
+     * @description The `refund.created` event.
+     * @example {
+     *       "id": "evt_4RkxPIsIxmE4eT5nuhpztB4s",
+     *       "object": "event",
+     *       "created": 1795536420,
+     *       "livemode": false,
+     *       "type": "refund.created",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_OyUajS4ZAXZoFxByEnmPxt5t",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "re_24Sjjs2bnGrSuuHsmkrLypKC",
+     *           "object": "refund",
+     *           "created": 1795536420,
+     *           "livemode": false,
+     *           "amount": 500,
+     *           "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "currency": "usd",
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "reason": "requested_by_customer",
+     *           "status": "succeeded",
+     *           "metadata": {}
+     *         }
+     *       }
+     *     }
+     */
     RefundCreatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'refund.created';
@@ -2742,7 +3945,47 @@ export interface components {
         object: components['schemas']['Refund'];
       };
     };
-    /** @description The `payment_intent.succeeded` event. */
+    /**
+     * @description The `payment_intent.succeeded` event.
+     * @example {
+     *       "id": "evt_tvTjc7rtq7UxLD8Z6Ig8mCHq",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "payment_intent.succeeded",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_rwVMt86zwTTZylJUg5aLf5Wm",
+     *         "idempotency_key": "order-6735-attempt-1"
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "object": "payment_intent",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_capturable": 0,
+     *           "amount_received": 2000,
+     *           "canceled_at": null,
+     *           "cancellation_reason": null,
+     *           "capture_method": "automatic",
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "last_payment_error": null,
+     *           "latest_charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "next_action": null,
+     *           "payment_method": "pm_card_visa",
+     *           "status": "succeeded"
+     *         }
+     *       }
+     *     }
+     */
     PaymentIntentSucceededEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'payment_intent.succeeded';
@@ -2750,7 +3993,59 @@ export interface components {
         object: components['schemas']['PaymentIntent'];
       };
     };
-    /** @description The `charge.captured` event. */
+    /**
+     * @description The `charge.captured` event.
+     * @example {
+     *       "id": "evt_cpXfLxU6hivgh58MPMtpu1Ve",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "charge.captured",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_Vmk56mYyifR8p2s6MWFuKb5J",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_captured": 2000,
+     *           "amount_refunded": 0,
+     *           "captured": true,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "paid": true,
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           },
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     ChargeCapturedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'charge.captured';
@@ -2758,7 +4053,71 @@ export interface components {
         object: components['schemas']['Charge'];
       };
     };
-    /** @description The `charge.expired` event. */
+    /**
+     * @description The `charge.expired` event.
+     * @example {
+     *       "id": "evt_Sxpb0LqtvgBYvD9RbaqYy8aX",
+     *       "object": "event",
+     *       "created": 1796141193,
+     *       "livemode": false,
+     *       "type": "charge.expired",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": null,
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_d5OXCyVBvSKtPid7MxvtAssq",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 5000,
+     *           "amount_captured": 0,
+     *           "amount_refunded": 5000,
+     *           "captured": false,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Hotel deposit",
+     *           "metadata": {},
+     *           "paid": true,
+     *           "payment_intent": "pi_xRo5ACR8yc0PB285lJKCyIFU",
+     *           "refunded": true,
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "refunds": {
+     *             "object": "list",
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_d5OXCyVBvSKtPid7MxvtAssq/refunds",
+     *             "data": [
+     *               {
+     *                 "id": "re_LJvTKBgI6PxpgsW9MRkgAzVR",
+     *                 "object": "refund",
+     *                 "created": 1796141193,
+     *                 "livemode": false,
+     *                 "amount": 5000,
+     *                 "charge": "ch_d5OXCyVBvSKtPid7MxvtAssq",
+     *                 "currency": "usd",
+     *                 "payment_intent": "pi_xRo5ACR8yc0PB285lJKCyIFU",
+     *                 "reason": null,
+     *                 "status": "succeeded",
+     *                 "metadata": {}
+     *               }
+     *             ]
+     *           },
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     ChargeExpiredEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'charge.expired';
@@ -2766,7 +4125,47 @@ export interface components {
         object: components['schemas']['Charge'];
       };
     };
-    /** @description The `payment_intent.created` event. */
+    /**
+     * @description The `payment_intent.created` event.
+     * @example {
+     *       "id": "evt_q4Gwfqfzp2AQCxLNW4W6eg1H",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "payment_intent.created",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_rwVMt86zwTTZylJUg5aLf5Wm",
+     *         "idempotency_key": "order-6735-attempt-1"
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "object": "payment_intent",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_capturable": 0,
+     *           "amount_received": 0,
+     *           "canceled_at": null,
+     *           "cancellation_reason": null,
+     *           "capture_method": "automatic",
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "last_payment_error": null,
+     *           "latest_charge": null,
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "next_action": null,
+     *           "payment_method": "pm_card_visa",
+     *           "status": "requires_confirmation"
+     *         }
+     *       }
+     *     }
+     */
     PaymentIntentCreatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'payment_intent.created';
@@ -2774,7 +4173,50 @@ export interface components {
         object: components['schemas']['PaymentIntent'];
       };
     };
-    /** @description The `payment_intent.requires_action` event. */
+    /**
+     * @description The `payment_intent.requires_action` event.
+     * @example {
+     *       "id": "evt_zN9nd5Hw8lHGOezLeT5ybPS8",
+     *       "object": "event",
+     *       "created": 1795536435,
+     *       "livemode": false,
+     *       "type": "payment_intent.requires_action",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_yKWViwo0CZLzGEC0FnUiNhqj",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pi_kruVtkhFDKWCwCzaN4JSFcpR",
+     *           "object": "payment_intent",
+     *           "created": 1795536435,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_capturable": 0,
+     *           "amount_received": 0,
+     *           "canceled_at": null,
+     *           "cancellation_reason": null,
+     *           "capture_method": "automatic",
+     *           "currency": "usd",
+     *           "customer": null,
+     *           "description": null,
+     *           "last_payment_error": null,
+     *           "latest_charge": null,
+     *           "metadata": {},
+     *           "next_action": {
+     *             "type": "authenticate",
+     *             "authenticate": {
+     *               "url": "/v1/test_helpers/payment_intents/pi_kruVtkhFDKWCwCzaN4JSFcpR/authenticate"
+     *             }
+     *           },
+     *           "payment_method": "pm_card_authenticationRequired",
+     *           "status": "requires_action"
+     *         }
+     *       }
+     *     }
+     */
     PaymentIntentRequiresActionEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'payment_intent.requires_action';
@@ -2782,7 +4224,47 @@ export interface components {
         object: components['schemas']['PaymentIntent'];
       };
     };
-    /** @description The `payment_intent.amount_capturable_updated` event. */
+    /**
+     * @description The `payment_intent.amount_capturable_updated` event.
+     * @example {
+     *       "id": "evt_976ZPa1exbW7vvct3J2BeguN",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "payment_intent.amount_capturable_updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_HPT5C7QKQPFDwczvCoQhhIpV",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pi_VK9gZUNcMKiKcboERuRrEI4L",
+     *           "object": "payment_intent",
+     *           "created": 1795536381,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_capturable": 2000,
+     *           "amount_received": 0,
+     *           "canceled_at": null,
+     *           "cancellation_reason": null,
+     *           "capture_method": "manual",
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "last_payment_error": null,
+     *           "latest_charge": "ch_5ZAcIrbBirKJIxwa5W37VwIH",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "next_action": null,
+     *           "payment_method": "pm_card_visa",
+     *           "status": "requires_capture"
+     *         }
+     *       }
+     *     }
+     */
     PaymentIntentAmountCapturableUpdatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'payment_intent.amount_capturable_updated';
@@ -2790,7 +4272,52 @@ export interface components {
         object: components['schemas']['PaymentIntent'];
       };
     };
-    /** @description The `payment_intent.payment_failed` event. */
+    /**
+     * @description The `payment_intent.payment_failed` event.
+     * @example {
+     *       "id": "evt_u6F7dk3qXN3VBfT9mKodYgRR",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "payment_intent.payment_failed",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_R7RGIUssk3fCXt4GNJJiVr42",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pi_0swDy8HGyeWuSVjcXfhxAE6B",
+     *           "object": "payment_intent",
+     *           "created": 1795536381,
+     *           "livemode": false,
+     *           "amount": 500,
+     *           "amount_capturable": 0,
+     *           "amount_received": 0,
+     *           "canceled_at": null,
+     *           "cancellation_reason": null,
+     *           "capture_method": "automatic",
+     *           "currency": "usd",
+     *           "customer": null,
+     *           "description": null,
+     *           "latest_charge": "ch_cxZ09qcOd3HnBSMhQyA9rKit",
+     *           "metadata": {},
+     *           "next_action": null,
+     *           "last_payment_error": {
+     *             "type": "card_error",
+     *             "code": "card_declined",
+     *             "decline_code": "insufficient_funds",
+     *             "message": "Your card has insufficient funds.",
+     *             "charge": "ch_cxZ09qcOd3HnBSMhQyA9rKit",
+     *             "payment_method": "tok_chargeDeclinedInsufficientFunds"
+     *           },
+     *           "payment_method": null,
+     *           "status": "requires_payment_method"
+     *         }
+     *       }
+     *     }
+     */
     PaymentIntentPaymentFailedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'payment_intent.payment_failed';
@@ -2798,7 +4325,47 @@ export interface components {
         object: components['schemas']['PaymentIntent'];
       };
     };
-    /** @description The `payment_intent.canceled` event. */
+    /**
+     * @description The `payment_intent.canceled` event.
+     * @example {
+     *       "id": "evt_WKWuGguLCXrVa7eTndsd5xOW",
+     *       "object": "event",
+     *       "created": 1795540012,
+     *       "livemode": false,
+     *       "type": "payment_intent.canceled",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_Vmk56mYyifR8p2s6MWFuKb5J",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pi_VK9gZUNcMKiKcboERuRrEI4L",
+     *           "object": "payment_intent",
+     *           "created": 1795536381,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_capturable": 0,
+     *           "amount_received": 0,
+     *           "canceled_at": 1795540012,
+     *           "cancellation_reason": "requested_by_customer",
+     *           "capture_method": "manual",
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "last_payment_error": null,
+     *           "latest_charge": "ch_5ZAcIrbBirKJIxwa5W37VwIH",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "next_action": null,
+     *           "payment_method": "pm_card_visa",
+     *           "status": "canceled"
+     *         }
+     *       }
+     *     }
+     */
     PaymentIntentCanceledEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'payment_intent.canceled';
@@ -2806,7 +4373,35 @@ export interface components {
         object: components['schemas']['PaymentIntent'];
       };
     };
-    /** @description The `user.created` event. */
+    /**
+     * @description The `user.created` event.
+     * @example {
+     *       "id": "evt_SpiMiKevajBersnyZtjjqdle",
+     *       "object": "event",
+     *       "created": 1795536419,
+     *       "livemode": false,
+     *       "type": "user.created",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_6v1X2ppUIswRXTE76bNqoXP7",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *           "object": "user",
+     *           "created": 1795536419,
+     *           "livemode": false,
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "metadata": {
+     *             "plan": "pro"
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     UserCreatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'user.created';
@@ -2814,7 +4409,40 @@ export interface components {
         object: components['schemas']['User'];
       };
     };
-    /** @description The `user.updated` event. */
+    /**
+     * @description The `user.updated` event.
+     * @example {
+     *       "id": "evt_Q1einWo21oSozegXkOhNra0a",
+     *       "object": "event",
+     *       "created": 1795536500,
+     *       "livemode": false,
+     *       "type": "user.updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_MqG7qaBh4uUjuC4mvoWA9f8C",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *           "object": "user",
+     *           "created": 1795536419,
+     *           "livemode": false,
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "metadata": {
+     *             "plan": "pro"
+     *           }
+     *         },
+     *         "previous_attributes": {
+     *           "metadata": {
+     *             "plan": "free"
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     UserUpdatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'user.updated';
@@ -2826,7 +4454,35 @@ export interface components {
         };
       };
     };
-    /** @description The `user.deleted` event (the object as it was before it was deleted). */
+    /**
+     * @description The `user.deleted` event (the object as it was before it was deleted).
+     * @example {
+     *       "id": "evt_8mxYQgVtTVAIKCZHb3nOWqSP",
+     *       "object": "event",
+     *       "created": 1795537100,
+     *       "livemode": false,
+     *       "type": "user.deleted",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_6lAcDcsHEMSIQfo8uSPuEcrB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *           "object": "user",
+     *           "created": 1795536419,
+     *           "livemode": false,
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "metadata": {
+     *             "plan": "pro"
+     *           }
+     *         }
+     *       }
+     *     }
+     */
     UserDeletedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'user.deleted';
@@ -2834,7 +4490,36 @@ export interface components {
         object: components['schemas']['User'];
       };
     };
-    /** @description The `order.created` event. */
+    /**
+     * @description The `order.created` event.
+     * @example {
+     *       "id": "evt_DATMLcPIId4qyxsfB6yXjmbh",
+     *       "object": "event",
+     *       "created": 1795536425,
+     *       "livemode": false,
+     *       "type": "order.created",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_yKWViwo0CZLzGEC0FnUiNhqj",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ord_8qXYELzaPaplEIrswLIZvmV0",
+     *           "object": "order",
+     *           "created": 1795536425,
+     *           "livemode": false,
+     *           "user": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *           "amount": 4500,
+     *           "currency": "usd",
+     *           "description": "2 x Field notebook",
+     *           "status": "pending",
+     *           "metadata": {}
+     *         }
+     *       }
+     *     }
+     */
     OrderCreatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'order.created';
@@ -2842,7 +4527,39 @@ export interface components {
         object: components['schemas']['Order'];
       };
     };
-    /** @description The `order.updated` event. */
+    /**
+     * @description The `order.updated` event.
+     * @example {
+     *       "id": "evt_MEFCBWWSY5HivnnDtQmoMNHf",
+     *       "object": "event",
+     *       "created": 1795536440,
+     *       "livemode": false,
+     *       "type": "order.updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_AJyzjkzRnrkODf2hK0ATyGGg",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ord_8qXYELzaPaplEIrswLIZvmV0",
+     *           "object": "order",
+     *           "created": 1795536425,
+     *           "livemode": false,
+     *           "user": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *           "amount": 4500,
+     *           "currency": "usd",
+     *           "description": "2 x Field notebook",
+     *           "status": "paid",
+     *           "metadata": {}
+     *         },
+     *         "previous_attributes": {
+     *           "status": "pending"
+     *         }
+     *       }
+     *     }
+     */
     OrderUpdatedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'order.updated';
@@ -2854,7 +4571,36 @@ export interface components {
         };
       };
     };
-    /** @description The `order.deleted` event (the object as it was before it was deleted). */
+    /**
+     * @description The `order.deleted` event (the object as it was before it was deleted).
+     * @example {
+     *       "id": "evt_d5tb1CoSDmOmQP7L4WuPF61Q",
+     *       "object": "event",
+     *       "created": 1795537200,
+     *       "livemode": false,
+     *       "type": "order.deleted",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_HPT5C7QKQPFDwczvCoQhhIpV",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ord_8qXYELzaPaplEIrswLIZvmV0",
+     *           "object": "order",
+     *           "created": 1795536425,
+     *           "livemode": false,
+     *           "user": "usr_t0GaRjxBsoNJ6D7GbZrvt1xh",
+     *           "amount": 4500,
+     *           "currency": "usd",
+     *           "description": "2 x Field notebook",
+     *           "status": "pending",
+     *           "metadata": {}
+     *         }
+     *       }
+     *     }
+     */
     OrderDeletedEvent: components['schemas']['EventEnvelope'] & {
       /** @constant */
       type: 'order.deleted';
@@ -2862,10 +4608,26 @@ export interface components {
         object: components['schemas']['Order'];
       };
     };
+    /**
+     * @example {
+     *       "name": "Acme",
+     *       "email": "ops@acme.test"
+     *     }
+     */
     AccountCreateParams: {
       name: string;
       email: components['schemas']['Email'];
     };
+    /**
+     * @example {
+     *       "id": "acct_J16rg0wOtBZBJC1fcOHfh8Qy",
+     *       "object": "account",
+     *       "created": 1795536420,
+     *       "name": "Acme",
+     *       "email": "ops@acme.test",
+     *       "api_key": "sk_test_X1rg4LYgqDLFAuaN8ckrtx4BFIxuMkvN"
+     *     }
+     */
     AccountWithKey: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2878,6 +4640,8 @@ export interface components {
     };
     /**
      * @description What a restricted key, an access token, a signing key or a client certificate may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
+     * @example charges:read
+     * @example customers:write
      * @enum {string}
      */
     Scope:
@@ -2898,10 +4662,23 @@ export interface components {
       | 'webhooks:write'
       | 'api_keys:read'
       | 'api_keys:write';
+    /**
+     * @example {
+     *       "scopes": [
+     *         "charges:read",
+     *         "refunds:read"
+     *       ]
+     *     }
+     */
     ApiKeyCreateParams: {
       /** @description The scopes of a restricted key; leave out for a secret key with every scope. */
       scopes?: components['schemas']['Scope'][];
     };
+    /**
+     * @example {
+     *       "expires_in": 3600
+     *     }
+     */
     ApiKeyRollParams: {
       /**
        * Format: int32
@@ -2909,6 +4686,22 @@ export interface components {
        */
       expires_in?: number;
     };
+    /**
+     * @example {
+     *       "id": "key_DrmiVbv8inVNwbfpUkf0mwhX",
+     *       "object": "api_key",
+     *       "type": "restricted",
+     *       "redacted": "rk_test_…Fwgf",
+     *       "scopes": [
+     *         "charges:read",
+     *         "refunds:read"
+     *       ],
+     *       "created": 1795536419,
+     *       "revoked": null,
+     *       "expires": null,
+     *       "last_used": 1795536460
+     *     }
+     */
     ApiKey: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2927,6 +4720,23 @@ export interface components {
       /** @description When the key last authenticated a request, to the minute; null if it never has. */
       last_used: components['schemas']['Timestamp'] | null;
     };
+    /**
+     * @example {
+     *       "id": "key_DrmiVbv8inVNwbfpUkf0mwhX",
+     *       "object": "api_key",
+     *       "type": "restricted",
+     *       "redacted": "rk_test_…Fwgf",
+     *       "scopes": [
+     *         "charges:read",
+     *         "refunds:read"
+     *       ],
+     *       "created": 1795536419,
+     *       "revoked": null,
+     *       "expires": null,
+     *       "last_used": null,
+     *       "secret": "rk_test_2zSYGjYF6qi5UA9UM2hhW9aNMgNmFwgf"
+     *     }
+     */
     ApiKeyWithSecret: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -2942,17 +4752,69 @@ export interface components {
       /** @description The key itself, shown only in the answer that created it. */
       secret: string;
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "has_more": false,
+     *       "url": "/v1/api_keys",
+     *       "data": [
+     *         {
+     *           "id": "key_DrmiVbv8inVNwbfpUkf0mwhX",
+     *           "object": "api_key",
+     *           "type": "restricted",
+     *           "redacted": "rk_test_…Fwgf",
+     *           "scopes": [
+     *             "charges:read",
+     *             "refunds:read"
+     *           ],
+     *           "created": 1795536419,
+     *           "revoked": null,
+     *           "expires": null,
+     *           "last_used": 1795536460
+     *         },
+     *         {
+     *           "id": "key_C1vPL4pxIUB5RlYXeSY8Jcnd",
+     *           "object": "api_key",
+     *           "type": "secret",
+     *           "redacted": "sk_test_…4vct",
+     *           "scopes": null,
+     *           "created": 1795536328,
+     *           "revoked": null,
+     *           "expires": null,
+     *           "last_used": 1795536381
+     *         }
+     *       ]
+     *     }
+     */
     ApiKeyList: components['schemas']['ListFields'] & {
       data: components['schemas']['ApiKey'][];
     };
-    /** @description The scopes a credential holds; null for every scope. */
+    /**
+     * @description The scopes a credential holds; null for every scope.
+     * @example [
+     *       "charges:read"
+     *     ]
+     */
     ScopeList: components['schemas']['Scope'][] | null;
-    /** @description The scopes the credential holds; leave out for every scope. */
+    /**
+     * @description The scopes the credential holds; leave out for every scope.
+     * @example [
+     *       "charges:read",
+     *       "refunds:read"
+     *     ]
+     * @example [
+     *       "customers:write"
+     *     ]
+     */
     ScopesParam: components['schemas']['Scope'][];
     /**
      * @description The client credentials grant's form. Parameters this server does not use (`audience`,
      *     `resource`, …, which some OAuth libraries send) are ignored, as RFC 6749 §3.2 requires of
      *     a token endpoint.
+     * @example {
+     *       "grant_type": "client_credentials",
+     *       "scope": "charges:read"
+     *     }
      */
     AccessTokenRequest: {
       /** @description `client_credentials`, the one grant this server issues tokens for. */
@@ -2966,6 +4828,14 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /**
+     * @example {
+     *       "token_type": "Bearer",
+     *       "expires_in": 900,
+     *       "scope": "charges:read",
+     *       "access_token": "eyJhbGciOiJFUzI1NiIsImtpZCI6IlpieXkzMW55M29VcmN2UkdRZkFMSmdDR1lUeFliX0FDanhyYmFKLWVUUkUiLCJ0eXAiOiJhdCtqd3QifQ.eyJjbGllbnRfaWQiOiJjbGllbnRfdVhxeG4ybjFYNnVXdUN4MGVrNDlSektJIiwic2NvcGUiOiJjaGFyZ2VzOnJlYWQiLCJpc3MiOiJwYXltZW50cy1hcGkiLCJhdWQiOiJwYXltZW50cy1hcGkiLCJzdWIiOiJjbGllbnRfdVhxeG4ybjFYNnVXdUN4MGVrNDlSektJIiwianRpIjoiUEVCdzkxVkphb3RIMUlmb29sYlNjajI1IiwiaWF0IjoxNzk1NTM2NDIxLCJuYmYiOjE3OTU1MzY0MjEsImV4cCI6MTc5NTUzNzMyMX0.VBP8Xt9pL9oxS2B8h6dNZbApIR7UB5wkHkwsO6UQ8AWZZI6Ut0Oxdm0zyDqbCsZmoWxkAz6WbCIMoLyiamb7Mw"
+     *     }
+     */
     AccessToken: {
       /** @description A JWT (ES256); send it as `Authorization: Bearer <access_token>`. */
       access_token: string;
@@ -2979,7 +4849,13 @@ export interface components {
       /** @description The scopes the token holds, separated by spaces. */
       scope: string;
     };
-    /** @description An error of the token endpoint, as RFC 6749 §5.2 defines it. */
+    /**
+     * @description An error of the token endpoint, as RFC 6749 §5.2 defines it.
+     * @example {
+     *       "error": "invalid_scope",
+     *       "error_description": "The scope charges:delete does not exist."
+     *     }
+     */
     OAuthError: {
       /** @enum {string} */
       error:
@@ -2991,7 +4867,18 @@ export interface components {
         | 'invalid_scope';
       error_description?: string;
     };
-    /** @description A public key (RFC 7517). */
+    /**
+     * @description A public key (RFC 7517).
+     * @example {
+     *       "kty": "EC",
+     *       "crv": "P-256",
+     *       "x": "Oap23X_OMj3aIBCRVJ1nDfLeTvgzdhF6x-8ky-6eyRQ",
+     *       "y": "wljGnLe8RtEtUtvWyv5fnED8U-Kda-16mBuYo8jMnyE",
+     *       "kid": "Zbyy31ny3oUrcvRGQfALJgCGYTxYb_ACjxrbaJ-eTRE",
+     *       "alg": "ES256",
+     *       "use": "sig"
+     *     }
+     */
     Jwk: {
       kty: string;
       kid: string;
@@ -3004,14 +4891,48 @@ export interface components {
     } & {
       [key: string]: unknown;
     };
+    /**
+     * @example {
+     *       "keys": [
+     *         {
+     *           "kty": "EC",
+     *           "crv": "P-256",
+     *           "x": "Oap23X_OMj3aIBCRVJ1nDfLeTvgzdhF6x-8ky-6eyRQ",
+     *           "y": "wljGnLe8RtEtUtvWyv5fnED8U-Kda-16mBuYo8jMnyE",
+     *           "kid": "Zbyy31ny3oUrcvRGQfALJgCGYTxYb_ACjxrbaJ-eTRE",
+     *           "alg": "ES256",
+     *           "use": "sig"
+     *         }
+     *       ]
+     *     }
+     */
     Jwks: {
       keys: components['schemas']['Jwk'][];
     };
+    /**
+     * @example {
+     *       "name": "Reporting service",
+     *       "scopes": [
+     *         "charges:read"
+     *       ]
+     *     }
+     */
     OAuthClientCreateParams: {
       /** @description A name to recognise the client by. */
       name?: string;
       scopes?: components['schemas']['ScopesParam'];
     };
+    /**
+     * @example {
+     *       "id": "client_uXqxn2n1X6uWuCx0ek49RzKI",
+     *       "object": "oauth_client",
+     *       "name": "Reporting service",
+     *       "scopes": [
+     *         "charges:read"
+     *       ],
+     *       "created": 1795536420
+     *     }
+     */
     OAuthClient: {
       /** @description The client's id (`client_…`), its `client_id` at the token endpoint. */
       id: components['schemas']['ObjectId'];
@@ -3021,6 +4942,18 @@ export interface components {
       scopes: components['schemas']['ScopeList'];
       created: components['schemas']['Timestamp'];
     };
+    /**
+     * @example {
+     *       "id": "client_uXqxn2n1X6uWuCx0ek49RzKI",
+     *       "object": "oauth_client",
+     *       "name": "Reporting service",
+     *       "scopes": [
+     *         "charges:read"
+     *       ],
+     *       "created": 1795536420,
+     *       "client_secret": "cs_test_cltFFlwg2Im8hWvVdUxXsPDVegPDABPT"
+     *     }
+     */
     OAuthClientWithSecret: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -3031,9 +4964,34 @@ export interface components {
       /** @description The client's secret, shown only in the answer that created it. */
       client_secret: string;
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "client_uXqxn2n1X6uWuCx0ek49RzKI",
+     *           "object": "oauth_client",
+     *           "name": "Reporting service",
+     *           "scopes": [
+     *             "charges:read"
+     *           ],
+     *           "created": 1795536420
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/admin/accounts/acct_J16rg0wOtBZBJC1fcOHfh8Qy/oauth_clients"
+     *     }
+     */
     OAuthClientList: components['schemas']['ListFields'] & {
       data: components['schemas']['OAuthClient'][];
     };
+    /**
+     * @example {
+     *       "id": "client_uXqxn2n1X6uWuCx0ek49RzKI",
+     *       "object": "oauth_client",
+     *       "deleted": true
+     *     }
+     */
     DeletedOAuthClient: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -3041,9 +4999,28 @@ export interface components {
       /** @constant */
       deleted: true;
     };
+    /**
+     * @example {
+     *       "scopes": [
+     *         "charges:write"
+     *       ]
+     *     }
+     */
     SigningKeyCreateParams: {
       scopes?: components['schemas']['ScopesParam'];
     };
+    /**
+     * @example {
+     *       "id": "hmk_xN6L9QmfAvLFP6sO8Xl5TRVx",
+     *       "object": "signing_key",
+     *       "algorithm": "hmac-sha256",
+     *       "scopes": [
+     *         "charges:write"
+     *       ],
+     *       "created": 1795536420,
+     *       "revoked": null
+     *     }
+     */
     SigningKey: {
       /** @description The key's id (`hmk_…`), the `keyid` of its signatures. */
       id: components['schemas']['ObjectId'];
@@ -3056,6 +5033,19 @@ export interface components {
       /** @description When the key was revoked; null while it works. */
       revoked: components['schemas']['Timestamp'] | null;
     };
+    /**
+     * @example {
+     *       "id": "hmk_xN6L9QmfAvLFP6sO8Xl5TRVx",
+     *       "object": "signing_key",
+     *       "algorithm": "hmac-sha256",
+     *       "scopes": [
+     *         "charges:write"
+     *       ],
+     *       "created": 1795536420,
+     *       "revoked": null,
+     *       "secret": "hmsec_2Ahk2dUVqn6EFU8M3NYtbyA1nu8P76nO"
+     *     }
+     */
     SigningKeyWithSecret: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -3068,14 +5058,57 @@ export interface components {
       /** @description The HMAC key (its UTF-8 bytes, the whole string), shown only in the answer that created it. */
       secret: string;
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "hmk_xN6L9QmfAvLFP6sO8Xl5TRVx",
+     *           "object": "signing_key",
+     *           "algorithm": "hmac-sha256",
+     *           "scopes": [
+     *             "charges:write"
+     *           ],
+     *           "created": 1795536420,
+     *           "revoked": null
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/admin/accounts/acct_J16rg0wOtBZBJC1fcOHfh8Qy/signing_keys"
+     *     }
+     */
     SigningKeyList: components['schemas']['ListFields'] & {
       data: components['schemas']['SigningKey'][];
     };
+    /**
+     * @example {
+     *       "scopes": [
+     *         "charges:read"
+     *       ],
+     *       "certificate": "-----BEGIN CERTIFICATE-----\nMIIBQDCB5wIUY5bNXPqXvDic6PAO8NF325HX0bQwCgYIKoZIzj0EAwIwGTEXMBUG\nA1UEAwwOQWNtZSBjbGllbnQgQ0EwHhcNMjYxMTI0MTYxMTAzWhcNMjcxMTI0MTYx\nMTAzWjAtMRwwGgYDVQQDDBNyZXBvcnRpbmcuYWNtZS50ZXN0MQ0wCwYDVQQKDARB\nY21lMFkwEwYHKoZIzj0CAQYIKoZIzj0DAQcDQgAEPyvMmu2PJ+RIbVrdSHe48evU\nTVTWJXXg5upYRRIKMMPYUiiE8MDCev0VV1iOMmDANMSIb2Ura/UwIBNNJ6AdzzAK\nBggqhkjOPQQDAgNIADBFAiEAoKt65HlRDWSauHYGw17ZhcXK+P2CIwMzLcQxx6oH\nvEkCIDkM3UC3qAU8ogMWnT7Nd0PGoWaF+B0EI1Ye4wOspeGy\n-----END CERTIFICATE-----\n"
+     *     }
+     */
     ClientCertificateCreateParams: {
       /** @description The certificate, PEM-encoded (`-----BEGIN CERTIFICATE-----…`). */
       certificate: string;
       scopes?: components['schemas']['ScopesParam'];
     };
+    /**
+     * @example {
+     *       "id": "cert_Or16iAwZjbGEZE4XbTGKUeUj",
+     *       "object": "client_certificate",
+     *       "fingerprint_sha256": "f207cba48d32f46db4964623d9be2e2f24b9ec9452c9772ae36e00569c507d28",
+     *       "subject": "CN=reporting.acme.test, O=Acme",
+     *       "issuer": "CN=Acme client CA",
+     *       "not_before": 1795536663,
+     *       "not_after": 1827072663,
+     *       "scopes": [
+     *         "charges:read"
+     *       ],
+     *       "created": 1795536700,
+     *       "revoked": null
+     *     }
+     */
     ClientCertificate: {
       id: components['schemas']['ObjectId'];
       /** @constant */
@@ -3091,11 +5124,35 @@ export interface components {
       /** @description When the certificate was revoked; null while it works. */
       revoked: components['schemas']['Timestamp'] | null;
     };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "cert_Or16iAwZjbGEZE4XbTGKUeUj",
+     *           "object": "client_certificate",
+     *           "fingerprint_sha256": "f207cba48d32f46db4964623d9be2e2f24b9ec9452c9772ae36e00569c507d28",
+     *           "subject": "CN=reporting.acme.test, O=Acme",
+     *           "issuer": "CN=Acme client CA",
+     *           "not_before": 1795536663,
+     *           "not_after": 1827072663,
+     *           "scopes": [
+     *             "charges:read"
+     *           ],
+     *           "created": 1795536700,
+     *           "revoked": null
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/admin/accounts/acct_J16rg0wOtBZBJC1fcOHfh8Qy/client_certificates"
+     *     }
+     */
     ClientCertificateList: components['schemas']['ListFields'] & {
       data: components['schemas']['ClientCertificate'][];
     };
     /**
      * @description The class of error; the HTTP status decides it.
+     * @example card_error
      * @enum {string}
      */
     ErrorType:
@@ -3141,6 +5198,7 @@ export interface components {
      *     | `idempotency_key_in_use` | 409 | idempotency_error |
      *     | `rate_limited` | 429 | rate_limit_error |
      *     | `internal_error` | 500 | api_error |
+     * @example card_declined
      * @enum {string}
      */
     ErrorCode:
@@ -3174,17 +5232,37 @@ export interface components {
       | 'idempotency_key_in_use'
       | 'rate_limited'
       | 'internal_error';
-    /** @enum {string} */
+    /**
+     * @example insufficient_funds
+     * @enum {string}
+     */
     DeclineCode: 'generic_decline' | 'insufficient_funds';
-    /** @description What went wrong, for people; may change, so never match on it (match on `code`). */
+    /**
+     * @description What went wrong, for people; may change, so never match on it (match on `code`).
+     * @example No such charge: 'ch_3PqL0x9aZk2'
+     */
     ErrorMessage: string;
-    /** @description The parameter at fault, in form notation (`metadata[order]`). */
+    /**
+     * @description The parameter at fault, in form notation (`metadata[order]`).
+     * @example amount
+     * @example metadata[order]
+     */
     ErrorParam: string;
-    /** @description The request's id, as in its `Request-Id` header and the server's log. */
+    /**
+     * @description The request's id, as in its `Request-Id` header and the server's log.
+     * @example req_f9aespAsZ7bhZAhqLL2RNW7I
+     */
     ErrorRequestId: string;
     /**
      * @description The request cannot be done as sent (400): a parameter is invalid, missing or unknown (named
      *     by `param`), the body cannot be read, or the object is not in a state that allows it.
+     * @example {
+     *       "type": "invalid_request_error",
+     *       "code": "parameter_invalid",
+     *       "message": "Invalid amount: must be an integer in plain decimal digits.",
+     *       "param": "amount",
+     *       "request_id": "req_TZW8mu7X6Wq9tTQTToorJeTP"
+     *     }
      */
     InvalidRequestError: {
       /** @constant */
@@ -3209,6 +5287,33 @@ export interface components {
     /**
      * @description The payment intent's status does not allow the operation (400): the error carries the
      *     intent as it is now, so the client can see its status without another request.
+     * @example {
+     *       "type": "invalid_request_error",
+     *       "code": "payment_intent_unexpected_state",
+     *       "message": "You cannot capture this PaymentIntent because it has a status of requires_payment_method; only a PaymentIntent in requires_capture can be.",
+     *       "payment_intent": {
+     *         "id": "pi_P1QnmEQZaXv5ulnbxERYwDVr",
+     *         "object": "payment_intent",
+     *         "created": 1795536972,
+     *         "livemode": false,
+     *         "amount": 2000,
+     *         "amount_capturable": 0,
+     *         "amount_received": 0,
+     *         "canceled_at": null,
+     *         "cancellation_reason": null,
+     *         "capture_method": "automatic",
+     *         "currency": "usd",
+     *         "customer": null,
+     *         "description": null,
+     *         "last_payment_error": null,
+     *         "latest_charge": null,
+     *         "metadata": {},
+     *         "next_action": null,
+     *         "payment_method": null,
+     *         "status": "requires_payment_method"
+     *       },
+     *       "request_id": "req_HvwR49HaSOrB6gHGjoO5meiN"
+     *     }
      */
     PaymentIntentStateError: {
       /** @constant */
@@ -3220,7 +5325,16 @@ export interface components {
       payment_intent: components['schemas']['PaymentIntent'];
       request_id: components['schemas']['ErrorRequestId'];
     };
-    /** @description No such object in this account (`resource_missing`, naming the id's parameter), or no such URL. */
+    /**
+     * @description No such object in this account (`resource_missing`, naming the id's parameter), or no such URL.
+     * @example {
+     *       "type": "invalid_request_error",
+     *       "code": "resource_missing",
+     *       "message": "No such charge: 'ch_3PqL0x9aZk2'",
+     *       "param": "id",
+     *       "request_id": "req_uFeGHlJkVvK7xS5t5p480QBX"
+     *     }
+     */
     NotFoundError: {
       /** @constant */
       type: 'invalid_request_error';
@@ -3234,6 +5348,12 @@ export interface components {
      * @description The HTTP request itself is refused, whatever the operation: a method the path does not
      *     have (405, with `Allow`), an unsupported version (406), a body too slow (408) or too large
      *     (413), or a media type other than form or JSON (415).
+     * @example {
+     *       "type": "invalid_request_error",
+     *       "code": "method_not_allowed",
+     *       "message": "DELETE is not allowed on /v1/charges.",
+     *       "request_id": "req_JC4pvEZ4ZwGHYgM4w8ygz6r6"
+     *     }
      */
     HttpRequestError: {
       /** @constant */
@@ -3253,6 +5373,42 @@ export interface components {
      * @description The card was declined (402). The failed charge is recorded (`charge`), `decline_code` says
      *     why, and when a payment intent was being confirmed, `payment_intent` is the intent as it is
      *     now, back in `requires_payment_method` with its `last_payment_error`.
+     * @example {
+     *       "type": "card_error",
+     *       "code": "card_declined",
+     *       "message": "Your card has insufficient funds.",
+     *       "decline_code": "insufficient_funds",
+     *       "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *       "payment_intent": {
+     *         "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
+     *         "object": "payment_intent",
+     *         "created": 1795536972,
+     *         "livemode": false,
+     *         "amount": 2000,
+     *         "amount_capturable": 0,
+     *         "amount_received": 0,
+     *         "canceled_at": null,
+     *         "cancellation_reason": null,
+     *         "capture_method": "automatic",
+     *         "currency": "usd",
+     *         "customer": null,
+     *         "description": null,
+     *         "last_payment_error": {
+     *           "type": "card_error",
+     *           "code": "card_declined",
+     *           "decline_code": "insufficient_funds",
+     *           "message": "Your card has insufficient funds.",
+     *           "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *           "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *         },
+     *         "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *         "metadata": {},
+     *         "next_action": null,
+     *         "payment_method": null,
+     *         "status": "requires_payment_method"
+     *       },
+     *       "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
+     *     }
      */
     CardError: {
       /** @constant */
@@ -3268,7 +5424,15 @@ export interface components {
       payment_intent: components['schemas']['PaymentIntent'];
       request_id: components['schemas']['ErrorRequestId'];
     };
-    /** @description No valid credentials were sent (401); `WWW-Authenticate` carries the challenge. */
+    /**
+     * @description No valid credentials were sent (401); `WWW-Authenticate` carries the challenge.
+     * @example {
+     *       "type": "authentication_error",
+     *       "code": "api_key_invalid",
+     *       "message": "Invalid API key provided: sk_test_*rong",
+     *       "request_id": "req_nPiUTthbnZTMU0en83te53Iv"
+     *     }
+     */
     AuthenticationError: {
       /** @constant */
       type: 'authentication_error';
@@ -3285,7 +5449,15 @@ export interface components {
       param?: components['schemas']['ErrorParam'];
       request_id: components['schemas']['ErrorRequestId'];
     };
-    /** @description The credentials are valid but lack the scope the operation needs (403), named in the message. */
+    /**
+     * @description The credentials are valid but lack the scope the operation needs (403), named in the message.
+     * @example {
+     *       "type": "permission_error",
+     *       "code": "insufficient_scope",
+     *       "message": "The credential used does not have the charges:write scope that this request needs.",
+     *       "request_id": "req_4kQ9sVb1mXo2TzL8pW3eRf6Y"
+     *     }
+     */
     PermissionError: {
       /** @constant */
       type: 'permission_error';
@@ -3299,6 +5471,12 @@ export interface components {
      * @description The `Idempotency-Key` was used before with another request (400 `idempotency_key_reused`), or
      *     the request that first used it is still running (409 `idempotency_key_in_use`: retry later
      *     with the same key).
+     * @example {
+     *       "type": "idempotency_error",
+     *       "code": "idempotency_key_in_use",
+     *       "message": "A request with this Idempotency-Key is still being processed; retry later.",
+     *       "request_id": "req_8ZxT2mQ4vLp7Ns1Kd9Gh3Yw0"
+     *     }
      */
     IdempotencyError: {
       /** @constant */
@@ -3309,7 +5487,15 @@ export interface components {
       param?: components['schemas']['ErrorParam'];
       request_id: components['schemas']['ErrorRequestId'];
     };
-    /** @description Too many requests (429); retry after `Retry-After` seconds. */
+    /**
+     * @description Too many requests (429); retry after `Retry-After` seconds.
+     * @example {
+     *       "type": "rate_limit_error",
+     *       "code": "rate_limited",
+     *       "message": "Too many requests; retry after 1 s.",
+     *       "request_id": "req_Vn5Qe2Lr8Tz1Mk4Xs7Ha0Pj3"
+     *     }
+     */
     RateLimitError: {
       /** @constant */
       type: 'rate_limit_error';
@@ -3319,7 +5505,15 @@ export interface components {
       param?: components['schemas']['ErrorParam'];
       request_id: components['schemas']['ErrorRequestId'];
     };
-    /** @description An unexpected error (500); nothing about it leaves the server but the request id. */
+    /**
+     * @description An unexpected error (500); nothing about it leaves the server but the request id.
+     * @example {
+     *       "type": "api_error",
+     *       "code": "internal_error",
+     *       "message": "An unexpected error occurred. The request id identifies it in our logs.",
+     *       "request_id": "req_Gm3Rk8Wq1Zs5Ty2Nv9Lb4Xe7"
+     *     }
+     */
     InternalError: {
       /** @constant */
       type: 'api_error';
@@ -3332,6 +5526,42 @@ export interface components {
     /**
      * @description Any error, one of the kinds above: `type` tells the kind, and `code` the error within it
      *     (see `ErrorCode` for the catalog). Narrowing on `type`, then `code`, gives the exact fields.
+     * @example {
+     *       "type": "card_error",
+     *       "code": "card_declined",
+     *       "message": "Your card has insufficient funds.",
+     *       "decline_code": "insufficient_funds",
+     *       "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *       "payment_intent": {
+     *         "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
+     *         "object": "payment_intent",
+     *         "created": 1795536972,
+     *         "livemode": false,
+     *         "amount": 2000,
+     *         "amount_capturable": 0,
+     *         "amount_received": 0,
+     *         "canceled_at": null,
+     *         "cancellation_reason": null,
+     *         "capture_method": "automatic",
+     *         "currency": "usd",
+     *         "customer": null,
+     *         "description": null,
+     *         "last_payment_error": {
+     *           "type": "card_error",
+     *           "code": "card_declined",
+     *           "decline_code": "insufficient_funds",
+     *           "message": "Your card has insufficient funds.",
+     *           "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *           "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *         },
+     *         "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *         "metadata": {},
+     *         "next_action": null,
+     *         "payment_method": null,
+     *         "status": "requires_payment_method"
+     *       },
+     *       "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
+     *     }
      */
     AnyError: {
       type: components['schemas']['ErrorType'];
@@ -3348,42 +5578,165 @@ export interface components {
       | components['schemas']['RateLimitError']
       | components['schemas']['InternalError']
     );
-    /** @description The error envelope of every error response; `error` is any kind of error. */
+    /**
+     * @description The error envelope of every error response; `error` is any kind of error.
+     * @example {
+     *       "error": {
+     *         "type": "invalid_request_error",
+     *         "code": "resource_missing",
+     *         "message": "No such charge: 'ch_3PqL0x9aZk2'",
+     *         "param": "id",
+     *         "request_id": "req_uFeGHlJkVvK7xS5t5p480QBX"
+     *       }
+     *     }
+     */
     ErrorResponse: {
       error: components['schemas']['AnyError'];
     };
-    /** @description A 400: an invalid request, a payment intent in the wrong state, or a reused idempotency key. */
+    /**
+     * @description A 400: an invalid request, a payment intent in the wrong state, or a reused idempotency key.
+     * @example {
+     *       "error": {
+     *         "type": "invalid_request_error",
+     *         "code": "parameter_invalid",
+     *         "message": "Invalid amount: must be an integer in plain decimal digits.",
+     *         "param": "amount",
+     *         "request_id": "req_TZW8mu7X6Wq9tTQTToorJeTP"
+     *       }
+     *     }
+     */
     BadRequestErrorResponse: {
       error:
         | components['schemas']['InvalidRequestError']
         | components['schemas']['PaymentIntentStateError']
         | components['schemas']['IdempotencyError'];
     };
-    /** @description A 402. */
+    /**
+     * @description A 402.
+     * @example {
+     *       "error": {
+     *         "type": "card_error",
+     *         "code": "card_declined",
+     *         "message": "Your card has insufficient funds.",
+     *         "decline_code": "insufficient_funds",
+     *         "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *         "payment_intent": {
+     *           "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
+     *           "object": "payment_intent",
+     *           "created": 1795536972,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_capturable": 0,
+     *           "amount_received": 0,
+     *           "canceled_at": null,
+     *           "cancellation_reason": null,
+     *           "capture_method": "automatic",
+     *           "currency": "usd",
+     *           "customer": null,
+     *           "description": null,
+     *           "last_payment_error": {
+     *             "type": "card_error",
+     *             "code": "card_declined",
+     *             "decline_code": "insufficient_funds",
+     *             "message": "Your card has insufficient funds.",
+     *             "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *             "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *           },
+     *           "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
+     *           "metadata": {},
+     *           "next_action": null,
+     *           "payment_method": null,
+     *           "status": "requires_payment_method"
+     *         },
+     *         "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
+     *       }
+     *     }
+     */
     CardErrorResponse: {
       error: components['schemas']['CardError'];
     };
-    /** @description A 401. */
+    /**
+     * @description A 401.
+     * @example {
+     *       "error": {
+     *         "type": "authentication_error",
+     *         "code": "api_key_invalid",
+     *         "message": "Invalid API key provided: sk_test_*rong",
+     *         "request_id": "req_nPiUTthbnZTMU0en83te53Iv"
+     *       }
+     *     }
+     */
     AuthenticationErrorResponse: {
       error: components['schemas']['AuthenticationError'];
     };
-    /** @description A 403. */
+    /**
+     * @description A 403.
+     * @example {
+     *       "error": {
+     *         "type": "permission_error",
+     *         "code": "insufficient_scope",
+     *         "message": "The credential used does not have the charges:write scope that this request needs.",
+     *         "request_id": "req_4kQ9sVb1mXo2TzL8pW3eRf6Y"
+     *       }
+     *     }
+     */
     PermissionErrorResponse: {
       error: components['schemas']['PermissionError'];
     };
-    /** @description A 404. */
+    /**
+     * @description A 404.
+     * @example {
+     *       "error": {
+     *         "type": "invalid_request_error",
+     *         "code": "resource_missing",
+     *         "message": "No such charge: 'ch_3PqL0x9aZk2'",
+     *         "param": "id",
+     *         "request_id": "req_uFeGHlJkVvK7xS5t5p480QBX"
+     *       }
+     *     }
+     */
     NotFoundErrorResponse: {
       error: components['schemas']['NotFoundError'];
     };
-    /** @description A 409. */
+    /**
+     * @description A 409.
+     * @example {
+     *       "error": {
+     *         "type": "idempotency_error",
+     *         "code": "idempotency_key_in_use",
+     *         "message": "A request with this Idempotency-Key is still being processed; retry later.",
+     *         "request_id": "req_8ZxT2mQ4vLp7Ns1Kd9Gh3Yw0"
+     *       }
+     *     }
+     */
     IdempotencyErrorResponse: {
       error: components['schemas']['IdempotencyError'];
     };
-    /** @description A 429. */
+    /**
+     * @description A 429.
+     * @example {
+     *       "error": {
+     *         "type": "rate_limit_error",
+     *         "code": "rate_limited",
+     *         "message": "Too many requests; retry after 1 s.",
+     *         "request_id": "req_Vn5Qe2Lr8Tz1Mk4Xs7Ha0Pj3"
+     *       }
+     *     }
+     */
     RateLimitErrorResponse: {
       error: components['schemas']['RateLimitError'];
     };
-    /** @description A 500. */
+    /**
+     * @description A 500.
+     * @example {
+     *       "error": {
+     *         "type": "api_error",
+     *         "code": "internal_error",
+     *         "message": "An unexpected error occurred. The request id identifies it in our logs.",
+     *         "request_id": "req_Gm3Rk8Wq1Zs5Ty2Nv9Lb4Xe7"
+     *       }
+     *     }
+     */
     InternalErrorResponse: {
       error: components['schemas']['InternalError'];
     };

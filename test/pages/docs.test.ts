@@ -1,8 +1,9 @@
 import { expect } from 'chai';
 import type { Browser } from 'playwright-core';
+import { parse } from 'yaml';
 import { routeOperations } from '../../src/operations/routes.js';
 import { loadSpec } from '../../src/operations/spec.js';
-import { browserAvailable, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/test-server.js';
 
 describe('/docs in a real browser', function () {
@@ -82,5 +83,66 @@ describe('/docs in a real browser', function () {
     const spec = (await response.json()) as { openapi: string; paths: object };
     expect(spec.openapi).to.equal('3.1.0');
     expect(Object.keys(spec.paths)).to.include('/v1/charges');
+  });
+
+  it('serves the contract pointing at the server it came from, as JSON and YAML alike', async () => {
+    const json = (await (await fetch(`${server.url}/openapi.json`)).json()) as any;
+    // Relative URLs: a client resolves them against the document's own URL, whatever the port or host.
+    expect(json.servers.map((s: { url: string }) => s.url)).to.deep.equal(['/']);
+    expect(json.components.securitySchemes.oauth2.flows.clientCredentials.tokenUrl).to.equal('/oauth/token');
+    const yamlResponse = await fetch(`${server.url}/openapi.yaml`);
+    expect(yamlResponse.headers.get('content-type')).to.match(/^application\/yaml/);
+    expect(parse(await yamlResponse.text())).to.deep.equal(json);
+    // Everything else is the spec as written.
+    const { servers: _file, components: fileComponents, ...fileRest } = structuredClone(loadSpec()) as any;
+    const { servers: _served, components: servedComponents, ...servedRest } = json;
+    expect(servedRest).to.deep.equal(fileRest);
+    delete fileComponents.securitySchemes.oauth2.flows.clientCredentials.tokenUrl;
+    delete servedComponents.securitySchemes.oauth2.flows.clientCredentials.tokenUrl;
+    expect(servedComponents).to.deep.equal(fileComponents);
+  });
+
+  it('runs "Try it out" on the server the page came from, on a port other than the spec file\'s', async () => {
+    // The spec file names 127.0.0.1:4242; the page's CSP (connect-src 'self') allows only its own origin.
+    expect(new URL(server.url).port).to.not.equal('4242');
+    const customer = await server.api.post('/v1/customers', { email: 'jenny@example.com', name: 'Jenny Rosen' });
+    const page = await browser.newPage();
+    const problems = await collectPageProblems(page, server.url);
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 20_000 });
+
+    await page.locator('.auth-wrapper button.authorize').click();
+    const bearer = page.locator('.auth-container', { has: page.locator('h4 code', { hasText: /^apiKey$/ }) });
+    await bearer.locator('input').fill(server.apiKeys.first);
+    await bearer.locator('button[type=submit]').click();
+    await page.locator('.modal-ux button.close-modal').click();
+
+    const operation = page.locator('#operations-Customers-listCustomers');
+    await operation.locator('.opblock-summary').click();
+    await operation.locator('button.try-out__btn').click();
+    await operation.locator('button.execute').click();
+    const answer = operation.locator('.live-responses-table tr.response');
+    await answer.waitFor({ timeout: 20_000 });
+    expect(await operation.locator('.request-url pre').innerText()).to.match(new RegExp(`^${server.url}/v1/customers(\\?|$)`));
+    expect(await answer.locator('.response-col_status').innerText()).to.equal('200');
+    const list = JSON.parse(await answer.locator('.response-col_description pre').first().innerText());
+    expect(list.object).to.equal('list');
+    expect(list.data.map((c: { id: string }) => c.id)).to.include(customer.body.id);
+    expect(problems).to.deep.equal([]);
+    await page.close();
+  });
+
+  it("shows a charge's example as the server sends one: its id and currency", async () => {
+    const page = await browser.newPage();
+    await page.goto(`${server.url}/docs`);
+    await page.waitForSelector('.opblock', { timeout: 20_000 });
+    const operation = page.locator('#operations-Charges-retrieveCharge');
+    await operation.locator('.opblock-summary').click();
+    const example = operation.locator('.responses-table tr.response[data-code="200"] .highlight-code pre').first();
+    const charge = JSON.parse(await example.innerText());
+    expect(charge.id).to.match(/^ch_[0-9A-Za-z]{24}$/);
+    expect(charge.currency).to.equal('usd');
+    expect(charge.object).to.equal('charge');
+    await page.close();
   });
 });
