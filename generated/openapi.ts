@@ -2713,6 +2713,11 @@ export interface components {
       | 'order.updated'
       | 'order.deleted';
     /**
+     * @description Something that happened to an object of the account. `type` tells what, and `data.object`
+     *     is the object right after the change: a `Charge` for `charge.*`, a `PaymentIntent` for
+     *     `payment_intent.*`, and so on; the `*.updated` events also carry the changed fields' values
+     *     before the change in `data.previous_attributes`. Each kind is one of the schemas below, the
+     *     same that the webhooks send.
      * @example {
      *       "id": "evt_NYDGg1G2KYFFx2bEQzNQrRt5",
      *       "object": "event",
@@ -2764,38 +2769,29 @@ export interface components {
      *       }
      *     }
      */
-    Event: {
-      id: components['schemas']['ObjectId'];
-      /** @constant */
-      object: 'event';
-      created: components['schemas']['Timestamp'];
-      livemode: components['schemas']['Livemode'];
-      type: components['schemas']['EventType'];
-      api_version: string;
-      /**
-       * Format: int32
-       * @description How many webhook deliveries of this event are not yet done.
-       */
-      pending_webhooks: number;
-      /** @description The API request that caused the event. */
-      request: {
-        id: string | null;
-        idempotency_key: string | null;
-      };
-      data: {
-        /** @description The object as it was right after the change. */
-        object: {
-          id: components['schemas']['ObjectId'];
-          object: string;
-        } & {
-          [key: string]: unknown;
-        };
-        /** @description On `*.updated` events, the changed fields' values before the change. */
-        previous_attributes?: {
-          [key: string]: unknown;
-        };
-      };
-    };
+    Event:
+      | components['schemas']['CustomerCreatedEvent']
+      | components['schemas']['CustomerUpdatedEvent']
+      | components['schemas']['CustomerDeletedEvent']
+      | components['schemas']['ChargeSucceededEvent']
+      | components['schemas']['ChargeFailedEvent']
+      | components['schemas']['ChargeUpdatedEvent']
+      | components['schemas']['ChargeRefundedEvent']
+      | components['schemas']['RefundCreatedEvent']
+      | components['schemas']['PaymentIntentSucceededEvent']
+      | components['schemas']['ChargeCapturedEvent']
+      | components['schemas']['ChargeExpiredEvent']
+      | components['schemas']['PaymentIntentCreatedEvent']
+      | components['schemas']['PaymentIntentRequiresActionEvent']
+      | components['schemas']['PaymentIntentAmountCapturableUpdatedEvent']
+      | components['schemas']['PaymentIntentPaymentFailedEvent']
+      | components['schemas']['PaymentIntentCanceledEvent']
+      | components['schemas']['UserCreatedEvent']
+      | components['schemas']['UserUpdatedEvent']
+      | components['schemas']['UserDeletedEvent']
+      | components['schemas']['OrderCreatedEvent']
+      | components['schemas']['OrderUpdatedEvent']
+      | components['schemas']['OrderDeletedEvent'];
     /**
      * @example {
      *       "object": "list",

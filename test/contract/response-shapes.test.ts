@@ -34,7 +34,6 @@ const spec = loadSpec() as unknown as {
  * an optional property of the spec.
  */
 const SOMETIMES_ABSENT: Record<string, string> = {
-  'Event.data.previous_attributes': 'only on *.updated events: the fields that changed, with their old values',
   'CustomerUpdatedEvent.data.previous_attributes': 'sent when the update changed fields (an update of nothing has none)',
   'ChargeUpdatedEvent.data.previous_attributes': 'sent when the update changed fields',
   'ChargeRefundedEvent.data.previous_attributes': 'sent when the refund changed the charge',

@@ -195,6 +195,9 @@ const splitRef = (ref: FieldRef) => {
 /** The property names of an object schema, its `allOf` parts merged. */
 function restFields(spec: Spec, schema: Schema): string[] {
   const resolved = deref(spec, schema);
+  // A union (`Event`, one schema per kind) has the fields of its kinds.
+  const kinds = (resolved.oneOf ?? []) as Schema[];
+  if (kinds.length > 0) return [...new Set(kinds.flatMap((kind) => restFields(spec, kind)))];
   const parts = [
     resolved,
     ...((resolved.allOf ?? []) as Schema[]).map((part) => deref(spec, part)),

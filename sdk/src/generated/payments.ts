@@ -541,65 +541,36 @@ export const EventType = {
 } as const;
 
 /**
- * @maxLength 64
+ * Something that happened to an object of the account. `type` tells what, and `data.object`
+is the object right after the change: a `Charge` for `charge.*`, a `PaymentIntent` for
+`payment_intent.*`, and so on; the `*.updated` events also carry the changed fields' values
+before the change in `data.previous_attributes`. Each kind is one of the schemas below, the
+same that the webhooks send.
+
  */
-export type EventRequestId = string | null;
-
-/**
- * @maxLength 255
- */
-export type EventRequestIdempotencyKey = string | null;
-
-/**
- * The API request that caused the event.
- */
-export type EventRequest = {
-  /** @maxLength 64 */
-  id: EventRequestId;
-  /** @maxLength 255 */
-  idempotency_key: EventRequestIdempotencyKey;
-};
-
-/**
- * The object as it was right after the change.
- */
-export type EventDataObject = {
-  id: ObjectId;
-  /** @maxLength 32 */
-  object: string;
-  [key: string]: unknown;
-};
-
-/**
- * On `*.updated` events, the changed fields' values before the change.
- */
-export type EventDataPreviousAttributes = { [key: string]: unknown };
-
-export type EventData = {
-  /** The object as it was right after the change. */
-  object: EventDataObject;
-  /** On `*.updated` events, the changed fields' values before the change. */
-  previous_attributes?: EventDataPreviousAttributes;
-};
-
-export interface Event {
-  id: ObjectId;
-  object: 'event';
-  created: Timestamp;
-  livemode: Livemode;
-  type: EventType;
-  /** @maxLength 32 */
-  api_version: string;
-  /**
-   * How many webhook deliveries of this event are not yet done.
-   * @minimum 0
-   * @maximum 1000
-   */
-  pending_webhooks: number;
-  /** The API request that caused the event. */
-  request: EventRequest;
-  data: EventData;
-}
+export type Event =
+  | CustomerCreatedEvent
+  | CustomerUpdatedEvent
+  | CustomerDeletedEvent
+  | ChargeSucceededEvent
+  | ChargeFailedEvent
+  | ChargeUpdatedEvent
+  | ChargeRefundedEvent
+  | RefundCreatedEvent
+  | PaymentIntentSucceededEvent
+  | ChargeCapturedEvent
+  | ChargeExpiredEvent
+  | PaymentIntentCreatedEvent
+  | PaymentIntentRequiresActionEvent
+  | PaymentIntentAmountCapturableUpdatedEvent
+  | PaymentIntentPaymentFailedEvent
+  | PaymentIntentCanceledEvent
+  | UserCreatedEvent
+  | UserUpdatedEvent
+  | UserDeletedEvent
+  | OrderCreatedEvent
+  | OrderUpdatedEvent
+  | OrderDeletedEvent;
 
 export type EventListAllOf = {
   /** @maxItems 100 */

@@ -6,7 +6,7 @@ import { enqueueDeliveries, readSubscriptions } from '../webhook-deliveries/outb
 import type { RequestContext } from '../../operations/operations.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { findEvent, insertEvents, listEventRows } from './events.repo.js';
-import { toEventResource, type Event, type EventType } from './events.mapper.js';
+import { toEventResource, type Event, type EventType, type StoredEventData } from './events.mapper.js';
 
 /** The API version stamped on every event. */
 export const API_VERSION = '2026-11-01';
@@ -72,7 +72,7 @@ export async function recordEvents<T extends EventType>(
   const subscribers = await readSubscriptions(ctx.db, ctx.accountId);
   const created = unixSeconds(ctx.clock);
   const recorded = events.map(({ type, object, previousAttributes }) => {
-    const data: Event['data'] = previousAttributes
+    const data: StoredEventData = previousAttributes
       ? { object, previous_attributes: previousAttributes }
       : { object };
     const endpointIds = subscribers(type);
