@@ -5272,17 +5272,16 @@ export interface components {
         | 'amount_too_large'
         | 'charge_not_refundable'
         | 'charge_already_refunded'
-        | 'charge_already_captured'
-        | 'charge_expired_for_capture';
+        | 'charge_already_captured';
       message: components['schemas']['ErrorMessage'];
       param?: components['schemas']['ErrorParam'];
-      /** @description When the request acted on a payment intent (capturing it past its deadline), the intent as it is now. */
-      payment_intent?: components['schemas']['PaymentIntent'];
       request_id: components['schemas']['ErrorRequestId'];
     };
     /**
-     * @description The payment intent's status does not allow the operation (400): the error carries the
-     *     intent as it is now, so the client can see its status without another request.
+     * @description The payment's state does not allow the operation (400): the intent's status does not
+     *     (`payment_intent_unexpected_state`), or its authorisation expired before the capture
+     *     (`charge_expired_for_capture`). The error carries the intent as it is now, so the client
+     *     can see its status without another request.
      * @example {
      *       "type": "invalid_request_error",
      *       "code": "payment_intent_unexpected_state",
@@ -5314,8 +5313,8 @@ export interface components {
     PaymentIntentStateError: {
       /** @constant */
       type: 'invalid_request_error';
-      /** @constant */
-      code: 'payment_intent_unexpected_state';
+      /** @enum {string} */
+      code: 'payment_intent_unexpected_state' | 'charge_expired_for_capture';
       message: components['schemas']['ErrorMessage'];
       param?: components['schemas']['ErrorParam'];
       payment_intent: components['schemas']['PaymentIntent'];

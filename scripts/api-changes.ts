@@ -105,6 +105,21 @@ function unrewrite(document: unknown, trail: readonly Step[], index: number): St
 }
 
 /**
+ * The entry of an `allOf` that holds `segment` (and `next` inside it, when given), for a path the
+ * library wrote after merging the `allOf` into one schema: it does so when the composition has
+ * keywords of its own (`unevaluatedProperties`, `examples`), and its path then goes on with the
+ * merged `properties` as if the composition had them.
+ */
+function mergedEntry(document: unknown, step: Step, segment: Segment, next: Segment | undefined): Step | undefined {
+  const node = step.node as Record<string, unknown>;
+  if (!Array.isArray(node.allOf)) return undefined;
+  const entries = node.allOf.map((entry, index) => resolve(document, { node: entry, origin: [...step.origin, 'allOf', index] }));
+  const holding = entries.filter((entry) => isObject(entry.node) && segment in entry.node);
+  const inner = (entry: Step) => (entry.node as Record<string, unknown>)[segment];
+  return holding.find((entry) => next === undefined || (isObject(inner(entry)) && next in (inner(entry) as object))) ?? holding[0];
+}
+
+/**
  * The pointer where a change was made: walks the path through the document and, each time the
  * next key is behind a local `$ref`, goes on from the referenced place. Where the library's path
  * leaves the document in a way not undone here, the rest of the path is kept as it is.
@@ -123,6 +138,7 @@ export function originOf(document: unknown, path: readonly Segment[]): string {
       continue;
     }
     if (isObject(here.node) && !(segment in here.node)) here = resolve(document, here);
+    if (isObject(here.node) && !(segment in here.node)) here = mergedEntry(document, here, segment, next) ?? here;
     if (!isObject(here.node) || !(segment in here.node)) return toPointer([...here.origin, ...path.slice(i)]);
     trail.push({ node: here.node[segment], origin: [...here.origin, segment] });
   }

@@ -48,7 +48,6 @@ const SOMETIMES_ABSENT: Record<string, string> = {
   'Jwk.x': 'an EC key\'s coordinate',
   'Jwk.y': 'an EC key\'s coordinate',
   'InvalidRequestError.param': 'only when one parameter is at fault',
-  'InvalidRequestError.payment_intent': 'only when the request acted on a payment intent',
   'PaymentIntentStateError.param': 'only when one parameter is at fault',
   'NotFoundError.param': 'the parameter holding the missing id; a URL that does not exist has none',
   'HttpRequestError.param': 'only when one parameter is at fault',

@@ -2002,7 +2002,6 @@ export const InvalidRequestErrorCode = {
   charge_not_refundable: 'charge_not_refundable',
   charge_already_refunded: 'charge_already_refunded',
   charge_already_captured: 'charge_already_captured',
-  charge_expired_for_capture: 'charge_expired_for_capture',
 } as const;
 
 /**
@@ -2015,19 +2014,28 @@ export interface InvalidRequestError {
   code: InvalidRequestErrorCode;
   message: ErrorMessage;
   param?: ErrorParam;
-  /** When the request acted on a payment intent (capturing it past its deadline), the intent as it is now. */
-  payment_intent?: PaymentIntent;
   request_id: ErrorRequestId;
 }
 
+export type PaymentIntentStateErrorCode =
+  (typeof PaymentIntentStateErrorCode)[keyof typeof PaymentIntentStateErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const PaymentIntentStateErrorCode = {
+  payment_intent_unexpected_state: 'payment_intent_unexpected_state',
+  charge_expired_for_capture: 'charge_expired_for_capture',
+} as const;
+
 /**
- * The payment intent's status does not allow the operation (400): the error carries the
-intent as it is now, so the client can see its status without another request.
+ * The payment's state does not allow the operation (400): the intent's status does not
+(`payment_intent_unexpected_state`), or its authorisation expired before the capture
+(`charge_expired_for_capture`). The error carries the intent as it is now, so the client
+can see its status without another request.
 
  */
 export interface PaymentIntentStateError {
   type: 'invalid_request_error';
-  code: 'payment_intent_unexpected_state';
+  code: PaymentIntentStateErrorCode;
   message: ErrorMessage;
   param?: ErrorParam;
   payment_intent: PaymentIntent;

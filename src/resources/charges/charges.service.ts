@@ -117,7 +117,9 @@ export async function captureCharge(ctx: RequestContext, id: string, params: Cha
 function notCapturable(charge: ChargeRow, intent: PaymentIntentRow): ApiError {
   if (charge.status === 'succeeded' && charge.amount_refunded === charge.amount) {
     return intent.cancellation_reason === 'automatic' && intent.latest_charge_id === charge.id
-      ? new ApiError('charge_expired_for_capture', `The authorisation of charge ${charge.id} has expired; it can no longer be captured.`)
+      ? new ApiError('charge_expired_for_capture', `The authorisation of charge ${charge.id} has expired; it can no longer be captured.`, {
+          paymentIntent: toPaymentIntentResource(intent),
+        })
       : new ApiError('charge_already_refunded', `Charge ${charge.id} was refunded uncaptured; it can no longer be captured.`);
   }
   return new ApiError('payment_intent_unexpected_state', `Charge ${charge.id} did not succeed, so it cannot be captured.`, {
