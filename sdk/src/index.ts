@@ -21,5 +21,5 @@ export {
   CaptureMethod, CancellationReason, PaymentErrorCode, PaymentIntentCancelParamsCancellationReason,
   PaymentIntentAuthenticateParamsOutcome, Scope, ApiKeyType, ApiKeyWithSecretType, OAuthErrorError,
   ErrorType, ErrorCode, DeclineCode, InvalidRequestErrorCode, NotFoundErrorCode, HttpRequestErrorCode,
-  AuthenticationErrorCode, IdempotencyErrorCode,
+  AuthenticationErrorCode, IdempotencyErrorCode, PaymentIntentStateErrorCode,
 } from './generated/payments.js';
