@@ -17,7 +17,7 @@ export interface ApiProcess {
 }
 
 /** A TCP port that was free on 127.0.0.1 a moment ago (the OS picks it). */
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const probe = net.createServer();
   await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
   const { port } = probe.address() as net.AddressInfo;

@@ -5,7 +5,7 @@
  * receiver, and the free ports that stand in for the README's fixed ones.
  */
 import fs from 'node:fs';
-import net from 'node:net';
+import { freePort } from './api-process.js';
 import os from 'node:os';
 import path from 'node:path';
 import { ShellSession } from './readme-shell.js';
@@ -13,15 +13,6 @@ import { startReadmeServer, type ReadmeServer } from './readme-server.js';
 import { eventually } from './eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
-
-/** A TCP port that was free on 127.0.0.1 a moment ago (the OS picks it). */
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
-}
 
 export class ReadmeProject {
   /** The server the commands talk to now, if one runs. */

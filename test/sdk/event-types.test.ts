@@ -14,7 +14,7 @@ import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { deref, loadSpec, type Schema, type Spec } from '../helpers/spec-walk.js';
 import { useTestServer } from '../helpers/test-server.js';
-import { createTypeScriptProject, REPO_DIR, typecheck, type TypeScriptProject } from './typescript-project.js';
+import { CONSUMER_TSCONFIG, createTypeScriptProject, REPO_DIR, typecheck, type TypeScriptProject } from './typescript-project.js';
 
 /**
  * The SDK's event union (sdk/src/generated/events.ts, written from the spec's `webhooks` by
@@ -44,26 +44,6 @@ function specEvents(spec: Spec): SpecEvent[] {
 
 const EVENTS = specEvents(loadSpec());
 const literals = (types: string[]) => types.map((type) => `'${type}'`).join(' | ');
-
-/** A consumer's strictest usual settings, with the package names mapped to the SDK's sources. */
-const TSCONFIG = {
-  compilerOptions: {
-    target: 'ES2022',
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
-    lib: ['ES2023'],
-    types: ['node'],
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noEmit: true,
-    skipLibCheck: true,
-    paths: {
-      '@payments-api/sdk': [path.join(REPO_DIR, 'sdk/src/index.ts')],
-      '@payments-api/sdk/node': [path.join(REPO_DIR, 'sdk/src/node.ts')],
-    },
-  },
-  include: ['*.ts'],
-};
 
 /** Narrowing by `type`, through both entries, `verifyWebhook` and the handler's callback: must compile. */
 const NARROWING = `
@@ -163,7 +143,7 @@ describe('the SDK event union, as a consumer compiles it', function () {
     project = createTypeScriptProject(
       {
         'package.json': JSON.stringify({ name: 'event-types', private: true, type: 'module' }),
-        'tsconfig.json': JSON.stringify(TSCONFIG),
+        'tsconfig.json': JSON.stringify(CONSUMER_TSCONFIG),
         'narrowing.ts': NARROWING,
         'exhaustive.ts': EXHAUSTIVE,
         'mistakes.ts': MISTAKES,
@@ -229,7 +209,7 @@ describe('scripts/generate-sdk-events.mjs', function () {
     const payments = path.join(REPO_DIR, 'sdk/src/generated/payments.js');
     fs.writeFileSync(path.join(dir, 'payments.ts'), `export type * from ${JSON.stringify(payments)};\n`);
     // The DOM library stands for @types/node's fetch types, which this bare directory cannot see.
-    const compilerOptions = { ...TSCONFIG.compilerOptions, lib: ['ES2023', 'DOM'], types: [], paths: {} };
+    const compilerOptions = { ...CONSUMER_TSCONFIG.compilerOptions, lib: ['ES2023', 'DOM'], types: [], paths: {} };
     fs.writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({ compilerOptions, include: ['*.ts'] }));
     expect(await typecheck(dir)).to.equal('');
   });

@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
-import { createTypeScriptProject, REPO_DIR, type TypeScriptProject } from './typescript-project.js';
+import { CONSUMER_TSCONFIG, createTypeScriptProject, REPO_DIR, type TypeScriptProject } from './typescript-project.js';
 
 const README = path.join(REPO_DIR, 'sdk/README.md');
 
@@ -20,29 +20,6 @@ function readmeModules(markdown: string): string[] {
   return modules;
 }
 
-/**
- * A consumer's strictest usual settings, in a plain Node project (no DOM library: the SDK's types
- * must come from Node's own `fetch`), with the package names mapped to the SDK's sources.
- */
-const TSCONFIG = {
-  compilerOptions: {
-    target: 'ES2022',
-    module: 'NodeNext',
-    moduleResolution: 'NodeNext',
-    lib: ['ES2023'],
-    types: ['node'],
-    strict: true,
-    exactOptionalPropertyTypes: true,
-    noEmit: true,
-    skipLibCheck: true,
-    paths: {
-      '@payments-api/sdk': [path.join(REPO_DIR, 'sdk/src/index.ts')],
-      '@payments-api/sdk/node': [path.join(REPO_DIR, 'sdk/src/node.ts')],
-    },
-  },
-  include: ['*.ts'],
-};
-
 describe("the SDK README's TypeScript examples", function () {
   this.timeout(60_000);
   let project: TypeScriptProject | undefined;
@@ -56,7 +33,7 @@ describe("the SDK README's TypeScript examples", function () {
     expect(modules.join('\n')).to.include('autoPaginate(').and.include("from '@payments-api/sdk/node'");
     const files: Record<string, string> = {
       'package.json': JSON.stringify({ name: 'readme-examples', private: true, type: 'module' }),
-      'tsconfig.json': JSON.stringify(TSCONFIG),
+      'tsconfig.json': JSON.stringify(CONSUMER_TSCONFIG),
     };
     modules.forEach((text, index) => {
       // `export {}` keeps a module a module even if an example ever loses its imports.

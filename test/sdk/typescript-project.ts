@@ -11,6 +11,29 @@ export const REPO_DIR = fileURLToPath(new URL('../../', import.meta.url));
 const TSC = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 
 /** A throwaway TypeScript project in the system's temp directory. */
+/**
+ * A consumer's strictest usual settings, in a plain Node project (no DOM library: the SDK's types
+ * must come from Node's own `fetch`), with the package names mapped to the SDK's sources.
+ */
+export const CONSUMER_TSCONFIG = {
+  compilerOptions: {
+    target: 'ES2022',
+    module: 'NodeNext',
+    moduleResolution: 'NodeNext',
+    lib: ['ES2023'],
+    types: ['node'],
+    strict: true,
+    exactOptionalPropertyTypes: true,
+    noEmit: true,
+    skipLibCheck: true,
+    paths: {
+      '@payments-api/sdk': [path.join(REPO_DIR, 'sdk/src/index.ts')],
+      '@payments-api/sdk/node': [path.join(REPO_DIR, 'sdk/src/node.ts')],
+    },
+  },
+  include: ['*.ts'],
+};
+
 export interface TypeScriptProject {
   dir: string;
   /** Runs tsc on the project; resolves to its diagnostics, one per line (empty when it compiles). */

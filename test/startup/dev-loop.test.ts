@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
+import { freePort } from '../helpers/api-process.js';
 import { eventually } from '../helpers/eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -18,14 +18,6 @@ function projectCopy(): string {
   }
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
   return copy;
-}
-
-async function freePort(): Promise<number> {
-  const probe = net.createServer();
-  await new Promise<void>((resolve, reject) => probe.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as net.AddressInfo;
-  await new Promise<void>((resolve) => probe.close(() => resolve()));
-  return port;
 }
 
 /** The description of `GET /v1/customers` as the running server serves it, or undefined while none answers. */
