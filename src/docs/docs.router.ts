@@ -57,11 +57,20 @@ function originRelativeUrls(spec: SpecDocument): Array<{ path: string[]; value: 
   return changes;
 }
 
+let served: { json: string; yaml: string } | undefined;
+
 /**
  * The contract as `/openapi.json` and `/openapi.yaml` serve it: the spec with its own origin made
  * relative (see {@link originRelativeUrls}). The YAML keeps the file's comments and anchors.
+ * Made once per process, as the spec is read once (loadSpec): re-reading the YAML document takes
+ * a quarter of a second, which every app built in the process (each test's server) would pay.
  */
 function servedContract(): { json: string; yaml: string } {
+  served ??= renderContract();
+  return served;
+}
+
+function renderContract(): { json: string; yaml: string } {
   const spec = structuredClone(loadSpec());
   const yaml = parseDocument(fs.readFileSync(SPEC_PATH, 'utf8'));
   for (const { path: at, value } of originRelativeUrls(spec)) {
