@@ -524,6 +524,31 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/request_logs': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List the account's recent API requests
+     * @description The account's API requests (REST and GraphQL over HTTP), newest first: method, path, status,
+     *     request id and duration, as the server answered them. Entries are written within a quarter
+     *     of a second of the answer and kept for `REQUEST_LOG_RETENTION_HOURS` (24 by default); reads
+     *     of this list are not themselves logged, so following it (`payments logs tail`) adds nothing
+     *     to it. Requests refused before their credential was accepted belong to no account and are
+     *     not listed.
+     */
+    get: operations['listRequestLogs'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/webhook_endpoints': {
     parameters: {
       query?: never;
@@ -2855,6 +2880,78 @@ export interface components {
       data: components['schemas']['Event'][];
     };
     /**
+     * @description A request's id, as its `Request-Id` header carried it.
+     * @example req_3mXnQ0b7Yk1cT9pWq2LrZs8v
+     */
+    RequestId: string;
+    /**
+     * @description One API request of the account, as the server answered it.
+     * @example {
+     *       "id": "req_3mXnQ0b7Yk1cT9pWq2LrZs8v",
+     *       "object": "request_log",
+     *       "created": 1795536420,
+     *       "livemode": false,
+     *       "method": "POST",
+     *       "path": "/v1/charges",
+     *       "status": 200,
+     *       "duration_ms": 4.2,
+     *       "idempotency_key": "order-6735-attempt-1"
+     *     }
+     */
+    RequestLog: {
+      id: components['schemas']['RequestId'];
+      /** @constant */
+      object: 'request_log';
+      created: components['schemas']['Timestamp'];
+      livemode: components['schemas']['Livemode'];
+      /**
+       * @description The request's HTTP method.
+       * @enum {string}
+       */
+      method: 'GET' | 'HEAD' | 'POST' | 'PUT' | 'PATCH' | 'DELETE' | 'OPTIONS';
+      /**
+       * @description The request's path, without its query string.
+       * @example /v1/charges
+       */
+      path: string;
+      /**
+       * Format: int32
+       * @description The HTTP status of the answer.
+       * @example 200
+       */
+      status: number;
+      /**
+       * @description Milliseconds from the request's arrival to the end of its answer.
+       * @example 4.2
+       */
+      duration_ms: number;
+      /** @description The request's `Idempotency-Key`, if it sent one. */
+      idempotency_key: string | null;
+    };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "req_3mXnQ0b7Yk1cT9pWq2LrZs8v",
+     *           "object": "request_log",
+     *           "created": 1795536420,
+     *           "livemode": false,
+     *           "method": "POST",
+     *           "path": "/v1/charges",
+     *           "status": 200,
+     *           "duration_ms": 4.2,
+     *           "idempotency_key": "order-6735-attempt-1"
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/request_logs"
+     *     }
+     */
+    RequestLogList: components['schemas']['ListFields'] & {
+      data: components['schemas']['RequestLog'][];
+    };
+    /**
      * Format: uri
      * @description An http(s) URL that receives the events.
      * @example https://example.com/webhooks
@@ -4657,7 +4754,8 @@ export interface components {
       | 'webhooks:read'
       | 'webhooks:write'
       | 'api_keys:read'
-      | 'api_keys:write';
+      | 'api_keys:write'
+      | 'request_logs:read';
     /**
      * @example {
      *       "scopes": [
@@ -7641,6 +7739,45 @@ export interface operations {
       401: components['responses']['Unauthorized'];
       403: components['responses']['Forbidden'];
       404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listRequestLogs: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last entry of the previous page; returns older entries. */
+        starting_after?: components['schemas']['RequestId'];
+        /** @description A cursor: the id of the first entry of the next page; returns newer entries. */
+        ending_before?: components['schemas']['RequestId'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of request log entries. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['RequestLogList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];

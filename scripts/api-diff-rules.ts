@@ -14,9 +14,11 @@
  * what the receiver answers (request rules).
  *
  * And an operationId is more than an annotation here: it names the SDK's function for the
- * operation, so changing or removing one breaks the SDK's users.
+ * operation, so changing or removing one breaks the SDK's users. The document's `tags`, which only
+ * group operations in the docs, are annotations: the library left a tag added to the list
+ * unclassified, which counted as breaking.
  */
-import { addNonBreaking, allBreaking, openapi3Rules, openApiSchemaRules, type CompareRules } from 'api-smart-diff';
+import { addNonBreaking, allAnnotation, allBreaking, openapi3Rules, openApiSchemaRules, type CompareRules } from 'api-smart-diff';
 
 /** The OpenAPI versions the library tells apart (it reads JSON Schema 2020-12 for 3.1). */
 export type OpenApiVersion = '3.0.x' | '3.1.x';
@@ -66,6 +68,7 @@ export function contractRules(version: OpenApiVersion): CompareRules {
   const components = child(base, '/components');
   return {
     ...base,
+    '/tags': { $: allAnnotation, '/*': { $: allAnnotation, '/*': { $: allAnnotation } } },
     '/paths': {
       ...paths,
       '/*': { ...pathItem, '/*': { ...operation, '/operationId': operationId, '/requestBody': forward.requestBody, '/responses': forward.responses } },

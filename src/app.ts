@@ -29,6 +29,8 @@ import { DEFAULT_HTTP_TIMEOUTS } from './http/server-timeouts.js';
 import { negotiateVersion } from './http/versioning.js';
 import type { Logger } from './logging/logger.js';
 import { logRequests } from './http/request-logging.js';
+import { recordRequestLogs } from './http/request-log.js';
+import type { RequestLogBuffer } from './resources/request-logs/request-log-buffer.js';
 import { measureRequests } from './metrics/measure-requests.js';
 import { serveMetrics } from './metrics/metrics-endpoint.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
@@ -57,6 +59,8 @@ export interface AppDeps {
    * every API request is counted and timed in it. Undefined: neither (most tests).
    */
   metrics?: { registry: Registry; public: boolean };
+  /** Where accounts' requests are recorded for `GET /v1/request_logs`; undefined: nowhere. */
+  requestLog?: RequestLogBuffer;
 }
 
 /**
@@ -99,6 +103,9 @@ export function createApp(deps: AppDeps): Express {
     // duration covers the whole pipeline and 404s, 429s and GraphQL are counted too.
     app.use(measureRequests(new RequestMetrics(registry, routes)));
   }
+  // The request log: past pages, probes and scrapes, which no account makes, and before the checks and
+  // authentication, so that a logged request's duration covers them.
+  if (deps.requestLog) app.use(recordRequestLogs(deps.requestLog, deps.clock));
   // Nothing below waits for a body longer than this (408), or at all for a request it refuses anyway:
   // a declared body over 1 MB (413), a repeated Authorization or Idempotency-Key (400), refused
   // credentials (401, or 429 once the address has failed too often).

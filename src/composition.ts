@@ -42,6 +42,8 @@ import { createWebhookAttemptMetrics } from './metrics/webhook-attempt-metrics.j
 import { purgeExpiredKeys } from './operations/idempotency.js';
 import { purgeSeenSignatures } from './resources/signing-keys/seen-signatures.repo.js';
 import { expireAuthorizations } from './resources/payment-intents/authorizations.js';
+import { createRequestLogBuffer, type RequestLogBuffer } from './resources/request-logs/request-log-buffer.js';
+import { purgeRequestLogs } from './resources/request-logs/request-logs.repo.js';
 import type { ServiceSettings } from './operations/operations.js';
 import { parseCertificateBundle } from './resources/client-certificates/client-certificates.x509.js';
 import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
@@ -51,11 +53,13 @@ import { startWebhookWorker } from './webhooks/worker.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 const AUTHORIZATION_EXPIRY_INTERVAL_MS = 60_000;
+const DEFAULT_REQUEST_LOG_RETENTION_HOURS = 24;
 
 /**
  * The order things close in, at shutdown and after a failed start: WebSocket clients before the
  * HTTP server (their upgraded sockets would otherwise hold `server.close()` open), the servers
- * before the worker, the worker before its sender, the database last.
+ * before the request log (its last entries are of their last requests), the worker before its
+ * sender, the database last.
  */
 export const CLOSE_ORDER = [
   'purge timer',
@@ -63,6 +67,7 @@ export const CLOSE_ORDER = [
   'HTTP server',
   'HTTPS server',
   'metrics server',
+  'request log',
   'webhook worker',
   'authorisation expiry',
   'webhook sender',
@@ -88,7 +93,7 @@ type NeededSetting =
  * The settings it reads when they are given: left out, a limit or a mode is off (rate limits, the
  * failed-authentication limit, `METRICS_PORT`, `SMTP_URL`, trusted documents only, public
  * metrics), a tuning is its module's default (timeouts, proxies trusted, the worker's lease and
- * concurrency, when an endpoint is disabled).
+ * concurrency, when an endpoint is disabled), a retention its default (the request log's 24 hours).
  */
 type OptionalSetting =
   | 'rateLimit'
@@ -102,6 +107,7 @@ type OptionalSetting =
   | 'webhookLeaseSeconds'
   | 'webhookConcurrency'
   | 'webhookDisableAfterSeconds'
+  | 'requestLogRetentionHours'
   | 'accessTokens'
   | 'externalJwt'
   | 'tls';
@@ -199,8 +205,11 @@ export interface RoleChoices {
 
 /** The roles running in this process. */
 export interface Roles {
-  /** The API's server and its URL, when this process serves the API (and the mutual-TLS listener's, when configured). */
-  api?: { server: Server; url: string; tlsUrl?: string };
+  /**
+   * The API's server and its URL, when this process serves the API (and the mutual-TLS listener's,
+   * when configured), and its request log, whose `flush()` writes what is recorded so far.
+   */
+  api?: { server: Server; url: string; tlsUrl?: string; requestLog: Pick<RequestLogBuffer, 'flush'> };
   /** Closes everything the services and the roles opened, in `CLOSE_ORDER`. */
   close(): Promise<void>;
 }
@@ -234,6 +243,10 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
   const { idempotencyTtlSeconds } = config;
   const shared = { db, clock, logger, auth, rateLimiter, eventStream, settings, idempotencyTtlSeconds };
   const httpTimeouts = config.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
+  // On the services' database, not the app's: the log's writes belong to no request (and tests
+  // count the statements the app's requests run).
+  const requestLog = createRequestLogBuffer(db, logger);
+  opened.track('request log', () => requestLog.close());
   const app = createApp({
     ...shared,
     db: choices.appDb ?? db,
@@ -241,6 +254,7 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
     bodyTimeoutMs: httpTimeouts.bodyMs,
     graphqlTrustedDocumentsOnly: config.graphqlTrustedDocumentsOnly,
     metrics: services.metrics && { registry: services.metrics, public: config.metricsPublic ?? false },
+    requestLog,
   });
   const server = http.createServer(app);
   applyServerTimeouts(server, httpTimeouts);
@@ -255,7 +269,7 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
   const url = `http://${hostAndPort(config.host, (server.address() as AddressInfo).port)}`;
   logger.info({ url, role: config.role }, 'payments-api listening');
   const tlsUrl = tls && (await listenMutualTls(services, app, tls, choices));
-  return { server, url, tlsUrl };
+  return { server, url, tlsUrl, requestLog };
 }
 
 /** What the mutual-TLS listener is made of, read from `TLS_CERT_FILE`, `TLS_KEY_FILE` and `TLS_CLIENT_CA_FILE`. */
@@ -366,14 +380,21 @@ function startAuthorizationExpiry({ db, clock, logger, opened }: Services, inter
   });
 }
 
-/** Expired idempotency keys, client-registered GraphQL documents and seen message signatures, purged every ten minutes. */
+/**
+ * Expired idempotency keys, client-registered GraphQL documents, seen message signatures and request
+ * log entries past their retention, purged every ten minutes.
+ */
 function startPurgeTimer({ config, db, clock, logger, opened }: Services): void {
+  const requestLogRetentionSeconds = (config.requestLogRetentionHours ?? DEFAULT_REQUEST_LOG_RETENTION_HOURS) * 3600;
   const purge = setInterval(() => {
     purgeExpiredKeys(db, clock.nowMs(), config.idempotencyTtlSeconds).catch((err) =>
       logger.warn({ err }, 'idempotency key purge failed'),
     );
     purgeClientDocuments(db, unixSeconds(clock)).catch((err) => logger.warn({ err }, 'persisted GraphQL document purge failed'));
     purgeSeenSignatures(db, unixSeconds(clock)).catch((err) => logger.warn({ err }, 'seen message signature purge failed'));
+    purgeRequestLogs(db, unixSeconds(clock) - requestLogRetentionSeconds).catch((err) =>
+      logger.warn({ err }, 'request log purge failed'),
+    );
   }, PURGE_INTERVAL_MS);
   purge.unref();
   opened.track('purge timer', () => clearInterval(purge));

@@ -24,6 +24,8 @@ export interface Config {
   nodeEnv: string;
   /** How long an idempotency key and its stored response are kept. */
   idempotencyTtlSeconds: number;
+  /** How long request log entries (`GET /v1/request_logs`) are kept (`REQUEST_LOG_RETENTION_HOURS`, at least 1). */
+  requestLogRetentionHours: number;
   /**
    * Requests per API key and window (`RATE_LIMIT_PER_SECOND` × `RATE_LIMIT_WINDOW_SECONDS`),
    * counted across every API process; undefined when `RATE_LIMIT_PER_SECOND=0` turns limits off.
@@ -218,6 +220,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: logLevel(env.LOG_LEVEL),
     nodeEnv,
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
+    requestLogRetentionHours: atLeastOne(
+      'REQUEST_LOG_RETENTION_HOURS',
+      integer('REQUEST_LOG_RETENTION_HOURS', env.REQUEST_LOG_RETENTION_HOURS, 24),
+    ),
     rateLimit: rateLimit(env),
     authFailures: authFailures(env),
     trustProxyHops: integer('TRUST_PROXY', env.TRUST_PROXY, 0),

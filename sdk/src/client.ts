@@ -7,6 +7,7 @@ import {
   type ClientCredentials,
   type SigningKey,
 } from './credentials.js';
+import { createRawRequest, type RawRequest } from './raw-request.js';
 import type { TransportSettings } from './transport.js';
 
 /** The generated operations (the URL builders `get…Url` and constants left out). */
@@ -36,8 +37,14 @@ type ClientOperation<F> = F extends (...args: infer A) => infer R
   ? (...args: { [I in keyof A]: AcceptingUndefined<A[I]> }) => R
   : never;
 
-/** The API's operations, one method each, named by operationId (`listCharges`, `createCharge`, …). */
-export type PaymentsClient = { [K in OperationName]: ClientOperation<(typeof generated)[K]> };
+/**
+ * The API's operations, one method each, named by operationId (`listCharges`, `createCharge`, …),
+ * and `rawRequest` for any method and path.
+ */
+export type PaymentsClient = { [K in OperationName]: ClientOperation<(typeof generated)[K]> } & {
+  /** Sends any method and path with form or query parameters, through the same credentials and retries. */
+  rawRequest: RawRequest;
+};
 
 /** Authenticate with an API key: a secret key `sk_test_…` or a restricted key `rk_test_…`. */
 export interface ApiKeyOption {
@@ -92,7 +99,7 @@ export function createClient(options: ClientOptions): PaymentsClient {
     fetch: fetcher,
     backoffMs: (attempt) => Math.min(500 * 2 ** (attempt - 1), 8000) * (0.8 + Math.random() * 0.4),
   };
-  const client: Record<string, unknown> = {};
+  const client: Record<string, unknown> = { rawRequest: createRawRequest(settings) };
   for (const [name, value] of Object.entries(generated)) {
     if (typeof value !== 'function' || /^get\w+Url$/.test(name)) continue;
     const operation = value as (...args: unknown[]) => Promise<unknown>;

@@ -4,6 +4,9 @@
  * Node-only webhook receiver is `@payments-api/sdk/node` (./node.ts).
  */
 export { createClient, type ClientCredentialOptions, type ClientOptions, type PaymentsClient } from './client.js';
+export {
+  encodeParams, type RawMethod, type RawParams, type RawParamValue, type RawRequest, type RawRequestOptions, type RawResponse,
+} from './raw-request.js';
 export { TokenRequestError, type ClientCredentials, type SigningKey } from './credentials.js';
 export { autoPaginate, type PageFetcher, type PageItem } from './pagination.js';
 export {
@@ -21,5 +24,5 @@ export {
   CaptureMethod, CancellationReason, PaymentErrorCode, PaymentIntentCancelParamsCancellationReason,
   PaymentIntentAuthenticateParamsOutcome, Scope, ApiKeyType, ApiKeyWithSecretType, OAuthErrorError,
   ErrorType, ErrorCode, DeclineCode, InvalidRequestErrorCode, NotFoundErrorCode, HttpRequestErrorCode,
-  AuthenticationErrorCode, IdempotencyErrorCode, PaymentIntentStateErrorCode,
+  AuthenticationErrorCode, IdempotencyErrorCode, PaymentIntentStateErrorCode, RequestLogMethod,
 } from './generated/payments.js';

@@ -7,6 +7,7 @@ import { oauthHandlers } from './oauth/oauth.handlers.js';
 import { orderHandlers } from './orders/orders.handlers.js';
 import { paymentIntentHandlers } from './payment-intents/payment-intents.handlers.js';
 import { refundHandlers } from './refunds/refunds.handlers.js';
+import { requestLogHandlers } from './request-logs/request-logs.handlers.js';
 import { signingKeyHandlers } from './signing-keys/signing-keys.handlers.js';
 import { userHandlers } from './users/users.handlers.js';
 import { webhookDeliveryHandlers } from './webhook-deliveries/webhook-deliveries.handlers.js';
@@ -37,6 +38,7 @@ const bound = {
   ...oauthHandlers,
   ...signingKeyHandlers,
   ...clientCertificateHandlers,
+  ...requestLogHandlers,
 } satisfies Handlers;
 
 /**

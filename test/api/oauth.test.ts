@@ -54,6 +54,7 @@ const ALL_SCOPES = [
   'webhooks:write',
   'api_keys:read',
   'api_keys:write',
+  'request_logs:read',
 ];
 
 interface Credentials {

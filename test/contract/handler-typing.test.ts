@@ -44,12 +44,14 @@ describe('typed handlers', function () {
   });
 
   it('reports a new operation of the spec without a handler first, in one short line naming it', async () => {
-    // A copy of src/ and generated/ where the generated types gained an operation nobody handles.
+    // A copy of src/ and generated/ (sdk/ linked) where the generated types gained an operation nobody handles.
     const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'handler-typing-'));
     try {
       fs.cpSync(path.join(root, 'src'), path.join(copy, 'src'), { recursive: true });
       fs.cpSync(path.join(root, 'generated'), path.join(copy, 'generated'), { recursive: true });
       fs.symlinkSync(path.join(root, 'node_modules'), path.join(copy, 'node_modules'));
+      // The CLI (src/cli) calls the server through the SDK's source.
+      fs.symlinkSync(path.join(root, 'sdk'), path.join(copy, 'sdk'));
       fs.writeFileSync(path.join(copy, 'package.json'), JSON.stringify({ type: 'module' }));
       const types = path.join(copy, 'generated/openapi.ts');
       const generated = fs.readFileSync(types, 'utf8');

@@ -109,6 +109,10 @@ const PARITY: ParityLists = {
       'ClientCertificate',
     ),
     ...each(
+      "The request log describes the API's own requests, both doors' alike; it is read over REST only (GET /v1/request_logs).",
+      'RequestLog',
+    ),
+    ...each(
       'The part every typed event shares; the whole event, Event, is the one compared.',
       'EventEnvelope',
     ),

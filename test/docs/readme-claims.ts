@@ -283,4 +283,22 @@ const AUTHENTICATION: Claim[] = [
   },
 ];
 
-export const README_CLAIMS: Claim[] = [...TRY_IT, ...WEBHOOKS_AND_SOURCES, ...AUTHENTICATION];
+/** The local loop with the `payments` command. */
+const LOCAL_LOOP: Claim[] = [
+  {
+    command: 'npx payments trigger charge.succeeded',
+    says: 'make the events happen: a charge; listen prints each event and the handler\'s answer; logs tail shows the requests',
+    check: async (run, project) => {
+      const [charge] = [run.json()].flat() as Array<{ id: string; object: string }>;
+      expect(charge).to.include({ object: 'charge' });
+      const [event] = (await project.api(`/v1/events?type=charge.succeeded&object_id=${charge.id}`)).data;
+      await eventually(() => {
+        expect(project.backgroundLog('listen')).to.match(new RegExp(`charge\\.succeeded {2}${event.id} → 200`));
+        expect(project.receiverLog()).to.match(new RegExp(`charge\\.succeeded ${event.id} signature valid`));
+        expect(project.backgroundLog('logs')).to.match(/POST\s+\/v1\/charges\s+200/);
+      }, 10_000);
+    },
+  },
+];
+
+export const README_CLAIMS: Claim[] = [...TRY_IT, ...LOCAL_LOOP, ...WEBHOOKS_AND_SOURCES, ...AUTHENTICATION];

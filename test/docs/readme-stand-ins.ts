@@ -1,20 +1,21 @@
 /**
  * What the README test does instead of the commands that cannot run as written inside the suite:
  * starting the server (the test starts it as `npm start` does, from the project folder, and checks
- * what the text says a start prints and saves), running the suite, and a receiver that would hold
- * its terminal.
+ * what the text says a start prints and saves), running the suite, the commands that would hold
+ * a terminal (a receiver, `payments listen`, `payments logs tail`), and an id the reader copies.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import pg from 'pg';
 import { createDatabase, POSTGRES_ADMIN_URL } from '../helpers/databases.js';
+import { eventually } from '../helpers/eventually.js';
 import { logLines, type ReadmeServer } from '../helpers/readme-server.js';
 import type { ReadmeProject } from '../helpers/readme-project.js';
 import type { StandIn } from '../helpers/readme-runner.js';
 
 /** The fixed ports of the README, the server's (`PORT`'s default) first: each is given a free one. */
-export const README_PORTS = [4242, 4343, 4443];
+export const README_PORTS = [4242, 4343, 4443, 3000];
 
 /** `A=1 B=2 ` → `{A: '1', B: '2'}`. */
 function settingsOf(assignments: string): Record<string, string> {
@@ -127,6 +128,39 @@ export const README_STAND_INS: StandIn[] = [
     command: /^((?:[A-Z_]+=\S+ )+)npm start$/,
     does: 'the server stopped by PID (SIGINT, as Ctrl-C) and started again with these settings (ports rewritten; DATABASE_URL a new database on the test Postgres)',
     run: (match, project) => restartWith(settingsOf(match[1]), project),
+  },
+  {
+    command: /^npx payments listen --forward-to \S+$/,
+    does: 'run from the shell in the background (the README gives it a terminal) until it is ready; stopped by PID at the end',
+    run: (match, project) => project.startInBackground('listen', match[0], /^Ready! .* whsec_\w+/m),
+  },
+  {
+    command: /^(WEBHOOK_SECRET=\$\(npx payments listen --print-secret\)) node scripts\/receive-webhooks\.mjs (\d+)$/,
+    does: 'run from the shell in the background on a free port; stopped by PID at the end',
+    run: async (match, project) => {
+      await project.startReceiver(`${match[1]} node scripts/receive-webhooks.mjs ${project.port(Number(match[2]))}`);
+      // The secret the handler verifies with is the one listen announced.
+      const secret = project.dataFile('listen-webhook-secret');
+      expect(project.backgroundLog('listen')).to.include(`Your webhook signing secret is ${secret}`);
+    },
+  },
+  {
+    command: /^npx payments logs tail$/,
+    does: 'run from the shell in the background until it follows the log; stopped by PID at the end',
+    run: (match, project) => project.startInBackground('logs', match[0], 'Following the request log'),
+  },
+  {
+    command: /^(npx payments events resend) evt_… (.+)$/,
+    does: 'run with the id of the charge.succeeded event that listen printed in place of evt_…',
+    run: async (match, project) => {
+      const id = /charge\.succeeded {2}(evt_\w+)/.exec(project.backgroundLog('listen'))?.[1];
+      if (!id) throw new Error(`listen printed no charge.succeeded event:\n${project.backgroundLog('listen')}`);
+      const resent = await project.shell.run(project.rewrite(`${match[1]} ${id} ${match[2]}`));
+      expect(resent.exitCode, resent.stderr).to.equal(0);
+      // The handler gets it a second time, verified.
+      await eventually(() => expect(project.receiverLog().split(id).length - 1).to.equal(2), 10_000);
+      expect(project.receiverLog()).to.not.include('INVALID');
+    },
   },
   {
     command: /^node scripts\/receive-webhooks\.mjs (\d+)$/,

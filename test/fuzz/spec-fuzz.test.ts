@@ -198,6 +198,9 @@ async function createFixture(server: TestServer): Promise<Fixture> {
   fixture.ids.Order = await createObject(api, 'Order', fixture);
   fixture.ids.Event = (await api.get('/v1/events?limit=1')).body.data[0].id;
   fixture.ids.WebhookDelivery = (await api.get('/v1/webhook_deliveries?limit=1')).body.data[0].id;
+  // The entries of the requests above, written now rather than within the recorder's 200 ms.
+  await server.flushRequestLogs();
+  fixture.ids.RequestLog = (await api.get('/v1/request_logs?limit=1')).body.data[0].id;
   fixture.foreignId = await created(
     await server.otherApi.post('/v1/customers', { email: 'other@example.com' }),
     'foreign',

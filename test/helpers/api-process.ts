@@ -26,12 +26,13 @@ export async function freePort(): Promise<number> {
 }
 
 /**
- * Starts an API process (rate limits off unless `env` sets `RATE_LIMIT_PER_SECOND`, the limit of
- * failed authentications off unless it sets `AUTH_FAILURES_PER_MINUTE`) and resolves
- * once `GET /healthz` answers 200: it is migrated and listening.
+ * Starts an API process (on `env.PORT` when given, else a free port; rate limits off unless `env`
+ * sets `RATE_LIMIT_PER_SECOND`, the limit of failed authentications off unless it sets
+ * `AUTH_FAILURES_PER_MINUTE`) and resolves once `GET /healthz` answers 200: it is migrated and listening.
  */
 export async function startApiProcess(target: DatabaseTarget, env: Record<string, string> = {}): Promise<ApiProcess> {
-  const port = await freePort();
+  // A restart on the same address gives `PORT`; otherwise the OS picks one.
+  const port = env.PORT ? Number(env.PORT) : await freePort();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -1,8 +1,9 @@
 /**
  * A throwaway folder laid out like the project for the README's commands: `scripts/` is the
  * checkout's, `data/` is what the server makes of it on its first start. It owns everything the
- * commands run with: one shell (the README's second terminal), the server process, the webhook
- * receiver, and the free ports that stand in for the README's fixed ones.
+ * commands run with: one shell (the README's second terminal), the server process, the commands
+ * the README runs in terminals of their own (the webhook receiver, `payments listen`), and the
+ * free ports that stand in for the README's fixed ones.
  */
 import fs from 'node:fs';
 import { freePort } from './api-process.js';
@@ -13,11 +14,12 @@ import { startReadmeServer, type ReadmeServer } from './readme-server.js';
 import { eventually } from './eventually.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
+const PAYMENTS_BIN = path.join(ROOT, 'bin/payments.mjs');
 
 export class ReadmeProject {
   /** The server the commands talk to now, if one runs. */
   server: ReadmeServer | undefined;
-  private receiverPid: number | undefined;
+  private readonly backgroundPids: number[] = [];
   private readonly cleanups: Array<() => Promise<void>> = [];
 
   private constructor(
@@ -55,9 +57,15 @@ export class ReadmeProject {
     return port;
   }
 
-  /** `text` with every `127.0.0.1:<port>` of the README pointed at the port used instead. */
+  /**
+   * `text` with `npx payments` run as this checkout's `payments` command (the folder is not an npm
+   * project, where npx would fetch a package of that name from the registry), pointed at the
+   * README's server, and with every `127.0.0.1:<port>` of the README pointed at the port used instead.
+   */
   rewrite(text: string): string {
-    return text.replace(/127\.0\.0\.1:(\d+)/g, (_, port: string) => `127.0.0.1:${this.port(Number(port))}`);
+    return text
+      .replace(/\bnpx payments\b/g, `node '${PAYMENTS_BIN}' --api-base http://127.0.0.1:${this.serverPort}`)
+      .replace(/127\.0\.0\.1:(\d+)/g, (_, port: string) => `127.0.0.1:${this.port(Number(port))}`);
   }
 
   /** Stops the running server, if any (Ctrl-C), and starts it again with `settings` (`npm start`). */
@@ -69,18 +77,32 @@ export class ReadmeProject {
   }
 
   /** Runs `command` (the receiver's, port rewritten) from the shell in the background; waits until it listens. */
-  async startReceiver(command: string): Promise<void> {
-    const log = this.receiverLogFile();
-    const started = await this.shell.run(`${command} > '${log}' 2>&1 & echo $!`);
-    this.receiverPid = Number(started.stdout.trim());
-    await eventually(() => {
-      if (!fs.readFileSync(log, 'utf8').includes('receiving webhooks on')) throw new Error(`the receiver did not start:\n${this.receiverLog()}`);
-    }, 10_000);
+  startReceiver(command: string): Promise<void> {
+    return this.startInBackground('receiver', command, 'receiving webhooks on');
   }
 
   /** What the receiver printed so far. */
   receiverLog(): string {
-    return fs.existsSync(this.receiverLogFile()) ? fs.readFileSync(this.receiverLogFile(), 'utf8') : '';
+    return this.backgroundLog('receiver');
+  }
+
+  /**
+   * Runs `command` (rewritten) from the shell in the background, its stdout and stderr in the log
+   * `name`; waits until the log shows `ready`. Stopped by PID when the project closes.
+   */
+  async startInBackground(name: string, command: string, ready: string | RegExp): Promise<void> {
+    const log = this.logFile(name);
+    const started = await this.shell.run(`${this.rewrite(command)} > '${log}' 2>&1 & echo $!`);
+    this.backgroundPids.push(Number(started.stdout.trim()));
+    await eventually(() => {
+      const text = this.backgroundLog(name);
+      if (typeof ready === 'string' ? !text.includes(ready) : !ready.test(text)) throw new Error(`${name} did not start:\n${text}`);
+    }, 15_000);
+  }
+
+  /** What the background command `name` printed so far. */
+  backgroundLog(name: string): string {
+    return fs.existsSync(this.logFile(name)) ? fs.readFileSync(this.logFile(name), 'utf8') : '';
   }
 
   /** The folder's path with symbolic links resolved, as the server names it (it resolves `./data`). */
@@ -109,9 +131,9 @@ export class ReadmeProject {
 
   /** Stops the receiver and the server by their PIDs, ends the shell, removes the folder. */
   async close(): Promise<void> {
-    if (this.receiverPid) {
+    for (const pid of this.backgroundPids) {
       try {
-        process.kill(this.receiverPid, 'SIGTERM');
+        process.kill(pid, 'SIGTERM');
       } catch {
         // it has already exited
       }
@@ -121,7 +143,7 @@ export class ReadmeProject {
     for (const cleanup of this.cleanups) await cleanup();
   }
 
-  private receiverLogFile(): string {
-    return path.join(this.logs, 'receiver.log');
+  private logFile(name: string): string {
+    return path.join(this.logs, `${name}.log`);
   }
 }

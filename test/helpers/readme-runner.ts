@@ -46,8 +46,12 @@ export interface StandIn {
 /** The result of a block: run, or skipped with a reason. */
 export type BlockOutcome = { skipped: string } | { skipped: undefined };
 
-/** A command that starts or builds something the test cannot let it: each needs a stand-in. */
-const NEEDS_STAND_IN = /(^|[;&|(]\s*)npm\b/;
+/**
+ * A command that starts or builds something the test cannot let it, or that npx would fetch from
+ * the registry in the test's folder (every npx but `npx payments`, which the project rewrites to
+ * the checkout's command): each needs a stand-in.
+ */
+const NEEDS_STAND_IN = /(^|[;&|(]\s*)(npm\b|npx (?!payments\b))/;
 
 /** Whether `claim` is about `command`. */
 function isAbout(claim: Claim, command: ReadmeCommand): boolean {

@@ -66,6 +66,8 @@ export interface TestServer {
   registry: Registry | undefined;
   /** How many SQL statements the app has run so far (to prove that batching works). */
   statementCount(): number;
+  /** Writes the request log entries recorded so far (they are otherwise written within 200 ms). */
+  flushRequestLogs(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -167,6 +169,7 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
     eventStream: eventStream!,
     registry: services.metrics,
     statementCount: () => appDb.statementCount,
+    flushRequestLogs: () => roles.api!.requestLog.flush(),
     async close() {
       await roles.close();
       await database.drop();
@@ -227,6 +230,7 @@ function currentServer(server: () => TestServer): TestServer {
     get eventStream() { return server().eventStream; },
     get registry() { return server().registry; },
     statementCount: () => server().statementCount(),
+    flushRequestLogs: () => server().flushRequestLogs(),
     close: () => server().close(),
   };
 }

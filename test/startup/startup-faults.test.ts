@@ -94,6 +94,7 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
       [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL must be an smtp:// or smtps:// URL'],
       [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)'],
+      [{ REQUEST_LOG_RETENTION_HOURS: '0' }, 'REQUEST_LOG_RETENTION_HOURS must be at least 1'],
     ];
     for (const [env, reason] of cases) {
       const failure = await startupStage('invalid configuration', () => loadConfig(env)).then(

@@ -580,6 +580,71 @@ export type EventListAllOf = {
 export type EventList = ListFields & EventListAllOf;
 
 /**
+ * A request's id, as its `Request-Id` header carried it.
+ * @maxLength 64
+ * @pattern ^req_[A-Za-z0-9]{1,60}$
+ */
+export type RequestId = string;
+
+/**
+ * The request's HTTP method.
+ */
+export type RequestLogMethod = (typeof RequestLogMethod)[keyof typeof RequestLogMethod];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const RequestLogMethod = {
+  GET: 'GET',
+  HEAD: 'HEAD',
+  POST: 'POST',
+  PUT: 'PUT',
+  PATCH: 'PATCH',
+  DELETE: 'DELETE',
+  OPTIONS: 'OPTIONS',
+} as const;
+
+/**
+ * The request's `Idempotency-Key`, if it sent one.
+ */
+export type RequestLogIdempotencyKey = string | null;
+
+/**
+ * One API request of the account, as the server answered it.
+ */
+export interface RequestLog {
+  id: RequestId;
+  object: 'request_log';
+  created: Timestamp;
+  livemode: Livemode;
+  /** The request's HTTP method. */
+  method: RequestLogMethod;
+  /**
+   * The request's path, without its query string.
+   * @maxLength 2048
+   */
+  path: string;
+  /**
+   * The HTTP status of the answer.
+   * @minimum 100
+   * @maximum 599
+   */
+  status: number;
+  /**
+   * Milliseconds from the request's arrival to the end of its answer.
+   * @minimum 0
+   */
+  duration_ms: number;
+  /** The request's `Idempotency-Key`, if it sent one. */
+  idempotency_key: RequestLogIdempotencyKey;
+}
+
+export type RequestLogListAllOf = {
+  /** @maxItems 100 */
+  data: RequestLog[];
+};
+
+export type RequestLogList = ListFields & RequestLogListAllOf;
+
+/**
  * An http(s) URL that receives the events.
  * @maxLength 2048
  * @pattern ^https?://
@@ -1527,6 +1592,7 @@ export const Scope = {
   'webhooks:write': 'webhooks:write',
   'api_keys:read': 'api_keys:read',
   'api_keys:write': 'api_keys:write',
+  'request_logs:read': 'request_logs:read',
 } as const;
 
 export interface ApiKeyCreateParams {
@@ -2981,6 +3047,27 @@ view); `true`: only events whose every delivery succeeded.
 
  */
   delivery_success?: boolean;
+};
+
+export type ListRequestLogsParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * A cursor: the id of the last entry of the previous page; returns older entries.
+   */
+  starting_after?: RequestId;
+  /**
+   * A cursor: the id of the first entry of the next page; returns newer entries.
+   */
+  ending_before?: RequestId;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
 };
 
 export type ListWebhookEndpointsParams = {
@@ -6940,6 +7027,93 @@ export const retrieveEvent = async (
   options?: RequestInit,
 ): Promise<retrieveEventResponse> => {
   return transport<retrieveEventResponse>(getRetrieveEventUrl(id), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * The account's API requests (REST and GraphQL over HTTP), newest first: method, path, status,
+request id and duration, as the server answered them. Entries are written within a quarter
+of a second of the answer and kept for `REQUEST_LOG_RETENTION_HOURS` (24 by default); reads
+of this list are not themselves logged, so following it (`payments logs tail`) adds nothing
+to it. Requests refused before their credential was accepted belong to no account and are
+not listed.
+
+ * @summary List the account's recent API requests
+ */
+export type listRequestLogsResponse200 = {
+  data: RequestLogList;
+  status: 200;
+};
+
+export type listRequestLogsResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listRequestLogsResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listRequestLogsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type listRequestLogsResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listRequestLogsResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listRequestLogsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 429 | 500>;
+};
+
+export type listRequestLogsResponseSuccess = listRequestLogsResponse200 & {
+  headers: Headers;
+};
+export type listRequestLogsResponseError = (
+  | listRequestLogsResponse400
+  | listRequestLogsResponse401
+  | listRequestLogsResponse403
+  | listRequestLogsResponse429
+  | listRequestLogsResponse500
+  | listRequestLogsResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listRequestLogsResponse = listRequestLogsResponseSuccess | listRequestLogsResponseError;
+
+export const getListRequestLogsUrl = (params?: ListRequestLogsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/request_logs?${stringifiedParams}`
+    : `/v1/request_logs`;
+};
+
+export const listRequestLogs = async (
+  params?: ListRequestLogsParams,
+  options?: RequestInit,
+): Promise<listRequestLogsResponse> => {
+  return transport<listRequestLogsResponse>(getListRequestLogsUrl(params), {
     ...options,
     method: 'GET',
   });

@@ -7,6 +7,7 @@ import * as rateLimits from './0005_rate_limits.js';
 import * as apiKeyScopes from './0006_api_key_scopes.js';
 import * as authCredentials from './0007_auth_credentials.js';
 import * as paymentIntents from './0008_payment_intents.js';
+import * as requestLogs from './0009_request_logs.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -21,6 +22,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0006_api_key_scopes', apiKeyScopes],
   ['0007_auth_credentials', authCredentials],
   ['0008_payment_intents', paymentIntents],
+  ['0009_request_logs', requestLogs],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {
