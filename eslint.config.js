@@ -14,7 +14,9 @@ const LAYERS = [
   ['db'],
   ['operations'],
   ['resources'],
-  ['auth', 'webhooks', 'live-events'],
+  // `cli`, the `payments` command, is a client of the server: it reaches it through the SDK, and
+  // shares only what lies below the doors (ids, the webhook signing).
+  ['auth', 'webhooks', 'live-events', 'cli'],
   ['http'],
   ['graphql'],
   ['metrics', 'dashboard', 'docs'],
@@ -23,7 +25,7 @@ const LAYERS = [
 const ROOT_MODULES = ['app', 'main', 'config', 'composition', 'bootstrap', 'startup-failure'];
 const DRIVERS = ['pg', 'better-sqlite3', 'knex'];
 /** The folders that are neither the HTTP edge nor a door, and so never see Express. */
-const WITHOUT_EXPRESS = ['domain', 'logging', 'db', 'operations', 'resources', 'webhooks', 'live-events'];
+const WITHOUT_EXPRESS = ['domain', 'logging', 'db', 'operations', 'resources', 'webhooks', 'live-events', 'cli'];
 
 const folderImport = (folders) => ({
   regex: `^(\\.\\./)+(${folders.join('|')})/`,

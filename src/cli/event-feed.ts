@@ -52,8 +52,18 @@ const CATCH_UP_MAX_PAGES = 50;
 const SECOND_CATCH_UP_MS = 1000;
 /** Close codes after which reconnecting cannot help: the key was refused. */
 const REFUSED_CLOSE_CODES = new Set([4401, 4403]);
-/** GraphQL error codes after which subscribing again cannot help. */
-const REFUSED_ERROR_CODES = new Set(['UNAUTHENTICATED', 'FORBIDDEN', 'insufficient_scope']);
+/**
+ * The GraphQL error codes of a subscription that subscribing again can mend: the stream ended it
+ * (too slow, interrupted, unavailable), the rate limit, a passing server error. Any other (a
+ * refused key or scope, a refused document) ends the feed.
+ */
+const PASSING_ERROR_CODES = new Set([
+  'SUBSCRIBER_TOO_SLOW',
+  'EVENT_STREAM_INTERRUPTED',
+  'EVENT_STREAM_UNAVAILABLE',
+  'rate_limited',
+  'INTERNAL_SERVER_ERROR',
+]);
 
 const SUBSCRIPTION = 'subscription PaymentsCliEvents($types: [String!]) { events(types: $types) { id } }';
 
@@ -157,7 +167,7 @@ function describeEnd(error: unknown): Omit<Outcome, 'connected'> {
     const first = error[0] as { message?: string; extensions?: { code?: string } } | undefined;
     const reason = `the subscription ended: ${first?.message ?? 'unknown error'}`;
     const code = first?.extensions?.code;
-    return code && REFUSED_ERROR_CODES.has(code) ? { reason, refused: reason } : { reason };
+    return code && PASSING_ERROR_CODES.has(code) ? { reason } : { reason, refused: reason };
   }
   return { reason: `cannot connect to the server (${errorText(error)})` };
 }

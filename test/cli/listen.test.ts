@@ -162,6 +162,21 @@ forEachDatabase('payments listen', (engine) => {
     expect(receiver.received.filter((request) => request.refused)).to.deep.equal([]);
   });
 
+  it('events tail prints each new event as one line of JSON, and nothing from before it started', async function () {
+    this.timeout(60_000);
+    const server = await startServer();
+    const api = new ApiClient(server.url, API_KEY);
+    await aCustomer(api);
+    listener = startCli(['--api-base', server.url, 'events', 'tail', '--json'], cliEnv());
+    await listener.waitForErrLine(/^Ready!/, 30_000);
+    const customer = await aCustomer(api);
+    const line = await listener.waitForLine(new RegExp(customer.id), 15_000);
+    expect(JSON.parse(line)).to.deep.include({ object: 'event', type: 'customer.created' });
+    expect(JSON.parse(line).data.object).to.include({ id: customer.id });
+    expect(listener.lines()).to.have.length(1);
+    expect(await listener.stop()).to.equal(0);
+  });
+
   it('fails with exit 1 when the key is refused, and 2 for an unknown event type', async function () {
     this.timeout(60_000);
     const server = await startServer();

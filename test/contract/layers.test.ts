@@ -23,6 +23,8 @@ describe('layers of src/ (lint rules)', () => {
     ['the core importing a resource', 'src/operations/x.ts', "import '../resources/handlers.js';"],
     ['the webhook worker importing a door', 'src/webhooks/x.ts', "import '../http/request-id.js';"],
     ['the REST door importing the GraphQL door', 'src/http/x.ts', "import '../graphql/errors.js';"],
+    ['the CLI importing a door', 'src/cli/x.ts', "import '../http/request-id.js';"],
+    ['the CLI importing Express', 'src/cli/x.ts', "import express from 'express';\nvoid express;"],
     ['the database module importing the core', 'src/db/x.ts', "import '../operations/operations.js';"],
     ['a folder importing the configuration', 'src/http/x.ts', "import '../config.js';"],
     ['a driver imported outside src/db/', 'src/live-events/x.ts', "import pg from 'pg';\nvoid pg;"],
@@ -38,6 +40,7 @@ describe('layers of src/ (lint rules)', () => {
     ['a resource importing the core and the database', 'src/resources/charges/x.ts', "import '../../operations/operations.js';\nimport '../../db/database.js';"],
     ['the GraphQL door importing the REST door and the core', 'src/graphql/x.ts', "import '../http/request-id.js';\nimport '../operations/run-operation.js';"],
     ['the database module importing a driver and checking the dialect', 'src/db/x.ts', "import pg from 'pg';\nexport const f = (k: string) => k === 'postgres' && pg;"],
+    ['the CLI importing the webhook signing and ids', 'src/cli/x.ts', "import '../webhooks/signing.js';\nimport '../domain/ids.js';"],
     ['the composition root importing every folder', 'src/composition.ts', "import './http/binder.js';\nimport './graphql/subscriptions.js';\nimport './config.js';"],
   ];
   for (const [what, file, code] of allowed) {
