@@ -21,6 +21,7 @@ import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { createApp } from './app.js';
 import type { Config } from './config.js';
+import { listenForCommits } from './db/commit-notifications.js';
 import type { Database } from './db/database.js';
 import type { DatabaseTarget } from './db/knex.js';
 import { openDatabase } from './db/open-database.js';
@@ -53,6 +54,8 @@ import { startWebhookWorker } from './webhooks/worker.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 const AUTHORIZATION_EXPIRY_INTERVAL_MS = 60_000;
+/** How often a worker woken by every commit still looks for due deliveries (see startWorker). */
+const SAFETY_NET_POLL_MS = 1000;
 const DEFAULT_REQUEST_LOG_RETENTION_HOURS = 24;
 
 /**
@@ -68,6 +71,7 @@ export const CLOSE_ORDER = [
   'HTTPS server',
   'metrics server',
   'request log',
+  'webhook wake-ups',
   'webhook worker',
   'authorisation expiry',
   'webhook sender',
@@ -330,9 +334,17 @@ async function listenMetrics(services: Services, metricsPort: number): Promise<v
   logger.info({ url: `http://${hostAndPort(config.host, port)}/metrics` }, 'metrics listening');
 }
 
-/** The webhook worker, reporting its attempts to the process's registry. */
+/**
+ * The webhook worker, reporting its attempts to the process's registry, and woken by every commit
+ * it can hear of (`listenForCommits`), so that a delivery is attempted as soon as it is committed.
+ * Its poll is then only a safety net (and the clock of retries coming due), once a second; where
+ * it cannot hear every writer (SQLite with `ROLE=worker`, beside an API process), it polls every 50 ms.
+ */
 function startWorker(services: Services, choices: RoleChoices): void {
   const { config, db, clock, logger, metrics } = services;
+  let wake = (): void => undefined;
+  const wakeUps = listenForCommits(db, services.target, { logger, onCommit: () => wake() });
+  const hearsEveryWriter = wakeUps.hearsOtherProcesses || config.role === 'all';
   const worker = startWebhookWorker(
     {
       db,
@@ -347,9 +359,11 @@ function startWorker(services: Services, choices: RoleChoices): void {
     {
       leaseMs: milliseconds(config.webhookLeaseSeconds),
       concurrency: config.webhookConcurrency,
-      pollIntervalMs: choices.workerPollIntervalMs,
+      pollIntervalMs: choices.workerPollIntervalMs ?? (hearsEveryWriter ? SAFETY_NET_POLL_MS : undefined),
     },
   );
+  wake = () => worker.wake();
+  services.opened.track('webhook wake-ups', () => wakeUps.close());
   services.opened.track('webhook worker', () => worker.stop());
   logger.info({ role: config.role }, 'webhook worker started');
   startAuthorizationExpiry(services, choices.authorizationExpiryIntervalMs ?? AUTHORIZATION_EXPIRY_INTERVAL_MS);

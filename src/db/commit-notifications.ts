@@ -1,4 +1,5 @@
 import type { Logger } from '../logging/logger.js';
+import type { Database } from './database.js';
 import { EVENTS_CHANNEL } from './dialect.js';
 import type { DatabaseTarget } from './knex.js';
 import { startPostgresListener } from './postgres-listener.js';
@@ -42,4 +43,37 @@ export function commitNotificationsOf(target: DatabaseTarget): CommitNotificatio
   return {
     listen: (options) => startPostgresListener({ ...options, connectionString: target.url, channel: EVENTS_CHANNEL }),
   };
+}
+
+/** A process's way of hearing that writes were committed, see {@link listenForCommits}. */
+export interface CommitWakeUps {
+  /** Whether it hears the commits of every process (Postgres), or only this one's (SQLite). */
+  readonly hearsOtherProcesses: boolean;
+  close(): Promise<void>;
+}
+
+/**
+ * Calls `onCommit` soon after writes are committed, for a process that would otherwise poll for
+ * them (the webhook worker). Postgres: a LISTEN connection of its own on the events channel, so it
+ * hears every process's committed events (and calls `onCommit` when the connection comes back,
+ * since notifications are lost while it is down). SQLite: after each commit of this process.
+ * Spurious calls are harmless: `onCommit` should only make its caller look again.
+ */
+export function listenForCommits(
+  db: Database,
+  target: DatabaseTarget,
+  options: { logger: Logger; onCommit(): void; reconnectDelayMs?: { initial: number; max: number } },
+): CommitWakeUps {
+  const notifications = commitNotificationsOf(target);
+  if (notifications) {
+    const listener = notifications.listen({
+      logger: options.logger,
+      onNotification: () => options.onCommit(),
+      onDropped: () => options.onCommit(),
+      reconnectDelayMs: options.reconnectDelayMs ?? { initial: 250, max: 10_000 },
+    });
+    return { hearsOtherProcesses: true, close: () => listener.close() };
+  }
+  const stop = db.onCommit?.(options.onCommit);
+  return { hearsOtherProcesses: false, close: async () => void stop?.() };
 }

@@ -24,4 +24,10 @@ export interface Queryable {
 /** The process's database: queries, transactions, and shutdown. */
 export interface Database extends Queryable {
   close(): Promise<void>;
+  /**
+   * Calls `listener` after each commit of this process's write transactions; returns the function
+   * that stops it. Only an engine whose other processes cannot announce their commits has it
+   * (SQLite); Postgres processes hear every process's commits through LISTEN instead.
+   */
+  onCommit?(listener: () => void): () => void;
 }

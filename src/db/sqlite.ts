@@ -58,6 +58,7 @@ export class SqliteDatabase implements Database {
   private readonly direct: Queryable;
 
   private checkpointer: { stop(): Promise<void> } | undefined;
+  private readonly commitListeners = new Set<() => void>();
 
   constructor(private readonly connection: BetterSqlite3.Database) {
     // Inside a transaction the lock is already held: statements run directly.
@@ -117,6 +118,11 @@ export class SqliteDatabase implements Database {
     }
     await batch.committed;
     return result;
+  }
+
+  onCommit(listener: () => void): () => void {
+    this.commitListeners.add(listener);
+    return () => this.commitListeners.delete(listener);
   }
 
   async close(): Promise<void> {
@@ -190,7 +196,9 @@ export class SqliteDatabase implements Database {
     } catch (error) {
       if (this.connection.inTransaction) this.connection.exec('ROLLBACK');
       batch.settle(error);
+      return;
     }
+    for (const listener of this.commitListeners) listener();
   }
 
   /** A statement outside a transaction may run now: nothing holds the connection, no group is open. */

@@ -21,13 +21,21 @@ export interface WorkerOptions {
    * slots are free for new requests meanwhile, so the database's latency does not idle the sender.
    */
   maxRecording?: number;
-  /** How often to look for due deliveries when there were none. */
+  /**
+   * How often to look for due deliveries when there were none (50 ms); with wake-ups on every
+   * commit (`wake()`), only a safety net and the clock for retries coming due.
+   */
   pollIntervalMs?: number;
   /** How long a claimed delivery stays leased; longer than the send timeout. */
   leaseMs?: number;
 }
 
 export interface WebhookWorker {
+  /**
+   * Looks for due deliveries now instead of at the next poll: call it when deliveries may have been
+   * committed. Calls while it is busy make it look once more when it next would pause.
+   */
+  wake(): void;
   stop(): Promise<void>;
 }
 
@@ -45,14 +53,18 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
   const unrecorded = new Map<string, Promise<void>>();
   let running = true;
   let wakeUp: (() => void) | undefined;
+  /** A wake-up came while the loop was not pausing: the next pause is skipped. */
+  let woken = false;
 
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      wakeUp = () => {
+      const timer = setTimeout(done, ms);
+      function done(): void {
+        wakeUp = undefined;
         clearTimeout(timer);
         resolve();
-      };
+      }
+      wakeUp = done;
     });
 
   async function loop(): Promise<void> {
@@ -91,12 +103,17 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
         inFlight.set(delivery.id, request);
         unrecorded.set(delivery.id, attempt);
       }
-      if (claimed.length < capacity && running) await pause(pollIntervalMs);
+      if (claimed.length < capacity && running && !woken) await pause(pollIntervalMs);
+      woken = false;
     }
   }
 
   const looping = loop();
   return {
+    wake() {
+      if (wakeUp) wakeUp();
+      else woken = true;
+    },
     async stop() {
       running = false;
       wakeUp?.();

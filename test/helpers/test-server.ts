@@ -85,6 +85,8 @@ export interface TestServerOptions {
   graphqlTrustedDocumentsOnly?: boolean;
   /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
   webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string; disableAfterMs?: number };
+  /** How often that worker looks for due deliveries without being woken; default 20 ms. */
+  workerPollIntervalMs?: number;
   /** How often that worker releases authorisations past their 7 days; default: the composition root's (every minute). */
   authorizationExpiryIntervalMs?: number;
   /** The clock; default: a stopped `FakeClock`, or one that follows real time when the worker runs. */
@@ -149,7 +151,7 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
   const appDb = countingDatabase(db);
   const roles = await startRoles(services, {
     appDb,
-    workerPollIntervalMs: 20,
+    workerPollIntervalMs: options.workerPollIntervalMs ?? 20,
     authorizationExpiryIntervalMs: options.authorizationExpiryIntervalMs,
     cutConnectionsOnClose: true,
   });
