@@ -9,8 +9,11 @@
  * Environment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (10),
  * BENCH_DEEP_ROWS (1000000), BENCH_DATABASE_URL (a Postgres URL: adds a pass on Postgres, in a
  * database created and dropped for it), BENCH_WEBHOOK_EVENTS (10000),
- * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_ONLY (`http` or `webhooks`: run only that part; the
- * other part's results already in bench/last-results.json are kept).
+ * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_ONLY (`http`, `webhooks` or `cores`: run only that
+ * part; the other parts' results already in bench/last-results.json are kept).
+ *
+ * Last, the cores part (bench/web-concurrency.ts, on Postgres only): the GET by id against
+ * `WEB_CONCURRENCY=1` and `2`, with requests per second and the whole machine's CPU per request.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +25,7 @@ import { authScenarios } from './auth-methods.js';
 import { formatPass, type Pass, type Row } from './report.js';
 import { createPostgresDatabase, insertCharges, type Store } from './store.js';
 import { formatWebhookPasses, runWebhookPass, type WebhookPass } from './webhooks.js';
+import { formatCoresPass, runCoresPass } from './web-concurrency.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = path.join(ROOT, 'bench', 'last-results.json');
@@ -48,8 +52,10 @@ const settings: LoadSettings = {
   warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 1),
 };
 const only = process.env.BENCH_ONLY || undefined;
-if (only !== undefined && only !== 'http' && only !== 'webhooks')
-  throw new Error('BENCH_ONLY must be http or webhooks');
+if (only !== undefined && only !== 'http' && only !== 'webhooks' && only !== 'cores')
+  throw new Error('BENCH_ONLY must be http, webhooks or cores');
+/** Whether this run includes `part` (every part, unless BENCH_ONLY names one). */
+const runs = (part: 'http' | 'webhooks' | 'cores') => only === undefined || only === part;
 const deepRows = Math.floor(numberFromEnv('BENCH_DEEP_ROWS', 1_000_000));
 const deepDepth = Math.floor(deepRows * 0.999);
 
@@ -314,7 +320,7 @@ async function main(): Promise<void> {
     : {};
   let results: Record<string, unknown> = { ...previous };
 
-  if (only !== 'webhooks') {
+  if (runs('http')) {
     const baseline = await startNode(
       'baseline',
       ['--import', 'tsx', 'bench/baseline-server.ts'],
@@ -332,7 +338,7 @@ async function main(): Promise<void> {
     results = { ...results, started, machine, settings, deepRows, passes };
   }
 
-  if (only !== 'http') {
+  if (runs('webhooks')) {
     const webhookPasses: WebhookPass[] = [];
     for (const database of databases) {
       webhookPasses.push(
@@ -347,9 +353,22 @@ async function main(): Promise<void> {
         ),
       );
     }
-    if (only !== 'webhooks') console.log('');
+    if (runs('http')) console.log('');
     console.log(formatWebhookPasses(webhookPasses));
     results = { ...results, webhooks: { started, machine, passes: webhookPasses } };
+  }
+
+  if (runs('cores')) {
+    if (only === undefined) console.log('');
+    if (!process.env.BENCH_DATABASE_URL) {
+      console.log('Cores part skipped: it runs on Postgres only (set BENCH_DATABASE_URL).');
+    } else {
+      const onCleanup = (undo: () => Promise<void> | void) => void cleanups.push(undo);
+      const context = { root: ROOT, apiKey: API_KEY, settings, serverEnv, onCleanup };
+      const pass = await runCoresPass(context, process.env.BENCH_DATABASE_URL);
+      console.log(formatCoresPass(pass));
+      results = { ...results, cores: { started, machine, settings, pass } };
+    }
   }
 
   fs.writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2) + '\n');

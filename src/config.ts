@@ -1,4 +1,5 @@
 import type { AccessTokenSettings, ExternalJwtIssuer } from './auth/auth-settings.js';
+import os from 'node:os';
 import path from 'node:path';
 import type { ServiceSettings } from './operations/operations.js';
 import type { RateLimitWindow } from './db/rate-limit-store.js';
@@ -17,6 +18,11 @@ export interface Config {
   /** `postgres://…` switches to Postgres; undefined means SQLite under `dataDir`. */
   databaseUrl: string | undefined;
   role: Role;
+  /**
+   * `WEB_CONCURRENCY`: how many API processes serve `PORT` (node:cluster), on Postgres; `auto` is
+   * the number of CPUs. SQLite and `ROLE=worker` run one process whatever it says (cluster.ts says why at start).
+   */
+  webConcurrency: number;
   bootstrapApiKey: string | undefined;
   adminUser: string | undefined;
   adminPassword: string | undefined;
@@ -167,6 +173,15 @@ function role(value: string | undefined): Role {
   return chosen;
 }
 
+/** `WEB_CONCURRENCY`: a whole number of processes, at least 1, or `auto` (one per CPU); default 1. */
+function webConcurrency(value: string | undefined): number {
+  if (value === undefined || value === '') return 1;
+  if (value === 'auto') return os.availableParallelism();
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed < 1) throw new Error(`WEB_CONCURRENCY must be a whole number of at least 1, or auto, got "${value}"`);
+  return parsed;
+}
+
 /** A TCP port (0 lets the OS pick one). */
 function portNumber(name: string, value: string | undefined, fallback: number): number {
   const port = integer(name, value, fallback);
@@ -214,6 +229,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,
     role: role(env.ROLE),
+    webConcurrency: webConcurrency(env.WEB_CONCURRENCY),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,
     adminUser: env.ADMIN_USER || undefined,
     adminPassword: env.ADMIN_PASSWORD || undefined,

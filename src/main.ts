@@ -9,10 +9,16 @@
  * operation without a handler, an unreachable database, an unwritable `DATA_DIR`, a taken port)
  * prints one line on stderr, `payments-api: <what>: <why>`, closes what was opened and exits with
  * status 1. Normal operation logs through pino on stdout.
+ *
+ * With `WEB_CONCURRENCY` above 1 on Postgres, this process runs the first three stages only, closes
+ * its database and supervises a cluster (cluster.ts): its children run this file again, each one
+ * API process or the one webhook worker, and find the database migrated and the accounts made.
  */
 import { ensureAdminCredentials, ensureDevAccount } from './bootstrap.js';
+import { ApiCluster, apiProcessCount, ChildStartFailure, isClusterChild, reportReady } from './cluster.js';
 import { CLOSE_ORDER, createServices, startRoles } from './composition.js';
 import { loadConfig, type Config } from './config.js';
+import type { DatabaseTarget } from './db/knex.js';
 import { databaseTarget, describeTarget, openDatabase } from './db/open-database.js';
 import { systemClock } from './domain/clock.js';
 import { assertEveryOperationBound } from './resources/handlers.js';
@@ -27,6 +33,12 @@ const ABORT_CLOSE_MS = 5000;
 /** What is open now, closed in `CLOSE_ORDER` (see src/composition.ts). */
 const opened = new OpenedResources(CLOSE_ORDER);
 
+/** A started process: its logger, and how to stop what it runs (its parts, or its cluster's children). */
+interface Running {
+  logger: Logger;
+  stop(): Promise<void>;
+}
+
 /** Stage 1: every setting parsed, and (for the API) every operation of the spec bound to a handler. */
 async function configure(): Promise<Config> {
   const config = await startupStage('invalid configuration', () => loadConfig());
@@ -34,7 +46,7 @@ async function configure(): Promise<Config> {
   return config;
 }
 
-async function start(): Promise<Logger> {
+async function start(): Promise<Running> {
   const config = await configure();
   const logger = createLogger(config.logLevel);
   const clock = systemClock;
@@ -48,28 +60,54 @@ async function start(): Promise<Logger> {
   // Stage 3: the admin credentials and the development account.
   const adminDigest = await startupStage('cannot prepare the admin credentials', () => ensureAdminCredentials(db, config, logger));
   await startupStage('cannot prepare the development account', () => ensureDevAccount(db, config, clock, logger));
+  const apiProcesses = apiProcessCount(config, target, logger);
+  if (apiProcesses > 1) return startCluster(config, target, logger, apiProcesses);
 
   // Stage 4, listening (the API, or a worker's METRICS_PORT), then stage 5, the worker and the purge timers.
   const services = await createServices(config, { target, db, clock, logger, adminDigest, opened });
   const roles = await startRoles(services);
-  if (roles.api) logStartSummary(logger, config, target, roles.api.url);
-  return logger;
+  // In a cluster, the primary sums up the start once all its children are ready.
+  if (roles.api && !isClusterChild()) logStartSummary(logger, config, target, roles.api.url);
+  reportReady(roles.api?.url);
+  return { logger, stop: () => opened.closeAll(logger) };
 }
 
-/** Stops taking requests, lets in-flight ones finish, stops the worker, then closes the database. */
-async function shutdown(logger: Logger, signal: string): Promise<void> {
-  logger.info({ signal }, 'shutting down');
+/** Stages 4 and 5 handed to `apiProcesses` children (and the worker's); this process only supervises them. */
+async function startCluster(config: Config, target: DatabaseTarget, logger: Logger, apiProcesses: number): Promise<Running> {
   await opened.closeAll(logger);
-  process.exit(0);
+  const cluster = new ApiCluster(
+    { apiProcesses, worker: config.role === 'all' },
+    { logger, clock: systemClock, onGiveUp: (reason) => void stopAndExit({ logger, stop: () => cluster.stop() }, 1, reason) },
+  );
+  const url = await cluster.start();
+  logStartSummary(logger, config, target, url, apiProcesses);
+  return { logger, stop: () => cluster.stop() };
+}
+
+let exiting = false;
+
+/**
+ * Stops taking requests, lets in-flight ones finish, stops the worker, closes the database (or
+ * stops the cluster's children, which do all that), then exits. Once only: Ctrl-C sends SIGINT to
+ * a cluster's children too, and its primary then sends them SIGTERM.
+ */
+async function stopAndExit(running: Running, code: number, why: string): Promise<void> {
+  if (exiting) return;
+  exiting = true;
+  if (code === 0) running.logger.info({ signal: why }, 'shutting down');
+  else process.stderr.write(`payments-api: ${why}\n`);
+  await running.stop();
+  process.exit(code);
 }
 
 try {
-  const logger = await start();
-  process.once('SIGTERM', () => void shutdown(logger, 'SIGTERM'));
-  process.once('SIGINT', () => void shutdown(logger, 'SIGINT'));
+  const running = await start();
+  process.once('SIGTERM', () => void stopAndExit(running, 0, 'SIGTERM'));
+  process.once('SIGINT', () => void stopAndExit(running, 0, 'SIGINT'));
 } catch (error) {
-  // One plain line on stderr (the logs go to stdout), no stack; then nothing may keep running.
-  process.stderr.write(`payments-api: ${describeStartupFailure(error)}\n`);
+  // One plain line on stderr (the logs go to stdout), no stack; then nothing may keep running. A
+  // cluster's child that failed to start has printed its own.
+  if (!(error instanceof ChildStartFailure && error.reported)) process.stderr.write(`payments-api: ${describeStartupFailure(error)}\n`);
   const cut = setTimeout(() => process.exit(1), ABORT_CLOSE_MS);
   await opened.closeAll();
   clearTimeout(cut);

@@ -17,15 +17,17 @@ function keyLocation(config: Config): string {
 
 /**
  * The one line a person reads once the API listens, on every start: where it is, the database in
- * use, where the API key is, and the pages to open (the key itself is printed only on the start
- * that creates it, see bootstrap.ts).
+ * use, how many API processes serve it (`WEB_CONCURRENCY`, see cluster.ts), where the API key is,
+ * and the pages to open (the key itself is printed only on the start that creates it, see
+ * bootstrap.ts).
  */
-export function logStartSummary(logger: Logger, config: Config, target: DatabaseTarget, url: string): void {
+export function logStartSummary(logger: Logger, config: Config, target: DatabaseTarget, url: string, apiProcesses = 1): void {
   const pages = { docs: `${url}/docs`, graphql: `${url}/graphql`, dashboard: `${url}/dashboard` };
   const database = describeTarget(target);
   const apiKey = keyLocation(config);
+  const serving = apiProcesses === 1 ? '1 API process' : `${apiProcesses} API processes`;
   logger.info(
-    { url, database, api_key: apiKey, ...pages },
-    `Ready at ${url} on ${database}. API key: ${apiKey}. Reference ${pages.docs}, GraphQL ${pages.graphql}, dashboard ${pages.dashboard}`,
+    { url, database, api_processes: apiProcesses, api_key: apiKey, ...pages },
+    `Ready at ${url} on ${database}, ${serving}. API key: ${apiKey}. Reference ${pages.docs}, GraphQL ${pages.graphql}, dashboard ${pages.dashboard}`,
   );
 }

@@ -13,6 +13,14 @@ export function databaseTarget(config: { databaseUrl?: string; dataDir: string }
 }
 
 /**
+ * Whether several processes can serve over the database at once: Postgres. SQLite has one writer
+ * per file, so processes sharing one would wait on its lock.
+ */
+export function servesSeveralProcesses(target: DatabaseTarget): boolean {
+  return target.kind === 'postgres';
+}
+
+/**
  * The database for a message or a log line: `SQLite <file>`, or the Postgres URL with its password
  * replaced by `***` (`DATABASE_URL` when it is not a URL at all).
  */

@@ -95,6 +95,8 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
       [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL must be an smtp:// or smtps:// URL'],
       [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)'],
       [{ REQUEST_LOG_RETENTION_HOURS: '0' }, 'REQUEST_LOG_RETENTION_HOURS must be at least 1'],
+      [{ WEB_CONCURRENCY: '0' }, 'WEB_CONCURRENCY must be a whole number of at least 1, or auto, got "0"'],
+      [{ WEB_CONCURRENCY: 'x' }, 'WEB_CONCURRENCY must be a whole number of at least 1, or auto, got "x"'],
     ];
     for (const [env, reason] of cases) {
       const failure = await startupStage('invalid configuration', () => loadConfig(env)).then(
