@@ -2,7 +2,7 @@
 import { Command, Option } from 'commander';
 import { connect } from './connection.js';
 import { eventTypes } from './listen.command.js';
-import { note, printJsonLine } from './output.js';
+import { localTime, note, printJsonLine } from './output.js';
 import { stopOnSignals } from './signals.js';
 
 interface TailOptions {
@@ -30,7 +30,7 @@ export function eventsTailCommand(): Command {
           note(again ? 'reconnected; printing the events committed meanwhile' : 'Ready! Waiting for events (^C to quit)'),
         onEvent: (event) => {
           if (options.json) return printJsonLine(event);
-          const time = new Date(event.created * 1000).toISOString().replace('T', ' ').slice(0, 19);
+          const time = localTime(event.created);
           process.stdout.write(`${time}  ${event.type}  ${event.id}\n`);
         },
       });

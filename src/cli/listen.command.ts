@@ -11,7 +11,7 @@ import { connect } from './connection.js';
 import { UsageError } from './failures.js';
 import { createForwarder, forwardUrl, type ForwardResult } from './forwarder.js';
 import { listenSecret } from './listen-secret.js';
-import { note, paint, printJsonLine } from './output.js';
+import { localTime, note, paint, printJsonLine } from './output.js';
 import { stopOnSignals } from './signals.js';
 
 interface ListenOptions {
@@ -68,7 +68,7 @@ async function listen(options: ListenOptions, command: Command): Promise<void> {
 
 /** One line per event: when, its type and id, and what the local handler answered. */
 function report(event: PaymentsEvent, result: ForwardResult | undefined, json: boolean): void {
-  const time = new Date(event.created * 1000).toISOString().replace('T', ' ').slice(0, 19);
+  const time = localTime(event.created);
   if (json) {
     printJsonLine({ time, type: event.type, id: event.id, status: result?.status ?? null, duration_ms: result?.durationMs ?? null, error: result?.error ?? null });
     return;

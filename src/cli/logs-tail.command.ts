@@ -6,7 +6,7 @@
 import { Command, Option } from 'commander';
 import type { RequestLog } from '../../sdk/src/index.js';
 import { connectFor } from './connection.js';
-import { note, paint, printJsonLine } from './output.js';
+import { localTime, note, paint, printJsonLine } from './output.js';
 import { followRequestLogs } from './request-log-feed.js';
 
 /** The `logs` command group, with `tail`. */
@@ -60,16 +60,6 @@ export function logLine(entry: RequestLog): string {
 
 function printLogLine(entry: RequestLog): void {
   process.stdout.write(`${logLine(entry)}\n`);
-}
-
-/** Unix seconds as `YYYY-MM-DD HH:MM:SS` in the local time zone, as a terminal user reads time. */
-function localTime(seconds: number): string {
-  const date = new Date(seconds * 1000);
-  const two = (n: number) => String(n).padStart(2, '0');
-  return (
-    `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ` +
-    `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`
-  );
 }
 
 const TAIL_HELP = `

@@ -65,3 +65,13 @@ export function printTable(rows: string[][], stream: Stream = process.stdout): v
     stream.write(`${index === 0 && rows.length > 1 ? paint('bold', line, stream) : line}\n`);
   });
 }
+
+/** Unix seconds as `YYYY-MM-DD HH:MM:SS` in the local time zone, as a terminal user reads time. */
+export function localTime(seconds: number): string {
+  const date = new Date(seconds * 1000);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return (
+    `${date.getFullYear()}-${two(date.getMonth() + 1)}-${two(date.getDate())} ` +
+    `${two(date.getHours())}:${two(date.getMinutes())}:${two(date.getSeconds())}`
+  );
+}
