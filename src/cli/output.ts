@@ -2,10 +2,18 @@
  * What the CLI writes: results on stdout (JSON that pipes into jq, or a table), progress and
  * status on stderr, so that `payments … | jq` only ever sees results.
  */
-import { styleText } from 'node:util';
+import { styleText as nodeStyleText } from 'node:util';
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean };
-type Style = Parameters<typeof styleText>[0];
+type Style = Parameters<typeof nodeStyleText>[0];
+
+/**
+ * `text` in `style`, unconditionally: whether to colour is decided here ({@link colourFor}), for the
+ * stream written to. Node 22.13+ `styleText` would otherwise check `process.stdout` itself and drop
+ * the colour of stderr's lines when stdout is piped (`validateStream`, which Node 20 lacks and ignores).
+ */
+const styleText = (style: Style, text: string): string =>
+  (nodeStyleText as (format: Style, text: string, options: { validateStream: boolean }) => string)(style, text, { validateStream: false });
 
 /**
  * Whether to colour what goes to `stream`: FORCE_COLOR forces it (`0` or `false` forbids it, as
