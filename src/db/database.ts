@@ -18,6 +18,14 @@ export interface Queryable {
   one<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined>;
   /** Runs a statement and returns how many rows it changed. */
   run(sql: string, params?: readonly SqlValue[]): Promise<number>;
+  /**
+   * Runs a statement for its effect alone (an INSERT whose row the caller already has, a lock):
+   * its answer is never needed, only that it succeeded. In a Postgres transaction it is sent
+   * without waiting for the server (pipelined with the statements after it), and a failure fails
+   * the transaction: at the next statement awaited in it, or at its commit, as the error of the
+   * statement that failed first. Elsewhere it runs like `run`.
+   */
+  write(sql: string, params?: readonly SqlValue[]): Promise<void>;
   transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
 }
 

@@ -11,6 +11,13 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 }
 
+/** Whether a driver error is a unique-constraint violation on `table` (Postgres names it; SQLite's message does). */
+export function isUniqueViolationOn(error: unknown, table: string): boolean {
+  if (!isUniqueViolation(error)) return false;
+  const { table: violated, message } = error as { table?: unknown; message?: unknown };
+  return violated === table || (typeof message === 'string' && message.includes(`constraint failed: ${table}.`));
+}
+
 /** The row-locking suffix for a `SELECT` inside a transaction (SQLite locks the whole file). */
 export function forUpdate(dialect: Dialect): string {
   return dialect === 'postgres' ? ' FOR UPDATE' : '';
@@ -58,7 +65,8 @@ export function announcedInsert(
 export function preferringIndexScans<T>(db: Queryable, work: (q: Queryable) => Promise<T>): Promise<T> {
   if (db.dialect !== 'postgres') return work(db);
   return db.transaction(async (tx) => {
-    await tx.one("SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)");
+    // Pipelined with the query itself: no round trip of its own.
+    await tx.write("SELECT set_config('enable_bitmapscan', 'off', true), set_config('enable_seqscan', 'off', true)");
     return work(tx);
   });
 }

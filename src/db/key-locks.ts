@@ -16,3 +16,21 @@ export async function tryLockKeyForTransaction(tx: Queryable, key: string): Prom
   const row = await tx.one<{ locked: boolean }>('SELECT pg_try_advisory_xact_lock(hashtextextended(?, 0)) AS locked', [key]);
   return row?.locked === true;
 }
+
+/**
+ * Locks `key` until `tx`, an open transaction, ends, or fails the transaction if another
+ * transaction holds it: the same lock as `tryLockKeyForTransaction`, taken without waiting for
+ * the answer. On Postgres the statement is pipelined (`Queryable.write`): the refusal arrives as
+ * the transaction's failure, at its next awaited statement or at its commit, and
+ * `isKeyClaimedElsewhere` recognises it. SQLite's write transaction already excludes every other.
+ */
+export async function claimKeyForTransaction(tx: Queryable, key: string): Promise<void> {
+  if (tx.dialect !== 'postgres') return;
+  // payments_claim_key: migration 0010.
+  await tx.write('SELECT payments_claim_key(?)', [key]);
+}
+
+/** Whether a transaction failed because `claimKeyForTransaction` found its key held by another. */
+export function isKeyClaimedElsewhere(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === '55P03';
+}

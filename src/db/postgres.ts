@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database, Queryable, SqlValue } from './database.js';
+import { PipelinedTransaction } from './postgres-transaction.js';
 
 // int8 (bigint, count(*)) comes back as text by default; our integers stay below 2^53.
 pg.types.setTypeParser(20, (value) => Number.parseInt(value, 10));
@@ -11,7 +12,8 @@ interface Prepared {
 
 /**
  * Postgres through a pg pool. Queries are written with `?` and rewritten to `$n` once; each
- * distinct statement gets a name, so every pooled connection prepares it only once.
+ * distinct statement gets a name, so every pooled connection prepares it only once. Transactions
+ * pipeline their statements (postgres-transaction.ts).
  */
 export class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
@@ -20,7 +22,8 @@ export class PostgresDatabase implements Database {
   constructor(private readonly pool: pg.Pool) {}
 
   static open(connectionString: string, max = 10): PostgresDatabase {
-    const pool = new pg.Pool({ connectionString, max });
+    // Pipelining: a transaction's statements go out without waiting for each other's answers.
+    const pool = new pg.Pool({ connectionString, max, pipeline: true });
     // An idle client's error (the server restarted) must not crash the process.
     pool.on('error', () => undefined);
     return new PostgresDatabase(pool);
@@ -39,25 +42,26 @@ export class PostgresDatabase implements Database {
     return result.rowCount ?? 0;
   }
 
+  async write(sql: string, params?: readonly SqlValue[]): Promise<void> {
+    await this.pool.query(this.statement(sql, params));
+  }
+
+  /** Runs `work` in a transaction whose statements are pipelined (see `PipelinedTransaction`). */
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
-    const tx: Queryable = {
-      dialect: 'postgres',
-      all: (sql, params) => this.queryOn(client, sql, params),
-      one: async (sql, params) => (await this.queryOn(client, sql, params))[0] as never,
-      run: async (sql, params) => (await client.query(this.statement(sql, params))).rowCount ?? 0,
-      transaction: (inner) => inner(tx),
-    };
+    const tx = new PipelinedTransaction(client, (sql, params) => this.statement(sql, params));
+    let broken = false;
     try {
-      await client.query('BEGIN');
-      const result = await work(tx);
-      await client.query('COMMIT');
+      tx.begin();
+      const result = await work(tx.queryable);
+      await tx.commit();
       return result;
     } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
+      broken = !(await tx.rollBack());
+      throw tx.failureOf(error);
     } finally {
-      client.release();
+      // A connection that could not even roll back is closed rather than handed to the next request.
+      client.release(broken);
     }
   }
 

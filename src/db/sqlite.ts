@@ -67,6 +67,7 @@ export class SqliteDatabase implements Database {
       all: async <T>(sql: string, params?: readonly SqlValue[]) => this.allNow<T>(sql, params),
       one: async <T>(sql: string, params?: readonly SqlValue[]) => this.allNow<T>(sql, params)[0],
       run: async (sql: string, params?: readonly SqlValue[]) => this.runNow(sql, params),
+      write: async (sql: string, params?: readonly SqlValue[]) => void this.runNow(sql, params),
       transaction: (work) => work(this.direct),
     };
   }
@@ -97,6 +98,10 @@ export class SqliteDatabase implements Database {
   async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
     if (this.isFree()) return this.runNow(sql, params);
     return this.whenFree(() => this.runNow(sql, params));
+  }
+
+  async write(sql: string, params?: readonly SqlValue[]): Promise<void> {
+    await this.run(sql, params);
   }
 
   async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {

@@ -12,7 +12,11 @@ import { requestIdOf } from './request-id.js';
  * the database; every change runs in one transaction (its events included); a POST with an
  * `Idempotency-Key` runs through the idempotency layer.
  */
-export function bindOperation(route: RouteOperation, handler: Handler<OperationId>, deps: OperationDeps): RequestHandler {
+export function bindOperation(
+  route: RouteOperation,
+  handler: Handler<OperationId>,
+  deps: OperationDeps & { validateResponses: boolean },
+): RequestHandler {
   return async (req: Request, res: Response) => {
     const principal = req.principal;
     const idempotencyKey = req.get('idempotency-key') ?? null;
@@ -38,12 +42,12 @@ export function bindOperation(route: RouteOperation, handler: Handler<OperationI
     };
     const { response, replayed } = await runOperation(deps, handler, input, call);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-    send(res, response);
+    res.status(response.status);
+    // Validated responses go through `res.json`, which the validator watches; otherwise an answer
+    // already serialised (to be stored for its Idempotency-Key) is sent as that very text.
+    if (response.json !== undefined && !deps.validateResponses) res.type('application/json').send(response.json);
+    else res.json(response.body);
   };
-}
-
-function send(res: Response, result: { status: number; body: unknown }): void {
-  res.status(result.status).json(result.body);
 }
 
 /**

@@ -48,7 +48,8 @@ export interface SucceededAttempt {
  */
 export async function recordSucceededAttempts(tx: Queryable, rows: readonly SucceededAttempt[]): Promise<void> {
   if (rows.length === 0) return;
-  await tx.run(INSERT_ATTEMPTS + rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', '), rows.flatMap((row) => attemptValues(row.attempt)));
+  // Pipelined with the UPDATE after it: two round trips for the three statements.
+  await tx.write(INSERT_ATTEMPTS + rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', '), rows.flatMap((row) => attemptValues(row.attempt)));
   const finished = await tx.all<{ event_id: string }>(
     `UPDATE webhook_deliveries
      SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = v.column3, last_response_status = v.column4,
@@ -61,7 +62,7 @@ export async function recordSucceededAttempts(tx: Queryable, rows: readonly Succ
   const endedPerEvent = new Map<string, number>();
   for (const { event_id } of finished) endedPerEvent.set(event_id, (endedPerEvent.get(event_id) ?? 0) + 1);
   if (endedPerEvent.size === 0) return;
-  await tx.run(
+  await tx.write(
     `UPDATE events
      SET pending_webhooks = CASE WHEN pending_webhooks > v.column2 THEN pending_webhooks - v.column2 ELSE 0 END
      FROM (VALUES ${[...endedPerEvent].map(() => '(?, CAST(? AS INTEGER))').join(', ')}) AS v
@@ -99,7 +100,7 @@ export async function rescheduleDelivery(
 /** Ends the leased delivery (succeeded or failed) at `nowMs` and counts it off its event's `pending_webhooks`. */
 export async function completeDelivery(db: Queryable, delivery: LeasedDelivery, end: DeliveryEnd, nowMs: number): Promise<void> {
   if (await finishAttempt(db, delivery, { ...end, next_attempt_at: nowMs, completed_at: nowMs })) {
-    await db.run('UPDATE events SET pending_webhooks = pending_webhooks - 1 WHERE id = ? AND pending_webhooks > 0', [
+    await db.write('UPDATE events SET pending_webhooks = pending_webhooks - 1 WHERE id = ? AND pending_webhooks > 0', [
       delivery.eventId,
     ]);
   }
@@ -110,7 +111,7 @@ export async function completeDelivery(db: Queryable, delivery: LeasedDelivery, 
  * Returns when the run began (unix ms), or undefined if the endpoint was deleted meanwhile.
  */
 export async function noteFailingRun(db: Queryable, endpointId: string, nowMs: number): Promise<number | undefined> {
-  await db.run('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL', [nowMs, endpointId]);
+  await db.write('UPDATE webhook_endpoints SET failing_since = ? WHERE id = ? AND failing_since IS NULL', [nowMs, endpointId]);
   const row = await db.one<{ failing_since: number }>('SELECT failing_since FROM webhook_endpoints WHERE id = ?', [endpointId]);
   return row === undefined ? undefined : Number(row.failing_since);
 }

@@ -359,5 +359,26 @@ forEachDatabase('idempotency', (engine) => {
         expect(later.body.id).to.equal(charges[0]);
       }
     });
+
+    it('sends, unvalidated as in production, the very text it stored: the first answer and its replay are the same bytes', async function () {
+      this.timeout(60_000);
+      database = await createDatabase(engine);
+      const [server] = await startApiProcessesInTurn(database.target, { BOOTSTRAP_API_KEY: apiKey, VALIDATE_RESPONSES: 'false' }, 1, processes);
+      const post = () =>
+        fetch(`${server.url}/v1/charges`, {
+          method: 'POST',
+          headers: { Authorization: `Bearer ${apiKey}`, 'Content-Type': 'application/json', 'Idempotency-Key': 'bytes' },
+          body: JSON.stringify(CHARGE),
+        });
+      const first = await post();
+      const firstText = await first.text();
+      const replay = await post();
+      expect(first.status).to.equal(200);
+      expect(first.headers.get('content-type')).to.equal('application/json; charset=utf-8');
+      expect(JSON.parse(firstText)).to.include({ object: 'charge', amount: 2000 });
+      expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+      expect(replay.headers.get('content-type')).to.equal(first.headers.get('content-type'));
+      expect(await replay.text()).to.equal(firstText);
+    });
   });
 });

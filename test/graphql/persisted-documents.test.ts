@@ -319,6 +319,10 @@ function countingQueryable(db: Queryable): Queryable & { queries: number } {
       counting.queries += 1;
       return db.run(sql, params);
     },
+    write: (sql: string, params?: readonly SqlValue[]) => {
+      counting.queries += 1;
+      return db.write(sql, params);
+    },
     transaction: <T>(work: (tx: Queryable) => Promise<T>) => db.transaction(work),
   };
   return counting;

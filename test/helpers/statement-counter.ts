@@ -12,7 +12,7 @@ export function countingDatabase(db: Database): CountingDatabase {
       get(object, property, receiver) {
         const value = Reflect.get(object, property, receiver);
         if (property === 'statementCount') return count;
-        if (property === 'all' || property === 'one' || property === 'run') {
+        if (property === 'all' || property === 'one' || property === 'run' || property === 'write') {
           return (...args: unknown[]) => {
             count += 1;
             return (value as (...a: unknown[]) => unknown).apply(object, args);

@@ -8,6 +8,7 @@ import * as apiKeyScopes from './0006_api_key_scopes.js';
 import * as authCredentials from './0007_auth_credentials.js';
 import * as paymentIntents from './0008_payment_intents.js';
 import * as requestLogs from './0009_request_logs.js';
+import * as claimKeyFunction from './0010_claim_key_function.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -23,6 +24,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0007_auth_credentials', authCredentials],
   ['0008_payment_intents', paymentIntents],
   ['0009_request_logs', requestLogs],
+  ['0010_claim_key_function', claimKeyFunction],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { tryLockKeyForTransaction } from '../../db/key-locks.js';
+import { claimKeyForTransaction } from '../../db/key-locks.js';
 import { ApiError } from '../../domain/errors.js';
 import type { IdempotentRequest } from './idempotent-request.js';
 
@@ -26,12 +26,13 @@ function keysClaimedOn(db: Queryable): Set<string> {
 }
 
 /**
- * Claims the key across processes until `tx` ends; throws 409 `idempotency_key_in_use` at once,
- * rather than executing behind it, if a transaction of another process holds it.
+ * Claims the key across processes until `tx` ends, without waiting for the answer: if a
+ * transaction of another process holds it, `tx` fails (rather than executing behind it) with an
+ * error that `isKeyClaimedElsewhere` recognises, to be answered with 409 `idempotency_key_in_use`.
  */
 export async function claimAcrossProcesses(tx: Queryable, request: IdempotentRequest): Promise<void> {
   // The lock's name is part of the contract with running processes of other versions: keep it.
-  if (!(await tryLockKeyForTransaction(tx, `idempotency\n${request.accountId}\n${request.key}`))) throw keyInUse();
+  await claimKeyForTransaction(tx, `idempotency\n${request.accountId}\n${request.key}`);
 }
 
 /** The refusal of a copy that arrives while a request with the same key runs. */

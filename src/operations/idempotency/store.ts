@@ -1,4 +1,5 @@
-import type { Queryable } from '../../db/database.js';
+import type { Queryable, SqlValue } from '../../db/database.js';
+import { isUniqueViolationOn } from '../../db/dialect.js';
 import { ApiError } from '../../domain/errors.js';
 import type { IdempotentRequest } from './idempotent-request.js';
 
@@ -6,6 +7,8 @@ import type { IdempotentRequest } from './idempotent-request.js';
 export interface StoredResponse {
   status: number;
   body: unknown;
+  /** `body` as JSON text, when it was serialised to be stored: the same text can be sent as it is. */
+  json?: string;
 }
 
 /**
@@ -95,22 +98,44 @@ export async function storeAnswer(
   fingerprint: string,
   response: StoredResponse,
 ): Promise<boolean> {
-  const inserted = await db.run(
-    `INSERT INTO idempotency_keys
-       (account_id, key, request_method, request_path, request_hash, state, response_status, response_body, created, locked_at)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (account_id, key) DO NOTHING`,
-    [
-      request.accountId,
-      request.key,
-      request.method,
-      request.path,
-      fingerprint,
-      COMPLETED,
-      response.status,
-      JSON.stringify(response.body),
-      Math.floor(request.nowMs / 1000),
-      request.nowMs,
-    ],
-  );
+  const inserted = await db.run(`${INSERT_KEY} ON CONFLICT (account_id, key) DO NOTHING`, keyRow(request, fingerprint, response));
   return inserted === 1;
+}
+
+/**
+ * Stores the key with its answer in `tx`, the transaction that executed the request, without
+ * waiting for the answer (`Queryable.write`): if another request stored the key first, the
+ * transaction fails with a unique violation that `isKeyStoredElsewhere` recognises.
+ */
+export async function storeAnswerInTransaction(
+  tx: Queryable,
+  request: IdempotentRequest,
+  fingerprint: string,
+  response: StoredResponse & { json: string },
+): Promise<void> {
+  await tx.write(INSERT_KEY, keyRow(request, fingerprint, response));
+}
+
+/** Whether a transaction failed because `storeAnswerInTransaction` found the key already stored. */
+export function isKeyStoredElsewhere(error: unknown): boolean {
+  return isUniqueViolationOn(error, 'idempotency_keys');
+}
+
+const INSERT_KEY = `INSERT INTO idempotency_keys
+   (account_id, key, request_method, request_path, request_hash, state, response_status, response_body, created, locked_at)
+ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function keyRow(request: IdempotentRequest, fingerprint: string, response: StoredResponse): SqlValue[] {
+  return [
+    request.accountId,
+    request.key,
+    request.method,
+    request.path,
+    fingerprint,
+    COMPLETED,
+    response.status,
+    response.json ?? JSON.stringify(response.body),
+    Math.floor(request.nowMs / 1000),
+    request.nowMs,
+  ];
 }

@@ -21,7 +21,7 @@ export const NO_REFUNDS: ChargeRefundsPage = { rows: [], hasMore: false };
 /** How many refunds a charge's `refunds` list embeds; the rest are at its `url`. */
 export const EMBEDDED_REFUNDS = 10;
 
-export function toChargeResource(row: ChargeRow, refunds: ChargeRefundsPage): Charge {
+export function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPage): Charge {
   return {
     id: row.id,
     object: 'charge',

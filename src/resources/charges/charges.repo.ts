@@ -26,19 +26,20 @@ export interface ChargeRow {
   capture_before: number | null;
 }
 
-export async function insertCharge(db: Queryable, row: Omit<ChargeRow, 'seq'>): Promise<ChargeRow> {
-  const [inserted] = await db.all<ChargeRow>(
+/** Inserts the charge (pipelined in a transaction: its row is known, nothing is read back). */
+export async function insertCharge(db: Queryable, row: Omit<ChargeRow, 'seq'>): Promise<Omit<ChargeRow, 'seq'>> {
+  await db.write(
     `INSERT INTO charges (id, account_id, customer_id, amount, amount_refunded, currency, description, metadata,
        status, failure_code, failure_message, card_brand, card_last4, created, payment_intent_id, amount_captured,
        capture_before)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       row.id, row.account_id, row.customer_id, row.amount, row.amount_refunded, row.currency, row.description,
       row.metadata, row.status, row.failure_code, row.failure_message, row.card_brand, row.card_last4, row.created,
       row.payment_intent_id, row.amount_captured, row.capture_before,
     ],
   );
-  return inserted;
+  return row;
 }
 
 export function findCharge(db: Queryable, accountId: string, id: string): Promise<ChargeRow | undefined> {

@@ -24,7 +24,7 @@ const EVENT_VALUES = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)';
 /**
  * Inserts a change's events (in order, so their `seq` follows it) and, in the same statement,
  * announces them to live subscribers in every process (delivered when, and only if, the
- * transaction commits; see src/resources/events/event-notification.ts).
+ * transaction commits; see src/resources/events/event-notification.ts). Pipelined in a transaction.
  */
 export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 'seq'>[]): Promise<void> {
   const values = new Array<string>(rows.length).fill(EVENT_VALUES).join(', ');
@@ -42,7 +42,7 @@ export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 
   ]);
   const notices = rows.map((row) => encodeEventNotice({ accountId: row.account_id, eventId: row.id, type: row.type }));
   const announced = announcedInsert(db.dialect, `INSERT INTO events ${EVENT_COLUMNS} VALUES ${values}`, params, notices);
-  await db.run(announced.sql, announced.params);
+  await db.write(announced.sql, announced.params);
 }
 
 export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {

@@ -32,7 +32,11 @@ export function requireTestPaymentMethod(name: string, param = 'payment_method')
  * Confirms an intent with a payment method: it waits in `requires_action` when the method needs
  * the customer to authenticate, and otherwise the payment is made at once.
  */
-export async function attemptPayment(ctx: RequestContext, row: PaymentIntentRow, method: string): Promise<PaymentOutcome> {
+export async function attemptPayment(
+  ctx: RequestContext,
+  row: Omit<PaymentIntentRow, 'seq'>,
+  method: string,
+): Promise<PaymentOutcome> {
   const source = requireTestPaymentMethod(method);
   if (!source.requiresAction) return makePayment(ctx, row, method, source);
   const waiting = await updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, {
@@ -55,7 +59,7 @@ export interface PaymentOptions {
    * Writes the intent's new state; default: updates its row. An intent made and paid in one
    * request (`POST /v1/charges`) is inserted in its final state instead: one statement fewer.
    */
-  writeIntent?: (changes: PaymentIntentChanges) => Promise<PaymentIntentRow>;
+  writeIntent?: (changes: PaymentIntentChanges) => Promise<Omit<PaymentIntentRow, 'seq'>>;
 }
 
 /**

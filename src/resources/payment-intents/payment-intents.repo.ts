@@ -42,13 +42,16 @@ const INSERTED_COLUMNS = [
   'cancellation_reason', 'created',
 ] as const;
 
-export async function insertPaymentIntent(db: Queryable, row: Omit<PaymentIntentRow, 'seq'>): Promise<PaymentIntentRow> {
-  const [inserted] = await db.all<PaymentIntentRow>(
-    `INSERT INTO payment_intents (${INSERTED_COLUMNS.join(', ')})
-     VALUES (${INSERTED_COLUMNS.map(() => '?').join(', ')}) RETURNING *`,
+/** Inserts the intent (pipelined in a transaction: its row is known, nothing is read back). */
+export async function insertPaymentIntent(
+  db: Queryable,
+  row: Omit<PaymentIntentRow, 'seq'>,
+): Promise<Omit<PaymentIntentRow, 'seq'>> {
+  await db.write(
+    `INSERT INTO payment_intents (${INSERTED_COLUMNS.join(', ')}) VALUES (${INSERTED_COLUMNS.map(() => '?').join(', ')})`,
     INSERTED_COLUMNS.map((column) => row[column]),
   );
-  return inserted;
+  return row;
 }
 
 export function findPaymentIntent(db: Queryable, accountId: string, id: string): Promise<PaymentIntentRow | undefined> {
