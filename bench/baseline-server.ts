@@ -1,7 +1,8 @@
 import express from 'express';
 
-// The baseline: the same Express 5, one GET route, a charge-sized JSON body; no middleware, no
-// validator, no database. Started by run.ts as its own process, on 127.0.0.1 and PORT.
+// The baselines: the same Express 5, one GET route and one POST route, each answering a
+// charge-sized JSON body; no middleware but the POST's JSON parser, no validator, no database.
+// Started by run.ts as its own process, on 127.0.0.1 and PORT.
 
 const CHARGE = {
   id: 'ch_3MtwBwLkdIwHu7ix28a3tqPa',
@@ -28,6 +29,12 @@ app.disable('x-powered-by');
 app.set('etag', false);
 app.get('/v1/charges/:id', (_req, res) => {
   res.json(CHARGE);
+});
+// A write compared with a bare write (issue 16): parse the same JSON body the POST scenario
+// sends, and answer with what was parsed in it, so the parse is not work thrown away.
+app.post('/v1/charges', express.json(), (req, res) => {
+  const { amount, currency } = req.body as { amount: number; currency: string };
+  res.json({ ...CHARGE, amount, currency });
 });
 
 const server = app.listen(Number(process.env.PORT), '127.0.0.1');

@@ -56,12 +56,14 @@ export function hasExited(server: ServerProcess): boolean {
 }
 
 /**
- * Starts `node <args>` in `cwd` on a free port (passed as `PORT`) and resolves once `GET readyPath`
- * answers 200. Rejects, with the process's output, if it exits first or is not ready in time.
+ * Starts `node <args>` in `cwd` on a free port (passed as `PORT`, and to `args` when it is a
+ * function, for a program that takes its port on the command line) and resolves once
+ * `GET readyPath` answers 200. Rejects, with the process's output, if it exits first or is not
+ * ready in time.
  */
 export async function startServer(
   name: string,
-  args: string[],
+  args: string[] | ((port: number) => string[]),
   env: Record<string, string>,
   readyPath: string,
   cwd = process.cwd(),
@@ -70,7 +72,7 @@ export async function startServer(
   const port = await freePort();
   const server = startProcess(
     name,
-    args,
+    typeof args === 'function' ? args(port) : args,
     { ...env, PORT: String(port) },
     cwd,
     `http://127.0.0.1:${port}`,

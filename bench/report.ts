@@ -19,7 +19,7 @@ export interface Target {
 export interface Pass {
   database: 'sqlite' | 'postgres';
   rows: Row[];
-  /** Every baseline run, in order (the first row shows their mean). */
+  /** Every baseline run, in order, of both bare routes (their names tell them apart; the first rows show their means). */
   baselineRuns: Measurement[];
   notes: string[];
 }

@@ -3,14 +3,24 @@
  * 127.0.0.1, loaded in turn by autocannon (baseline, target, baseline, target, ...), so that a
  * noisy machine slows both. Prints a table and writes bench/last-results.json.
  *
- * Then the webhook part (bench/webhooks.ts): delivery throughput of a fresh worker process and
- * commit-to-receipt latency at idle, against a local receiver, in its own table.
+ * Reads are compared with the bare GET route; the write as issue 16 frames it (a JSON
+ * `POST /v1/charges`, fresh key, 16 connections; bench/json-post.ts) with a bare POST route
+ * parsing the same body, and with Prism (bench/prism.ts) answering it from the spec's examples.
+ * Rate limits on (bench/rate-limits.ts) run on a second server process beside the first. After
+ * the bulk insert of BENCH_DEEP_ROWS charges, the GET by id and the POST run again, against their
+ * figures on the small database.
+ *
+ * Then the webhook part (bench/webhooks.ts): delivery throughput of a fresh worker process,
+ * commit-to-receipt latency at idle, and the throughput draining a backlog queued in bulk, against
+ * a local receiver, in its own table.
  *
  * Environment: BENCH_SECONDS (5), BENCH_WARMUP_SECONDS (1), BENCH_CONNECTIONS (10),
  * BENCH_DEEP_ROWS (1000000), BENCH_DATABASE_URL (a Postgres URL: adds a pass on Postgres, in a
  * database created and dropped for it), BENCH_WEBHOOK_EVENTS (10000),
- * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_ONLY (`http`, `webhooks` or `cores`: run only that
- * part; the other parts' results already in bench/last-results.json are kept).
+ * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_WEBHOOK_BACKLOG (100000), BENCH_REDIS_URL
+ * (redis://127.0.0.1:6379; set empty to skip the Redis row), BENCH_ONLY (`http`, `webhooks` or
+ * `cores`: run only that part; the other parts' results already in bench/last-results.json are
+ * kept).
  *
  * Last, the cores part (bench/web-concurrency.ts, on Postgres only): the GET by id against
  * `WEB_CONCURRENCY=1` and `2`, with requests per second and the whole machine's CPU per request.
@@ -19,9 +29,19 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { measure, type LoadSettings, type Measurement, type Scenario } from './load.js';
+import type { LoadSettings, Scenario } from './load.js';
 import { startServer, stopServer, type ServerProcess } from './processes.js';
 import { authScenarios } from './auth-methods.js';
+import { createInterleaver, meanOf, target, type Baseline, type Interleaver } from './interleave.js';
+import {
+  barePostBaseline,
+  JSON_POST_CONNECTIONS,
+  jsonPostScenario,
+  measureJsonPost,
+  warmUpWithPost,
+} from './json-post.js';
+import { startPrism, type StartNode } from './prism.js';
+import { measureRateLimits } from './rate-limits.js';
 import { formatPass, type Pass, type Row } from './report.js';
 import { createPostgresDatabase, insertCharges, type Store } from './store.js';
 import { formatWebhookPasses, runWebhookPass, type WebhookPass } from './webhooks.js';
@@ -71,16 +91,12 @@ async function cleanUp(): Promise<void> {
     await Promise.resolve(undo()).catch((e) => console.error(e));
 }
 
-async function startNode(
-  name: string,
-  args: string[],
-  env: Record<string, string>,
-  readyPath: string,
-) {
-  const server = await startServer(name, args, env, readyPath, ROOT);
+/** Starts a process in the repository and registers its stop by PID. */
+const startNode: StartNode = async (name, args, env, readyPath, timeoutMs) => {
+  const server = await startServer(name, args, env, readyPath, ROOT, timeoutMs);
   cleanups.push(() => stopServer(server));
   return server;
-}
+};
 
 /** One call to the API under test; throws on an unexpected status. */
 async function call(
@@ -132,8 +148,14 @@ function serverEnv(dataDir: string): Record<string, string> {
   };
 }
 
+/** The servers a pass measures beside its own: the bare routes and Prism, shared by every pass. */
+interface SharedServers {
+  baseline: ServerProcess;
+  prism: ServerProcess;
+}
+
 /** Runs every scenario against one database: the server is started on it, and stopped after. */
-async function runPass(baseline: ServerProcess, database: Pass['database']): Promise<Pass> {
+async function runPass(shared: SharedServers, database: Pass['database']): Promise<Pass> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
   cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
   const env = serverEnv(dataDir);
@@ -150,38 +172,27 @@ async function runPass(baseline: ServerProcess, database: Pass['database']): Pro
     env,
     '/healthz',
   );
-  console.error(`[${database}] server on ${server.url}, baseline on ${baseline.url}`);
+  console.error(`[${database}] server on ${server.url}, baseline on ${shared.baseline.url}`);
 
   const { chargeId, replayKey } = await seed(server);
 
-  const baselineRuns: Measurement[] = [];
-  const rows: Row[] = [];
-  /** The scenario on the server, right after a baseline run (the interleaving); `beforeRun` in between. */
-  const againstBaseline = async (
-    scenario: Scenario,
-    beforeRun?: () => Promise<void>,
-  ): Promise<Row> => {
-    console.error(`[${database}] ${scenario.name}`);
-    const base = await measure(baseline.url, baselineScenario, settings);
-    baselineRuns.push(base);
-    await beforeRun?.();
-    const measured = await measure(server.url, scenario, settings);
-    const row: Row = {
-      ...measured,
-      baselineRequestsPerSecond: base.requestsPerSecond,
-      ratioToBaseline: measured.requestsPerSecond / base.requestsPerSecond,
-    };
-    rows.push(row);
-    return row;
-  };
+  const interleaver = createInterleaver(database);
+  const getBaseline: Baseline = { url: shared.baseline.url, scenario: baselineScenario, settings };
+  const barePost = barePostBaseline(shared.baseline.url, AUTH.Authorization, settings);
+  /** The scenario on the server, right after a run of the bare GET route; `beforeRun` in between. */
+  const againstBaseline = (scenario: Scenario, beforeRun?: () => Promise<void>) =>
+    interleaver.against(getBaseline, { url: server.url, scenario, beforeRun });
   const post = { method: 'POST', headers: FORM, body: CHARGE_BODY } as const;
 
-  const byId = await againstBaseline({
+  const byIdScenario: Scenario = {
     name: 'GET /v1/charges/{id}',
     path: `/v1/charges/${chargeId}`,
     headers: AUTH,
-  });
-  target(byId, '≥ 0.50 × base', byId.ratioToBaseline, 0.5);
+  };
+  const byId = await againstBaseline(byIdScenario);
+  // Issue 16, item 2: Postgres reads at 0.45 of the bare route; SQLite keeps its 0.50.
+  const byIdMinimum = database === 'postgres' ? 0.45 : 0.5;
+  target(byId, `≥ ${byIdMinimum.toFixed(2)} × base`, byId.ratioToBaseline, byIdMinimum);
   await expectGraphQLData(server, { query: CHARGE_BY_ID_QUERY, variables: { id: chargeId } });
   await expectGraphQLData(server, { query: CHARGE_PAGE_QUERY });
   const graphqlById = await againstBaseline({
@@ -204,17 +215,16 @@ async function runPass(baseline: ServerProcess, database: Pass['database']): Pro
     path: '/v1/charges?limit=10',
     headers: AUTH,
   });
-  const create = await againstBaseline({
+  // The form POST against the bare GET route, as measured since the first session; issue 16 moved
+  // its target to the JSON POST against the bare POST route, measured next.
+  await againstBaseline({
     name: 'POST /v1/charges (new key)',
     path: '/v1/charges',
     ...post,
     freshIdempotencyKey: true,
   });
-  create.target = {
-    text: '≥ 0.40 × base, p99 ≤ 100',
-    value: `${create.ratioToBaseline.toFixed(2)}, ${create.p99Ms.toFixed(0)} ms`,
-    met: create.ratioToBaseline >= 0.4 && create.p99Ms <= 100,
-  };
+  const jsonPost = { database, interleaver, server, prism: shared.prism, barePost, authorization: AUTH.Authorization };
+  const create = await measureJsonPost(jsonPost);
   // Every request of this run must be a replay: no charge may appear. (The newest is read once the
   // previous run's last requests have finished, i.e. after the baseline run.)
   let newestBefore = '';
@@ -237,6 +247,16 @@ async function runPass(baseline: ServerProcess, database: Pass['database']): Pro
     target(row, `≥ ${minimum.toFixed(2)} × secret key`, row.ratioToBaseline / byKey.ratioToBaseline, minimum);
   }
 
+  const rateLimitNotes = await measureRateLimits({
+    database,
+    env,
+    server,
+    getBaseline,
+    byId: byIdScenario,
+    interleaver,
+    startNode,
+  });
+
   console.error(`[${database}] inserting ${deepRows} charges`);
   const bulk = await insertCharges(store, API_KEY, deepRows, deepDepth);
   const first = await againstBaseline({
@@ -250,21 +270,59 @@ async function runPass(baseline: ServerProcess, database: Pass['database']): Pro
     headers: AUTH,
   });
   target(deep, '≥ 0.90 × first page', deep.requestsPerSecond / first.requestsPerSecond, 0.9);
+  await measureGrowth({ interleaver, getBaseline, barePost, server, small: { byIdScenario, byId, post: create } });
 
-  rows.unshift(meanOf(baselineRuns));
   await stopServer(server);
-  const speeds = baselineRuns.map((m) => m.requestsPerSecond);
+  const runsOf = (baseline: Baseline) =>
+    interleaver.baselineRuns.filter((m) => m.name === baseline.scenario.name);
+  const range = (baseline: Baseline) => {
+    const speeds = runsOf(baseline).map((m) => m.requestsPerSecond);
+    return `${Math.min(...speeds).toFixed(0)} to ${Math.max(...speeds).toFixed(0)} req/s`;
+  };
   return {
     database,
-    rows,
-    baselineRuns,
+    rows: [
+      meanOf(baselineScenario.name, runsOf(getBaseline)),
+      meanOf(barePost.scenario.name, runsOf(barePost)),
+      ...interleaver.rows,
+    ],
+    baselineRuns: interleaver.baselineRuns,
     notes: [
       `${settings.connections} connections, ${settings.seconds} s per run after ${settings.warmupSeconds} s of warm-up; ` +
-        `"× base" is against the baseline run made just before.`,
-      `baseline runs: ${Math.min(...speeds).toFixed(0)} to ${Math.max(...speeds).toFixed(0)} req/s; ` +
+        `"× base" is against the baseline run made just before: the bare POST route for the rows marked ` +
+        `"16 conn." (${JSON_POST_CONNECTIONS} connections, the same JSON body), else the bare GET route.`,
+      `bare GET runs: ${range(getBaseline)}; bare POST runs: ${range(barePost)}; ` +
         `bulk insert of ${deepRows} charges: ${bulk.seconds.toFixed(1)} s.`,
+      ...rateLimitNotes,
     ],
   };
+}
+
+/** What the growth rows need: the pass's server and baselines, and the small database's rows. */
+interface GrowthContext {
+  interleaver: Interleaver;
+  getBaseline: Baseline;
+  barePost: Baseline;
+  server: ServerProcess;
+  small: { byIdScenario: Scenario; byId: Row; post: Row };
+}
+
+/**
+ * Issue 16, item 7: the GET by id and the POST after the bulk insert, each against its own
+ * baseline as on the small database, within 20% of its figure there (the ratio of their ratios).
+ */
+async function measureGrowth({ interleaver, getBaseline, barePost, server, small }: GrowthContext): Promise<void> {
+  const grown = `(+${deepRows} rows)`;
+  const byId = await interleaver.against(getBaseline, {
+    url: server.url,
+    scenario: { ...small.byIdScenario, name: `${small.byId.name} ${grown}` },
+  });
+  target(byId, '≥ 0.80 × small DB', byId.ratioToBaseline / small.byId.ratioToBaseline, 0.8);
+  const post = await interleaver.against(barePost, {
+    url: server.url,
+    scenario: jsonPostScenario(`${small.post.name} ${grown}`, AUTH.Authorization),
+  });
+  target(post, '≥ 0.80 × small DB', post.ratioToBaseline / small.post.ratioToBaseline, 0.8);
 }
 
 /** Seeds through the API: 10 customers with 10 charges each, and a key whose POST is already stored. */
@@ -289,27 +347,6 @@ async function seed(server: ServerProcess): Promise<{ chargeId: string; replayKe
   return { chargeId, replayKey };
 }
 
-/** The baseline row: the mean of every baseline run of the pass. */
-function meanOf(runs: Measurement[]): Row {
-  const mean = (pick: (m: Measurement) => number) =>
-    runs.reduce((sum, m) => sum + pick(m), 0) / runs.length;
-  return {
-    name: `${baselineScenario.name}, mean`,
-    requestsPerSecond: mean((m) => m.requestsPerSecond),
-    p50Ms: mean((m) => m.p50Ms),
-    p99Ms: mean((m) => m.p99Ms),
-    requests: mean((m) => m.requests),
-    failures: runs.reduce((sum, m) => sum + m.failures, 0),
-    statusCodes: {},
-    ratioToBaseline: 1,
-  };
-}
-
-/** Sets a row's target: `value` must be at least `minimum`. */
-function target(row: Row, text: string, value: number, minimum: number): void {
-  row.target = { text, value: value.toFixed(2), met: value >= minimum };
-}
-
 async function main(): Promise<void> {
   const started = new Date();
   const databases: Array<Pass['database']> = ['sqlite'];
@@ -327,8 +364,11 @@ async function main(): Promise<void> {
       {},
       baselineScenario.path,
     );
+    const prism = await startPrism(ROOT, startNode);
+    await warmUpWithPost(prism.url, barePostBaseline(baseline.url, AUTH.Authorization, settings));
     const passes: Pass[] = [];
-    for (const database of databases) passes.push(await runPass(baseline, database));
+    for (const database of databases) passes.push(await runPass({ baseline, prism }, database));
+    await stopServer(prism);
     await stopServer(baseline);
 
     console.log(passes.map(formatPass).join('\n\n'));
