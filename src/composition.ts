@@ -25,7 +25,7 @@ import { listenForCommits } from './db/commit-notifications.js';
 import type { Database } from './db/database.js';
 import type { DatabaseTarget } from './db/knex.js';
 import { openDatabase } from './db/open-database.js';
-import { createRateLimitStore } from './db/rate-limit-store.js';
+import { createRequestRateLimiter } from './db/rate-limit-store.js';
 import { systemClock, unixSeconds, type Clock } from './domain/clock.js';
 import { createAuthFailureLimiter } from './auth/auth-failures.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
@@ -71,6 +71,7 @@ export const CLOSE_ORDER = [
   'HTTPS server',
   'metrics server',
   'request log',
+  'rate limiter',
   'webhook wake-ups',
   'webhook worker',
   'authorisation expiry',
@@ -101,6 +102,7 @@ type NeededSetting =
  */
 type OptionalSetting =
   | 'rateLimit'
+  | 'redisUrl'
   | 'authFailures'
   | 'trustProxyHops'
   | 'httpTimeouts'
@@ -178,6 +180,12 @@ export async function createServices(config: CompositionConfig, choices: Service
   });
   opened.track('webhook sender', () => sender.close());
   const failures = createAuthFailureLimiter(db, config.authFailures, config.trustProxyHops);
+  // Only the API counts requests; it gives back the allowance it holds when it closes.
+  const rateLimiter =
+    config.rateLimit && config.role !== 'worker'
+      ? await createRequestRateLimiter(db, config.rateLimit, { redisUrl: config.redisUrl, logger })
+      : undefined;
+  if (rateLimiter) opened.track('rate limiter', () => rateLimiter.close());
   return {
     config,
     target,
@@ -185,7 +193,7 @@ export async function createServices(config: CompositionConfig, choices: Service
     clock,
     logger,
     auth: createAuthenticator({ db, adminDigest, failures, clock, accessTokens: config.accessTokens, externalJwt: config.externalJwt }),
-    rateLimiter: config.rateLimit && createRateLimitStore(db, config.rateLimit),
+    rateLimiter,
     eventStream,
     sender,
     notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),

@@ -38,6 +38,11 @@ export interface Config {
    */
   rateLimit: RateLimitWindow | undefined;
   /**
+   * `REDIS_URL` (`redis://…` or `rediss://…`): the request counters of the rate limit live in this
+   * Redis, on either engine; unset, in Postgres (or, on SQLite, in memory).
+   */
+  redisUrl: string | undefined;
+  /**
    * Failed authentications allowed per client address and window (`AUTH_FAILURES_PER_MINUTE` ×
    * `AUTH_FAILURES_WINDOW_SECONDS`), counted across every API process; undefined when
    * `AUTH_FAILURES_PER_MINUTE=0` turns the limit off.
@@ -205,6 +210,14 @@ function logLevel(value: string | undefined): string {
   return level;
 }
 
+function redisUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!URL.canParse(value) || !/^rediss?:$/.test(new URL(value).protocol)) {
+    throw new Error('REDIS_URL must be a redis:// or rediss:// URL');
+  }
+  return value;
+}
+
 function smtpUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (!URL.canParse(value) || !/^smtps?:$/.test(new URL(value).protocol)) {
@@ -241,6 +254,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       integer('REQUEST_LOG_RETENTION_HOURS', env.REQUEST_LOG_RETENTION_HOURS, 24),
     ),
     rateLimit: rateLimit(env),
+    redisUrl: redisUrl(env.REDIS_URL),
     authFailures: authFailures(env),
     trustProxyHops: integer('TRUST_PROXY', env.TRUST_PROXY, 0),
     httpTimeouts: httpTimeouts(env),

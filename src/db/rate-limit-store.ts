@@ -1,10 +1,45 @@
 import { RateLimiterMemory, RateLimiterPostgres, type RateLimiterAbstract } from 'rate-limiter-flexible';
+import type { Logger } from '../logging/logger.js';
 import type { Database, SqlValue } from './database.js';
+import { postgresAllowanceStore } from './rate-limit-postgres.js';
+import { openRedisAllowanceStore } from './rate-limit-redis.js';
+import { SlicedRateLimiter } from './rate-limit-slices.js';
 
 /** How many requests one key may make per window, and how long a window lasts. */
 export interface RateLimitWindow {
   points: number;
   durationSeconds: number;
+}
+
+/** A limiter of requests per key, and how to close what it holds (slices to give back, a Redis connection). */
+export type RequestRateLimiter = Pick<RateLimiterAbstract, 'consume' | 'points' | 'duration'> & { close(): Promise<void> };
+
+/** Where the API's request counters may live besides the database. */
+export interface RequestRateLimiterOptions {
+  /** `REDIS_URL`: count in this Redis, on either engine. */
+  redisUrl?: string;
+  logger: Logger;
+}
+
+/**
+ * The limiter of API requests per credential (`api:` keys), shared by every API process:
+ *
+ * - with `redisUrl`, over Redis (either engine), in slices (`SlicedRateLimiter`);
+ * - else on Postgres, over `rate_limits`, in slices;
+ * - else (SQLite, one process) in memory, at no cost.
+ *
+ * It resolves even when Redis is unreachable: the limiter then counts in memory until Redis answers.
+ */
+export async function createRequestRateLimiter(
+  db: Database,
+  window: RateLimitWindow,
+  options: RequestRateLimiterOptions,
+): Promise<RequestRateLimiter> {
+  const sliced = { keyPrefix: 'api', logger: options.logger };
+  if (options.redisUrl) return new SlicedRateLimiter(await openRedisAllowanceStore(options.redisUrl, options.logger), window, sliced);
+  if (db.dialect === 'postgres') return new SlicedRateLimiter(postgresAllowanceStore(db), window, sliced);
+  const memory = new RateLimiterMemory({ keyPrefix: 'api', points: window.points, duration: window.durationSeconds });
+  return Object.assign(memory, { close: async () => undefined });
 }
 
 /** The subset of a pg client that `RateLimiterPostgres` calls: `query({ text, values })`. */
@@ -13,12 +48,13 @@ interface PgLikeClient {
 }
 
 /**
- * The counters of a rate limiter, kept where every API process of this database sees them.
- * `keyPrefix` keeps limiters apart in one table: `api` counts requests per credential, `authfail`
- * failed authentications per client address (http/auth-failures.ts).
+ * The counters of a rate limiter that counts every event in the store, kept where every API
+ * process of this database sees them: the failed authentications per client address
+ * (auth/auth-failures.ts, `keyPrefix` `authfail`), which are few and read with `get`. Requests per
+ * credential are counted by `createRequestRateLimiter`, in slices.
  *
  * - SQLite serves one process: the counters live in its memory and cost nothing.
- * - Postgres may serve many: each request is one upsert into `rate_limits` (migration 0005), so a
+ * - Postgres may serve many: each count is one upsert into `rate_limits` (migration 0005), so a
  *   key's allowance is shared by every process. Once a key has spent its allowance, this process
  *   refuses it from memory until the window ends, so a client hammering past its limit costs no
  *   further writes here. Should the database fail, each process falls back to counting alone in

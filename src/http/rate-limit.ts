@@ -26,7 +26,7 @@ import { ApiError } from '../domain/errors.js';
 import './request-state.js';
 import { refuse } from './refusals.js';
 
-/** Counts requests per key over a window (see `createRateLimitStore`). */
+/** Counts requests per key over a window, shared by every API process (see `createRequestRateLimiter`). */
 export type RateLimiter = Pick<RateLimiterAbstract, 'consume' | 'points' | 'duration'>;
 
 const LIMITED_PATHS = /^\/(v\d+|graphql)(\/|$)/;
