@@ -41,6 +41,7 @@ import { startMetricsServer } from './metrics/metrics-server.js';
 import { createProcessMetrics } from './metrics/process-metrics.js';
 import { createWebhookAttemptMetrics } from './metrics/webhook-attempt-metrics.js';
 import { purgeExpiredKeys } from './operations/idempotency.js';
+import { DEFAULT_EVENT_RETENTION_DAYS, startEventRetention } from './resources/events/events.retention.js';
 import { purgeSeenSignatures } from './resources/signing-keys/seen-signatures.repo.js';
 import { expireAuthorizations } from './resources/payment-intents/authorizations.js';
 import { createRequestLogBuffer, type RequestLogBuffer } from './resources/request-logs/request-log-buffer.js';
@@ -75,6 +76,7 @@ export const CLOSE_ORDER = [
   'webhook wake-ups',
   'webhook worker',
   'authorisation expiry',
+  'event retention',
   'webhook sender',
   'event stream',
   'database',
@@ -98,7 +100,8 @@ type NeededSetting =
  * The settings it reads when they are given: left out, a limit or a mode is off (rate limits, the
  * failed-authentication limit, `METRICS_PORT`, `SMTP_URL`, trusted documents only, public
  * metrics), a tuning is its module's default (timeouts, proxies trusted, the worker's lease and
- * concurrency, when an endpoint is disabled), a retention its default (the request log's 24 hours).
+ * concurrency, when an endpoint is disabled), a retention its default (the request log's 24 hours,
+ * events' 30 days).
  */
 type OptionalSetting =
   | 'rateLimit'
@@ -114,6 +117,7 @@ type OptionalSetting =
   | 'webhookConcurrency'
   | 'webhookDisableAfterSeconds'
   | 'requestLogRetentionHours'
+  | 'eventRetentionDays'
   | 'accessTokens'
   | 'externalJwt'
   | 'tls';
@@ -198,7 +202,7 @@ export async function createServices(config: CompositionConfig, choices: Service
     sender,
     notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
     metrics: choices.metrics === false ? undefined : createProcessMetrics(db, clock),
-    settings: { ...config.settings, accessTokens: config.accessTokens },
+    settings: { ...config.settings, accessTokens: config.accessTokens, eventRetentionDays: config.eventRetentionDays },
     opened,
   };
 }
@@ -375,6 +379,12 @@ function startWorker(services: Services, choices: RoleChoices): void {
   services.opened.track('webhook worker', () => worker.stop());
   logger.info({ role: config.role }, 'webhook worker started');
   startAuthorizationExpiry(services, choices.authorizationExpiryIntervalMs ?? AUTHORIZATION_EXPIRY_INTERVAL_MS);
+  // Here, not in the purge timer every role runs: only a worker deletes events, once now, then every ten minutes.
+  const retention = startEventRetention(
+    { db, clock, logger, retentionDays: config.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS },
+    PURGE_INTERVAL_MS,
+  );
+  services.opened.track('event retention', () => retention.stop());
 }
 
 /**

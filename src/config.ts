@@ -5,6 +5,7 @@ import type { ServiceSettings } from './operations/operations.js';
 import type { RateLimitWindow } from './db/rate-limit-store.js';
 import type { AuthFailureWindow } from './auth/auth-failures.js';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http/server-timeouts.js';
+import { DEFAULT_EVENT_RETENTION_DAYS } from './resources/events/events.retention.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/retry-policy.js';
 
 /** Which parts run in this process: the HTTP API, the webhook worker, or both. */
@@ -32,6 +33,12 @@ export interface Config {
   idempotencyTtlSeconds: number;
   /** How long request log entries (`GET /v1/request_logs`) are kept (`REQUEST_LOG_RETENTION_HOURS`, at least 1). */
   requestLogRetentionHours: number;
+  /**
+   * How long events stay retrievable (`EVENT_RETENTION_DAYS`, at least 1): older ones leave the
+   * API with their webhook deliveries, except those a pending or failed delivery keeps
+   * (src/resources/events/events.retention.ts).
+   */
+  eventRetentionDays: number;
   /**
    * Requests per API key and window (`RATE_LIMIT_PER_SECOND` × `RATE_LIMIT_WINDOW_SECONDS`),
    * counted across every API process; undefined when `RATE_LIMIT_PER_SECOND=0` turns limits off.
@@ -253,6 +260,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       'REQUEST_LOG_RETENTION_HOURS',
       integer('REQUEST_LOG_RETENTION_HOURS', env.REQUEST_LOG_RETENTION_HOURS, 24),
     ),
+    eventRetentionDays: atLeastOne('EVENT_RETENTION_DAYS', integer('EVENT_RETENTION_DAYS', env.EVENT_RETENTION_DAYS, DEFAULT_EVENT_RETENTION_DAYS)),
     rateLimit: rateLimit(env),
     redisUrl: redisUrl(env.REDIS_URL),
     authFailures: authFailures(env),

@@ -26,6 +26,8 @@ export interface ServiceSettings {
    * authenticator must verify them with the same ones. Left out: the defaults.
    */
   accessTokens?: AccessTokenSettings;
+  /** `EVENT_RETENTION_DAYS`, which a missing event's message states; left out: the default (30). */
+  eventRetentionDays?: number;
 }
 
 /** The server's own access tokens. */

@@ -1,11 +1,12 @@
 import type { webhooks } from '../../../generated/openapi.js';
 import { unixSeconds } from '../../domain/clock.js';
-import { notFound } from '../../domain/errors.js';
+import { ApiError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { enqueueDeliveries, readSubscriptions } from '../webhook-deliveries/outbox.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { findEvent, insertEvents, listEventRows } from './events.repo.js';
+import { DEFAULT_EVENT_RETENTION_DAYS } from './events.retention.js';
 import { toEventResource, type Event, type EventType, type StoredEventData } from './events.mapper.js';
 
 /** The API version stamped on every event. */
@@ -98,9 +99,16 @@ export async function recordEvents<T extends EventType>(
   }
 }
 
+/**
+ * An event by id. A missing one is the usual `resource_missing` 404, whose message says how long
+ * events are kept: an id that existed may simply have passed its retention.
+ */
 export async function retrieveEvent(ctx: RequestContext, id: string): Promise<Event> {
   const row = await findEvent(ctx.db, ctx.accountId, id);
-  if (!row) throw notFound('event', id);
+  if (!row) {
+    const days = ctx.settings.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS;
+    throw new ApiError('resource_missing', `No such event: '${id}'; events are retrievable for ${days} days.`, { param: 'id' });
+  }
   return toEventResource(row);
 }
 

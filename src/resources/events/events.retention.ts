@@ -1,0 +1,165 @@
+/**
+ * Event retention (`EVENT_RETENTION_DAYS`, default 30): events older than that leave the API, with
+ * their webhook deliveries and those deliveries' attempts. Charges, customers, refunds, intents and
+ * every other resource are never purged here.
+ *
+ * Guarantees:
+ * - An event whose delivery is still `pending` is kept, whatever its age: the worker ends every
+ *   pending delivery within its retry schedule, and the event is what that delivery sends.
+ * - An event whose delivery `failed` is kept until that failure is itself older than the retention,
+ *   counted from the delivery's `completed_at` (when it failed for good, or when its latest manual
+ *   retry or replay failed again): the account has the whole period to see and replay it. A failure
+ *   resolved by a retry or replay is `succeeded` and no longer keeps its event.
+ * - Rows go attempts first, then deliveries, then events, in one transaction per batch, so no
+ *   attempt or delivery is ever left without its event.
+ * - The purge never holds a lock a request waits on for long: every batch (at most `batchSize`
+ *   events) is its own short transaction of row deletes (no table lock on Postgres), and a run stops
+ *   after `maxBatches` batches; the next run goes on from the oldest events again.
+ *
+ * Events are walked in `seq` order (the primary key), which follows `created` closely: a run stops
+ * at the first page that reaches events younger than the retention, so it never scans the recent
+ * part of the table. An old event committed slightly out of clock order behind a younger one waits
+ * for the next run.
+ */
+import type { Queryable } from '../../db/database.js';
+import { inJsonArray } from '../../db/dialect.js';
+import type { Clock } from '../../domain/clock.js';
+import type { Logger } from '../../logging/logger.js';
+
+/** `EVENT_RETENTION_DAYS` when it is not set. */
+export const DEFAULT_EVENT_RETENTION_DAYS = 30;
+
+const DAY_MS = 86_400_000;
+const DEFAULT_BATCH_SIZE = 1000;
+/** 100 batches of 1,000: 100,000 events per run, ten minutes apart, is more than 150 events a second. */
+const DEFAULT_MAX_BATCHES = 100;
+
+/** How one purge run is bounded; the defaults are production's, tests choose smaller ones. */
+export interface EventPurgeLimits {
+  /** Events examined (and at most deleted) per batch; default 1,000. */
+  batchSize?: number;
+  /** Batches per run; default 100. */
+  maxBatches?: number;
+  /** Asked before every batch but the first: false ends the run (the process is closing). */
+  proceed?: () => boolean;
+}
+
+/** What one run deleted. */
+export interface EventPurgeCounts {
+  events: number;
+  deliveries: number;
+  attempts: number;
+}
+
+/** A delivery that keeps its event: pending, or failed more recently than the retention (`?`: the cut-off in ms). */
+const KEEPING_DELIVERY = `SELECT 1 FROM webhook_deliveries d WHERE d.account_id = e.account_id AND d.event_id = e.id
+  AND (d.status = 'pending' OR (d.status = 'failed' AND (d.completed_at IS NULL OR d.completed_at >= ?)))`;
+
+/**
+ * Deletes the events older than `retentionDays` at `nowMs`, with their deliveries and attempts,
+ * except those a delivery keeps (see the module comment), in bounded batches; returns the counts.
+ */
+export async function purgeExpiredEvents(
+  db: Queryable,
+  nowMs: number,
+  retentionDays: number,
+  limits: EventPurgeLimits = {},
+): Promise<EventPurgeCounts> {
+  const { batchSize = DEFAULT_BATCH_SIZE, maxBatches = DEFAULT_MAX_BATCHES, proceed = () => true } = limits;
+  const cutoff = { ms: nowMs - retentionDays * DAY_MS, seconds: Math.floor((nowMs - retentionDays * DAY_MS) / 1000) };
+  const counts: EventPurgeCounts = { events: 0, deliveries: 0, attempts: 0 };
+  let afterSeq = 0;
+  for (let batch = 0; batch < maxBatches && (batch === 0 || proceed()); batch++) {
+    const page = await readPage(db, afterSeq, batchSize, cutoff.ms);
+    const expired = page.filter((row) => Number(row.created) < cutoff.seconds && Number(row.kept) === 0).map((row) => row.id);
+    if (expired.length > 0) {
+      const deleted = await db.transaction((tx) => deleteEvents(tx, expired, cutoff));
+      counts.events += deleted.events;
+      counts.deliveries += deleted.deliveries;
+      counts.attempts += deleted.attempts;
+    }
+    const last = page.at(-1);
+    // A short page is the end of the table; a page that reached young events, the end of the old ones.
+    if (!last || page.length < batchSize || Number(last.created) >= cutoff.seconds) break;
+    afterSeq = Number(last.seq);
+  }
+  return counts;
+}
+
+/** The next `limit` events after `afterSeq` by primary key, each with whether a delivery keeps it. */
+function readPage(db: Queryable, afterSeq: number, limit: number, cutoffMs: number) {
+  return db.all<{ seq: number; id: string; created: number; kept: number }>(
+    `SELECT e.seq, e.id, e.created, CASE WHEN EXISTS (${KEEPING_DELIVERY}) THEN 1 ELSE 0 END AS kept
+     FROM events e WHERE e.seq > ? ORDER BY e.seq LIMIT ?`,
+    [cutoffMs, afterSeq, limit],
+  );
+}
+
+/**
+ * One batch, in its transaction: the events are checked again (a delivery may have been retried
+ * since the page was read), then their attempts, deliveries and the events themselves deleted.
+ */
+async function deleteEvents(
+  tx: Queryable,
+  candidates: readonly string[],
+  cutoff: { ms: number; seconds: number },
+): Promise<EventPurgeCounts> {
+  const events = (
+    await tx.all<{ id: string }>(
+      `SELECT e.id FROM events e WHERE ${inJsonArray(tx.dialect, 'e.id')} AND e.created < ? AND NOT EXISTS (${KEEPING_DELIVERY})`,
+      [JSON.stringify(candidates), cutoff.seconds, cutoff.ms],
+    )
+  ).map((row) => row.id);
+  if (events.length === 0) return { events: 0, deliveries: 0, attempts: 0 };
+  const eventIds = JSON.stringify(events);
+  // Through the `(account_id, event_id)` index, one seek per event.
+  const deliveries = await tx.all<{ id: string }>(
+    `SELECT d.id FROM events e JOIN webhook_deliveries d ON d.account_id = e.account_id AND d.event_id = e.id
+     WHERE ${inJsonArray(tx.dialect, 'e.id')}`,
+    [eventIds],
+  );
+  const deliveryIds = JSON.stringify(deliveries.map((row) => row.id));
+  const attempts = deliveries.length === 0 ? 0 : await tx.run(`DELETE FROM webhook_attempts WHERE ${inJsonArray(tx.dialect, 'delivery_id')}`, [deliveryIds]);
+  const deletedDeliveries =
+    deliveries.length === 0 ? 0 : await tx.run(`DELETE FROM webhook_deliveries WHERE ${inJsonArray(tx.dialect, 'id')}`, [deliveryIds]);
+  const deletedEvents = await tx.run(`DELETE FROM events WHERE ${inJsonArray(tx.dialect, 'id')}`, [eventIds]);
+  return { events: deletedEvents, deliveries: deletedDeliveries, attempts };
+}
+
+/** The worker's retention timer, as started by {@link startEventRetention}. */
+export interface EventRetentionTimer {
+  /** Stops the timer; a run under way ends after its current batch, and this resolves then. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Runs {@link purgeExpiredEvents} at once, then every `intervalMs`, one run at a time (the next is
+ * scheduled when the last ends, so a long run never overlaps the next).
+ */
+export function startEventRetention(
+  deps: { db: Queryable; clock: Clock; logger: Logger; retentionDays: number },
+  intervalMs: number,
+): EventRetentionTimer {
+  const { db, clock, logger, retentionDays } = deps;
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> = Promise.resolve();
+  const run = () => {
+    running = purgeExpiredEvents(db, clock.nowMs(), retentionDays, { proceed: () => !stopped })
+      .then((counts) => {
+        if (counts.events > 0) logger.info({ ...counts, retentionDays }, 'purged events past their retention');
+      })
+      .catch((err) => logger.warn({ err }, 'event retention purge failed'))
+      .finally(() => {
+        if (!stopped) timer = setTimeout(run, intervalMs).unref();
+      });
+  };
+  run();
+  return {
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+    },
+  };
+}
