@@ -126,8 +126,9 @@ export function cardErrorBody(
 }
 
 /** `resource_missing` for an object of this account that does not exist (or is another's). */
-export function notFound(kind: string, id: string, param = 'id'): ApiError {
-  return new ApiError('resource_missing', `No such ${kind}: '${id}'`, { param });
+/** `resource_missing` for `id`; `detail` adds what the client should know (e.g. how long such objects are kept). */
+export function notFound(kind: string, id: string, param = 'id', detail?: string): ApiError {
+  return new ApiError('resource_missing', `No such ${kind}: '${id}'${detail ? `; ${detail}` : ''}`, { param });
 }
 
 export function isApiError(value: unknown): value is ApiError {

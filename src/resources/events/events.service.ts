@@ -1,6 +1,6 @@
 import type { webhooks } from '../../../generated/openapi.js';
 import { unixSeconds } from '../../domain/clock.js';
-import { ApiError } from '../../domain/errors.js';
+import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import { enqueueDeliveries, readSubscriptions } from '../webhook-deliveries/outbox.js';
 import type { RequestContext } from '../../operations/operations.js';
@@ -107,7 +107,7 @@ export async function retrieveEvent(ctx: RequestContext, id: string): Promise<Ev
   const row = await findEvent(ctx.db, ctx.accountId, id);
   if (!row) {
     const days = ctx.settings.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS;
-    throw new ApiError('resource_missing', `No such event: '${id}'; events are retrievable for ${days} days.`, { param: 'id' });
+    throw notFound('event', id, 'id', `events are retrievable for ${days} days.`);
   }
   return toEventResource(row);
 }
