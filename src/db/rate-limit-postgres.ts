@@ -35,7 +35,9 @@ export function postgresAllowanceStore(db: Database): AllowanceStore {
   return {
     async take(key, points, durationMs) {
       const [row] = await db.all<TakenRow>(TAKE, [key, points, durationMs]);
-      return { count: Number(row.points), msLeft: Number(row.ms_left), window: String(row.expire) };
+      // `now()` is when each transaction began: a take that began a moment before the one that
+      // started the window reads it as ending up to that moment beyond its duration.
+      return { count: Number(row.points), msLeft: Math.min(durationMs, Number(row.ms_left)), window: String(row.expire) };
     },
     async giveBack(key, points, window) {
       await db.run(GIVE_BACK, [key, points, window]);
