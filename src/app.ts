@@ -40,6 +40,8 @@ import { prepareOAuthRequests } from './http/oauth-requests.js';
 
 export interface AppDeps {
   db: Database;
+  /** The read replica (`DATABASE_READ_URL`) that lists and events are read from; left out: `db`. */
+  readDb?: Database;
   clock: Clock;
   logger: Logger;
   auth: Authenticator;

@@ -4,8 +4,9 @@
  * choices (a fake clock, a statement-counting database, port 0, a fast-polling worker), so that
  * what they exercise is what runs in production.
  *
- *   createServices  what the roles share: database, clock, logger, authenticator, rate limiter,
- *                   event stream, webhook sender, failure notifier, metrics registry, settings
+ *   createServices  what the roles share: database (and its read replica), clock, logger,
+ *                   authenticator, rate limiter, event stream, webhook sender, failure notifier,
+ *                   metrics registry, settings
  *   startRoles      the API (HTTP server, app, GraphQL subscriptions, and the mutual-TLS listener
  *                   when `TLS_PORT` asks for it), or a worker's own metrics listener; then the
  *                   webhook worker and the purge timers
@@ -25,6 +26,7 @@ import { listenForCommits } from './db/commit-notifications.js';
 import type { Database } from './db/database.js';
 import type { DatabaseTarget } from './db/knex.js';
 import { openDatabase } from './db/open-database.js';
+import { describeReadReplica, openReadReplica } from './db/read-replica.js';
 import { createRequestRateLimiter } from './db/rate-limit-store.js';
 import { systemClock, unixSeconds, type Clock } from './domain/clock.js';
 import { createAuthFailureLimiter } from './auth/auth-failures.js';
@@ -63,7 +65,7 @@ const DEFAULT_REQUEST_LOG_RETENTION_HOURS = 24;
  * The order things close in, at shutdown and after a failed start: WebSocket clients before the
  * HTTP server (their upgraded sockets would otherwise hold `server.close()` open), the servers
  * before the request log (its last entries are of their last requests), the worker before its
- * sender, the database last.
+ * sender, the databases last.
  */
 export const CLOSE_ORDER = [
   'purge timer',
@@ -80,6 +82,7 @@ export const CLOSE_ORDER = [
   'webhook sender',
   'event stream',
   'database',
+  'read database',
 ] as const;
 
 /** Something the composition root (or `main.ts`, for the database) opens and closes. */
@@ -104,6 +107,7 @@ type NeededSetting =
  * events' 30 days).
  */
 type OptionalSetting =
+  | 'databaseReadUrl'
   | 'rateLimit'
   | 'redisUrl'
   | 'authFailures'
@@ -152,6 +156,11 @@ export interface Services {
   config: CompositionConfig;
   target: DatabaseTarget;
   db: Database;
+  /**
+   * Where reads that tolerate replica lag run (lists and events, see `RequestContext.readDb`): the
+   * replica of `DATABASE_READ_URL`, or `db` itself when there is none.
+   */
+  readDb: Database;
   clock: Clock;
   logger: Logger;
   /** One authenticator for HTTP, WebSocket and `/metrics`, so that they count failures against one allowance. */
@@ -175,6 +184,9 @@ export async function createServices(config: CompositionConfig, choices: Service
   const clock = choices.clock ?? systemClock;
   const db = choices.db ?? (await openDatabase(target));
   if (!choices.db) opened.track('database', () => db.close());
+  // Only the API reads lists and events; a worker alone opens no pool on the replica.
+  const readDb = config.databaseReadUrl && config.role !== 'worker' ? await openReadDatabase(config.databaseReadUrl) : db;
+  if (readDb !== db) opened.track('read database', () => readDb.close());
   const eventStream = config.role === 'worker' ? undefined : createEventStream(db, target, logger);
   if (eventStream) opened.track('event stream', () => eventStream.close());
   const sender = createSender({
@@ -194,6 +206,7 @@ export async function createServices(config: CompositionConfig, choices: Service
     config,
     target,
     db,
+    readDb,
     clock,
     logger,
     auth: createAuthenticator({ db, adminDigest, failures, clock, accessTokens: config.accessTokens, externalJwt: config.externalJwt }),
@@ -205,6 +218,11 @@ export async function createServices(config: CompositionConfig, choices: Service
     settings: { ...config.settings, accessTokens: config.accessTokens, eventRetentionDays: config.eventRetentionDays },
     opened,
   };
+}
+
+/** The replica's pool, checked at start: an unreachable one is a `StartupError` naming it (host and port). */
+function openReadDatabase(url: string): Promise<Database> {
+  return startupStage(`cannot open the read replica (DATABASE_READ_URL, ${describeReadReplica(url)})`, () => openReadReplica(url));
 }
 
 /** Choices about the roles that are not configuration (tests'). */
@@ -232,7 +250,7 @@ export interface Roles {
 
 /**
  * Starts the process's roles: first what listens (the API, or a worker's metrics listener when
- * `METRICS_PORT` asks for one), then the webhook worker (unless `ROLE=api`) and the purge timers.
+ * `METRICS_PORT` asks for one), then the webhook worker and the purge timers (unless `ROLE=api`).
  * A listen that fails rejects with a `StartupError` and starts no background work.
  */
 export async function startRoles(services: Services, choices: RoleChoices = {}): Promise<Roles> {
@@ -241,7 +259,6 @@ export async function startRoles(services: Services, choices: RoleChoices = {}):
   if (config.role !== 'worker') api = await listenApi(services, choices);
   else if (config.metricsPort !== undefined) await listenMetrics(services, config.metricsPort);
   if (config.role !== 'api') startWorker(services, choices);
-  startPurgeTimer(services);
   return { api, close: () => opened.closeAll(logger) };
 }
 
@@ -252,12 +269,15 @@ export async function startRoles(services: Services, choices: RoleChoices = {}):
 async function listenApi(services: Services, choices: RoleChoices): Promise<NonNullable<Roles['api']>> {
   const { config, db, clock, logger, auth, rateLimiter, eventStream, opened } = services;
   if (!eventStream) throw new Error('the API roles need an event stream');
+  const appDb = choices.appDb ?? db;
+  // Without a replica the reads that may lag run on the app's database too (tests count them there).
+  const readDb = services.readDb === db ? appDb : services.readDb;
   const tls = config.tls && (await readTlsFiles(config.tls));
   // Registrations (on either listener) accept only certificates the client CA issued.
   const settings = tls ? { ...services.settings, clientCertificateAuthorities: tls.authorities } : services.settings;
   // What the REST and GraphQL doors (HTTP and WebSocket) share.
   const { idempotencyTtlSeconds } = config;
-  const shared = { db, clock, logger, auth, rateLimiter, eventStream, settings, idempotencyTtlSeconds };
+  const shared = { db, readDb, clock, logger, auth, rateLimiter, eventStream, settings, idempotencyTtlSeconds };
   const httpTimeouts = config.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
   // On the services' database, not the app's: the log's writes belong to no request (and tests
   // count the statements the app's requests run).
@@ -265,7 +285,7 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
   opened.track('request log', () => requestLog.close());
   const app = createApp({
     ...shared,
-    db: choices.appDb ?? db,
+    db: appDb,
     validateResponses: config.validateResponses,
     bodyTimeoutMs: httpTimeouts.bodyMs,
     graphqlTrustedDocumentsOnly: config.graphqlTrustedDocumentsOnly,
@@ -379,7 +399,9 @@ function startWorker(services: Services, choices: RoleChoices): void {
   services.opened.track('webhook worker', () => worker.stop());
   logger.info({ role: config.role }, 'webhook worker started');
   startAuthorizationExpiry(services, choices.authorizationExpiryIntervalMs ?? AUTHORIZATION_EXPIRY_INTERVAL_MS);
-  // Here, not in the purge timer every role runs: only a worker deletes events, once now, then every ten minutes.
+  // Only a worker deletes: the purges are background work, as deliveries are, and an API process
+  // then spends its time on requests. Events once now, then every ten minutes.
+  startPurgeTimer(services);
   const retention = startEventRetention(
     { db, clock, logger, retentionDays: config.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS },
     PURGE_INTERVAL_MS,

@@ -18,6 +18,11 @@ export interface Config {
   dataDir: string;
   /** `postgres://…` switches to Postgres; undefined means SQLite under `dataDir`. */
   databaseUrl: string | undefined;
+  /**
+   * `DATABASE_READ_URL` (`postgres://…`, only beside a Postgres `DATABASE_URL`): a streaming replica
+   * that the reads which tolerate lag (lists, events) run on; undefined: they run on the primary.
+   */
+  databaseReadUrl: string | undefined;
   role: Role;
   /**
    * `WEB_CONCURRENCY`: how many API processes serve `PORT` (node:cluster), on Postgres; `auto` is
@@ -233,12 +238,26 @@ function smtpUrl(value: string | undefined): string | undefined {
   return value;
 }
 
+/**
+ * `DATABASE_READ_URL`: a replica of the Postgres primary. SQLite has no replicas, so beside it the
+ * setting is refused rather than ignored: the operator believes reads are offloaded.
+ */
+function readReplicaUrl(value: string | undefined, databaseUrl: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!databaseUrl) {
+    throw new Error('DATABASE_READ_URL needs a Postgres DATABASE_URL: a read replica is of a Postgres primary (unset DATABASE_READ_URL on SQLite)');
+  }
+  if (!/^postgres(ql)?:\/\//.test(value)) throw new Error('DATABASE_READ_URL must be a postgres:// URL');
+  return value;
+}
+
 /** Reads the configuration; throws a readable message on a malformed value. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const databaseUrl = env.DATABASE_URL || undefined;
   if (databaseUrl && !/^postgres(ql)?:\/\//.test(databaseUrl)) {
     throw new Error('DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)');
   }
+  const databaseReadUrl = readReplicaUrl(env.DATABASE_READ_URL, databaseUrl);
   if (env.BOOTSTRAP_API_KEY && !/^sk_test_[0-9A-Za-z_]{8,}$/.test(env.BOOTSTRAP_API_KEY)) {
     throw new Error('BOOTSTRAP_API_KEY must look like sk_test_ followed by at least 8 letters or digits');
   }
@@ -248,6 +267,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST || '127.0.0.1',
     dataDir: path.resolve(env.DATA_DIR || './data'),
     databaseUrl,
+    databaseReadUrl,
     role: role(env.ROLE),
     webConcurrency: webConcurrency(env.WEB_CONCURRENCY),
     bootstrapApiKey: env.BOOTSTRAP_API_KEY || undefined,

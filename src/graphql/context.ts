@@ -40,6 +40,7 @@ export function createGraphQLContext(deps: GraphQLDeps, caller: GraphQLCaller): 
     requestId: caller.requestId,
     idempotencyKey: caller.idempotencyKey,
     db: deps.db,
+    readDb: deps.readDb ?? deps.db,
     clock: deps.clock,
     settings: deps.settings,
   };

@@ -27,6 +27,7 @@ export function bindOperation(
       requestId: requestIdOf(res),
       idempotencyKey,
       db: deps.db,
+      readDb: deps.readDb ?? deps.db,
       clock: deps.clock,
       settings: deps.settings,
     };

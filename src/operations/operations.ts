@@ -53,6 +53,13 @@ export interface RequestContext {
   idempotencyKey: string | null;
   /** The database, or the request's transaction for operations that change something. */
   db: Queryable;
+  /**
+   * Where the reads that tolerate lag run (lists, events): the read replica when
+   * `DATABASE_READ_URL` is set, else the database itself; inside a change, its transaction, so
+   * that a write reads only what it can build on. A read here that misses may be a replica not yet
+   * caught up: `readMayLag` reads it again on `db` (resources/shared/replica-reads.ts).
+   */
+  readDb: Queryable;
   clock: Clock;
   settings: ServiceSettings;
 }

@@ -8,6 +8,8 @@ import { assertGranted } from './scopes.js';
 /** What running an operation needs, whichever door it comes through. */
 export interface OperationDeps {
   db: Database;
+  /** The read replica (`DATABASE_READ_URL`) that reads tolerating lag run on; left out: `db`. */
+  readDb?: Database;
   clock: Clock;
   settings: ServiceSettings;
   idempotencyTtlSeconds: number;
@@ -41,7 +43,8 @@ export async function runOperation(
   if (call.method === 'get') return { response: await handler(input), replayed: false };
   // Before the transaction, so that what it waits on (DNS) holds no lock and no connection.
   await call.preflight?.(input);
-  const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx } });
+  // Everything a change reads, it reads in its transaction on the primary, never on a replica.
+  const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx, readDb: tx } });
   if (call.method === 'post' && ctx.idempotencyKey) {
     const { accountId, idempotencyKey: key, requestId } = ctx;
     const request = idempotentPost(deps, { accountId, key, requestId, path: call.path, body: input.body });

@@ -19,15 +19,15 @@ export interface DeliveryEnd extends Pick<DeliveryRow, 'last_response_status' | 
 }
 
 const INSERT_ATTEMPTS =
-  'INSERT INTO webhook_attempts (delivery_id, account_id, started_at, duration_ms, response_status, response_body, error, manual) VALUES ';
+  'INSERT INTO webhook_attempts (delivery_id, account_id, delivery_created, started_at, duration_ms, response_status, response_body, error, manual) VALUES ';
 
 export async function insertAttempt(db: Queryable, attempt: AttemptRow): Promise<void> {
-  await db.run(`${INSERT_ATTEMPTS}(?, ?, ?, ?, ?, ?, ?, ?)`, attemptValues(attempt));
+  await db.run(`${INSERT_ATTEMPTS}(?, ?, ?, ?, ?, ?, ?, ?, ?)`, attemptValues(attempt));
 }
 
 function attemptValues(attempt: AttemptRow): SqlValue[] {
   return [
-    attempt.delivery_id, attempt.account_id, attempt.started_at, attempt.duration_ms, attempt.response_status,
+    attempt.delivery_id, attempt.account_id, attempt.delivery_created, attempt.started_at, attempt.duration_ms, attempt.response_status,
     attempt.response_body, attempt.error, attempt.manual,
   ];
 }
@@ -49,7 +49,7 @@ export interface SucceededAttempt {
 export async function recordSucceededAttempts(tx: Queryable, rows: readonly SucceededAttempt[]): Promise<void> {
   if (rows.length === 0) return;
   // Pipelined with the UPDATE after it: two round trips for the three statements.
-  await tx.write(INSERT_ATTEMPTS + rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', '), rows.flatMap((row) => attemptValues(row.attempt)));
+  await tx.write(INSERT_ATTEMPTS + rows.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', '), rows.flatMap((row) => attemptValues(row.attempt)));
   const finished = await tx.all<{ event_id: string }>(
     `UPDATE webhook_deliveries
      SET status = 'succeeded', attempts = attempts + 1, next_attempt_at = v.column3, last_response_status = v.column4,

@@ -72,6 +72,7 @@ async function sendAttempt(
   const attempt: AttemptRow = {
     delivery_id: delivery.id,
     account_id: delivery.account_id,
+    delivery_created: Number(delivery.created),
     started_at: nowMs,
     duration_ms: result.durationMs,
     response_status: result.status ?? null,

@@ -40,9 +40,9 @@ forEachDatabase('event retention', (engine) => {
     const nowMs = server.clock.nowMs();
     for (const delivery of await deliveriesOf(eventId)) {
       await server.db.run(
-        `INSERT INTO webhook_attempts (delivery_id, account_id, started_at, duration_ms, response_status, response_body, error, manual)
-         VALUES (?, ?, ?, 5, ?, NULL, NULL, ?)`,
-        [delivery.id, server.accountIds.first, nowMs, status === 'succeeded' ? 200 : 500, false],
+        `INSERT INTO webhook_attempts (delivery_id, account_id, delivery_created, started_at, duration_ms, response_status, response_body, error, manual)
+         VALUES (?, ?, ?, ?, 5, ?, NULL, NULL, ?)`,
+        [delivery.id, server.accountIds.first, delivery.created, nowMs, status === 'succeeded' ? 200 : 500, false],
       );
       await server.db.run('UPDATE webhook_deliveries SET status = ?, completed_at = ?, attempts = attempts + 1 WHERE id = ?', [
         status,
@@ -95,6 +95,21 @@ forEachDatabase('event retention', (engine) => {
   it('says how long events are kept in GraphQL too', async () => {
     const result = await graphql(server.url, server.apiKeys.first, 'query($id: ID!) { event(id: $id) { id } }', { id: 'evt_missing' });
     expect(result.body.errors?.[0].message).to.equal("No such event: 'evt_missing'; events are retrievable for 30 days.");
+  });
+
+  it('takes an event past retention out of the API at once, before any purge removes it, with its deliveries', async () => {
+    await anEndpoint();
+    await aCustomer(server.api);
+    const [eventId] = await listedEventIds();
+    const [delivery] = await deliveriesOf(eventId);
+    await endDeliveries(eventId, 'succeeded');
+    server.clock.advance(RETENTION_DAYS * DAY_MS + 1000);
+
+    expect(await count('events')).to.equal(1);
+    expect((await server.api.get(`/v1/events/${eventId}`)).status).to.equal(404);
+    expect(await listedEventIds()).to.deep.equal([]);
+    expect((await server.api.get(`/v1/webhook_deliveries/${delivery.id}`)).status).to.equal(404);
+    expect((await server.api.get('/v1/webhook_deliveries')).body.data).to.deep.equal([]);
   });
 
   it('keeps an old event while a delivery of it is pending, and removes it once the delivery succeeded', async () => {

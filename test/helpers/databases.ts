@@ -148,6 +148,11 @@ export function forEachDatabase(title: string, suite: (engine: Engine) => void):
   }
 }
 
+/** A new, empty Postgres database that no migration has run on (to test a migration itself). */
+export function createUnmigratedPostgresDatabase(): Promise<TestDatabase> {
+  return createPostgresDatabase();
+}
+
 /** A fresh database of the given engine, already migrated (see `copyOfMigrated`). */
 export function createDatabase(engine: Engine): Promise<TestDatabase> {
   return copyOfMigrated(engine);

@@ -9,6 +9,7 @@ import * as authCredentials from './0007_auth_credentials.js';
 import * as paymentIntents from './0008_payment_intents.js';
 import * as requestLogs from './0009_request_logs.js';
 import * as claimKeyFunction from './0010_claim_key_function.js';
+import * as eventPartitions from './0011_event_partitions.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -25,6 +26,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0008_payment_intents', paymentIntents],
   ['0009_request_logs', requestLogs],
   ['0010_claim_key_function', claimKeyFunction],
+  ['0011_event_partitions', eventPartitions],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

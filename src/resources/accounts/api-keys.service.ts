@@ -6,6 +6,7 @@ import type { RequestContext } from '../../operations/operations.js';
 import type { Grant, Scope } from '../../operations/scopes.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { insertApiKey, type ApiKeyRow } from './accounts.repo.js';
 import { hashApiKey } from './accounts.service.js';
 import { expireApiKeyRow, findAccount, findApiKeyRow, listApiKeyRows, revokeApiKeyRow } from './api-keys.repo.js';
@@ -90,7 +91,7 @@ export async function listApiKeysOfAccount(ctx: RequestContext, accountId: strin
 }
 
 export async function listOwnApiKeys(ctx: RequestContext, query: PageParams) {
-  const page = await listApiKeyRows(ctx.db, ctx.accountId, query);
+  const page = await readMayLag(ctx, (db) => listApiKeyRows(db, ctx.accountId, query));
   return listOf('/v1/api_keys', page, toApiKeyResource);
 }
 

@@ -10,6 +10,7 @@ import { newIntent, requireLocked } from '../payment-intents/payment-intents.ser
 import { updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 import { toCharge, toCharges } from './charge-resources.js';
 import { findCharge, findChargeForUpdate, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
@@ -137,13 +138,17 @@ export async function listCharges(
   },
 ) {
   const statuses = query.statuses ?? (query.status ? [query.status] : undefined);
-  const page = await listChargeRows(ctx.db, ctx.accountId, { customer: query.customer, paymentIntent: query.payment_intent }, query, statuses);
-  return { ...listOf('/v1/charges', page, (row) => row), data: await toCharges(ctx.db, ctx.accountId, page.rows) };
+  return readMayLag(ctx, async (db) => {
+    const page = await listChargeRows(db, ctx.accountId, { customer: query.customer, paymentIntent: query.payment_intent }, query, statuses);
+    return { ...listOf('/v1/charges', page, (row) => row), data: await toCharges(db, ctx.accountId, page.rows) };
+  });
 }
 
 /** `GET /v1/customers/{id}/charges`: 404 when the customer is not this account's. */
 export async function listChargesOfCustomer(ctx: RequestContext, customerId: string, query: PageParams) {
-  await requireCustomer(ctx, customerId);
-  const page = await listChargeRows(ctx.db, ctx.accountId, { customer: customerId }, query);
-  return { ...listOf(`/v1/customers/${customerId}/charges`, page, (row) => row), data: await toCharges(ctx.db, ctx.accountId, page.rows) };
+  return readMayLag(ctx, async (db) => {
+    await requireCustomer({ ...ctx, db }, customerId);
+    const page = await listChargeRows(db, ctx.accountId, { customer: customerId }, query);
+    return { ...listOf(`/v1/customers/${customerId}/charges`, page, (row) => row), data: await toCharges(db, ctx.accountId, page.rows) };
+  });
 }

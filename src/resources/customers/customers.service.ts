@@ -7,6 +7,7 @@ import { findDeletedObject, insertDeletedObject } from '../shared/deleted-object
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 import {
   deleteCustomerRow,
@@ -93,7 +94,7 @@ export async function deleteCustomer(ctx: RequestContext, id: string): Promise<D
 }
 
 export async function listCustomers(ctx: RequestContext, query: PageParams & { email?: string }) {
-  const page = await listCustomerRows(ctx.db, ctx.accountId, query.email, query);
+  const page = await readMayLag(ctx, (db) => listCustomerRows(db, ctx.accountId, query.email, query));
   return listOf('/v1/customers', page, toCustomerResource);
 }
 

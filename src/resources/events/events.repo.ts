@@ -2,6 +2,7 @@ import type { Queryable, SqlValue } from '../../db/database.js';
 import { announcedInsert, inJsonArray } from '../../db/dialect.js';
 import { encodeEventNotice } from './event-notification.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
+import { retainedAt, type RetentionCutoff } from './events.retention.js';
 
 export interface EventRow {
   seq: number;
@@ -45,8 +46,10 @@ export async function insertEvents(db: Queryable, rows: readonly Omit<EventRow, 
   await db.write(announced.sql, announced.params);
 }
 
-export function findEvent(db: Queryable, accountId: string, id: string): Promise<EventRow | undefined> {
-  return db.one<EventRow>('SELECT * FROM events WHERE account_id = ? AND id = ?', [accountId, id]);
+/** An event by id, if the API still shows it at `cutoff` (see {@link retainedAt}). */
+export function findEvent(db: Queryable, accountId: string, id: string, cutoff: RetentionCutoff): Promise<EventRow | undefined> {
+  const retained = retainedAt('events', cutoff);
+  return db.one<EventRow>(`SELECT * FROM events WHERE account_id = ? AND id = ? AND ${retained.sql}`, [accountId, id, ...retained.params]);
 }
 
 /** The events about some objects (an object's timeline), oldest first, at most `limit`. */
@@ -65,8 +68,8 @@ export function findEventsOfObjects(
 const DELIVERY_OF_EVENT = 'SELECT 1 FROM webhook_deliveries d WHERE d.account_id = events.account_id AND d.event_id = events.id';
 
 /**
- * Events, optionally of some types only (none at all for an empty list), about one object, and
- * optionally by the fate of their webhooks: `false`
+ * The events the API still shows at `cutoff`, optionally of some types only (none at all for an
+ * empty list), about one object, and optionally by the fate of their webhooks: `false`
  * keeps the events with a delivery that failed for good (the failed-webhooks view), `true` those
  * whose deliveries all succeeded.
  */
@@ -75,12 +78,13 @@ export function listEventRows(
   accountId: string,
   filters: { types?: readonly string[]; objectId?: string; deliverySuccess?: boolean },
   page: PageParams,
+  cutoff: RetentionCutoff,
 ) {
   const types = [...new Set(filters.types ?? [])];
   // One type is an equality, which seeks on `(account_id, type, seq)`; several are one parameter
   // (a JSON array), so that every number of types is the same prepared statement.
-  const conditions: Array<{ sql: string; params: SqlValue[] }> =
-    types.length > 1 ? [{ sql: inJsonArray(db.dialect, 'type'), params: [JSON.stringify(types)] }] : [];
+  const conditions: Array<{ sql: string; params: SqlValue[] }> = [retainedAt('events', cutoff)];
+  if (types.length > 1) conditions.push({ sql: inJsonArray(db.dialect, 'type'), params: [JSON.stringify(types)] });
   if (filters.types?.length === 0) conditions.push({ sql: '1 = 0', params: [] });
   const equal: Array<[string, string]> = types.length === 1 ? [['type', types[0]]] : [];
   if (filters.objectId !== undefined) equal.push(['object_id', filters.objectId]);

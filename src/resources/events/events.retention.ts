@@ -3,7 +3,13 @@
  * their webhook deliveries and those deliveries' attempts. Charges, customers, refunds, intents and
  * every other resource are never purged here.
  *
- * Guarantees:
+ * Leaving the API and leaving the database are apart: the API's reads of events and deliveries
+ * hold {@link retainedAt}, so an event is gone from them the moment it passes the cutoff. The rows
+ * go later: on SQLite by {@link purgeExpiredEvents}, row by row in batches; on Postgres by
+ * {@link dropExpiredMonths}, a month's partitions at once (src/db/partitions.ts), with the row purge
+ * only for the rows of the default partition.
+ *
+ * Guarantees (of both ways):
  * - An event whose delivery is still `pending` is kept, whatever its age: the worker ends every
  *   pending delivery within its retry schedule, and the event is what that delivery sends.
  * - An event whose delivery `failed` is kept until that failure is itself older than the retention,
@@ -21,10 +27,12 @@
  * part of the table. An old event committed slightly out of clock order behind a younger one waits
  * for the next run.
  */
-import type { Queryable } from '../../db/database.js';
+import type { Queryable, SqlValue } from '../../db/database.js';
 import { inJsonArray } from '../../db/dialect.js';
+import { dropMonth, ensureMonthPartitions, partitionsEvents, monthBounds, monthPartitions, partitionName } from '../../db/partitions.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
+import type { RequestContext } from '../../operations/operations.js';
 
 /** `EVENT_RETENTION_DAYS` when it is not set. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
@@ -42,6 +50,8 @@ export interface EventPurgeLimits {
   maxBatches?: number;
   /** Asked before every batch but the first: false ends the run (the process is closing). */
   proceed?: () => boolean;
+  /** The events walked: all of them, or on Postgres the default partition's only (see {@link retireExpiredEvents}). */
+  eventsTable?: 'events' | 'events_default';
 }
 
 /** What one run deleted. */
@@ -51,9 +61,44 @@ export interface EventPurgeCounts {
   attempts: number;
 }
 
-/** A delivery that keeps its event: pending, or failed more recently than the retention (`?`: the cut-off in ms). */
-const KEEPING_DELIVERY = `SELECT 1 FROM webhook_deliveries d WHERE d.account_id = e.account_id AND d.event_id = e.id
-  AND (d.status = 'pending' OR (d.status = 'failed' AND (d.completed_at IS NULL OR d.completed_at >= ?)))`;
+/**
+ * Where retention stands at a moment: events created before `seconds` are past it, unless a
+ * delivery keeps them; a delivery that failed before `ms` no longer keeps its event.
+ */
+export interface RetentionCutoff {
+  seconds: number;
+  ms: number;
+}
+
+/** The cutoff at `nowMs` for a retention of `retentionDays`. */
+export function retentionCutoff(nowMs: number, retentionDays: number): RetentionCutoff {
+  const ms = nowMs - retentionDays * DAY_MS;
+  return { ms, seconds: Math.floor(ms / 1000) };
+}
+
+/** The cutoff a request reads events at: its clock, and the service's retention. */
+export function requestCutoff(ctx: Pick<RequestContext, 'clock' | 'settings'>): RetentionCutoff {
+  return retentionCutoff(ctx.clock.nowMs(), ctx.settings.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS);
+}
+
+/**
+ * SQL: a delivery of the event `event` (a table name or alias) that keeps it: pending, or failed
+ * more recently than the cutoff. One parameter: the cutoff in ms.
+ */
+function keepingDelivery(event: string): string {
+  return `SELECT 1 FROM webhook_deliveries k WHERE k.account_id = ${event}.account_id AND k.event_id = ${event}.${event === 'webhook_deliveries' ? 'event_id' : 'id'}
+  AND (k.status = 'pending' OR (k.status = 'failed' AND (k.completed_at IS NULL OR k.completed_at >= ?)))`;
+}
+
+/**
+ * A condition (SQL and its parameters) that holds for the events, or deliveries, that the API still
+ * shows at `cutoff`: created since, or kept by a delivery of their event. Rows past it may still be
+ * stored: on Postgres they leave a month at a time, when their partition is dropped; on SQLite, at the
+ * worker's next purge. Recent rows satisfy the first test, so the subquery runs only for old ones.
+ */
+export function retainedAt(table: 'events' | 'webhook_deliveries', cutoff: RetentionCutoff): { sql: string; params: SqlValue[] } {
+  return { sql: `(${table}.created >= ? OR EXISTS (${keepingDelivery(table)}))`, params: [cutoff.seconds, cutoff.ms] };
+}
 
 /**
  * Deletes the events older than `retentionDays` at `nowMs`, with their deliveries and attempts,
@@ -65,12 +110,12 @@ export async function purgeExpiredEvents(
   retentionDays: number,
   limits: EventPurgeLimits = {},
 ): Promise<EventPurgeCounts> {
-  const { batchSize = DEFAULT_BATCH_SIZE, maxBatches = DEFAULT_MAX_BATCHES, proceed = () => true } = limits;
-  const cutoff = { ms: nowMs - retentionDays * DAY_MS, seconds: Math.floor((nowMs - retentionDays * DAY_MS) / 1000) };
+  const { batchSize = DEFAULT_BATCH_SIZE, maxBatches = DEFAULT_MAX_BATCHES, proceed = () => true, eventsTable = 'events' } = limits;
+  const cutoff = retentionCutoff(nowMs, retentionDays);
   const counts: EventPurgeCounts = { events: 0, deliveries: 0, attempts: 0 };
   let afterSeq = 0;
   for (let batch = 0; batch < maxBatches && (batch === 0 || proceed()); batch++) {
-    const page = await readPage(db, afterSeq, batchSize, cutoff.ms);
+    const page = await readPage(db, eventsTable, afterSeq, batchSize, cutoff.ms);
     const expired = page.filter((row) => Number(row.created) < cutoff.seconds && Number(row.kept) === 0).map((row) => row.id);
     if (expired.length > 0) {
       const deleted = await db.transaction((tx) => deleteEvents(tx, expired, cutoff));
@@ -87,10 +132,10 @@ export async function purgeExpiredEvents(
 }
 
 /** The next `limit` events after `afterSeq` by primary key, each with whether a delivery keeps it. */
-function readPage(db: Queryable, afterSeq: number, limit: number, cutoffMs: number) {
+function readPage(db: Queryable, table: string, afterSeq: number, limit: number, cutoffMs: number) {
   return db.all<{ seq: number; id: string; created: number; kept: number }>(
-    `SELECT e.seq, e.id, e.created, CASE WHEN EXISTS (${KEEPING_DELIVERY}) THEN 1 ELSE 0 END AS kept
-     FROM events e WHERE e.seq > ? ORDER BY e.seq LIMIT ?`,
+    `SELECT e.seq, e.id, e.created, CASE WHEN EXISTS (${keepingDelivery('e')}) THEN 1 ELSE 0 END AS kept
+     FROM ${table} e WHERE e.seq > ? ORDER BY e.seq LIMIT ?`,
     [cutoffMs, afterSeq, limit],
   );
 }
@@ -102,11 +147,11 @@ function readPage(db: Queryable, afterSeq: number, limit: number, cutoffMs: numb
 async function deleteEvents(
   tx: Queryable,
   candidates: readonly string[],
-  cutoff: { ms: number; seconds: number },
+  cutoff: RetentionCutoff,
 ): Promise<EventPurgeCounts> {
   const events = (
     await tx.all<{ id: string }>(
-      `SELECT e.id FROM events e WHERE ${inJsonArray(tx.dialect, 'e.id')} AND e.created < ? AND NOT EXISTS (${KEEPING_DELIVERY})`,
+      `SELECT e.id FROM events e WHERE ${inJsonArray(tx.dialect, 'e.id')} AND e.created < ? AND NOT EXISTS (${keepingDelivery('e')})`,
       [JSON.stringify(candidates), cutoff.seconds, cutoff.ms],
     )
   ).map((row) => row.id);
@@ -126,6 +171,58 @@ async function deleteEvents(
   return { events: deletedEvents, deliveries: deletedDeliveries, attempts };
 }
 
+/** What one run of {@link retireExpiredEvents} did: rows deleted one by one, and (Postgres) months dropped whole. */
+export interface EventRetirement extends EventPurgeCounts {
+  /** The months whose partitions were dropped (`2026-01`), oldest first. */
+  droppedMonths: string[];
+  /** Partitions created ahead, or for a month that had rows in the default partition. */
+  createdPartitions: string[];
+}
+
+/**
+ * One retention run of the worker. SQLite: {@link purgeExpiredEvents}. Postgres: the month partitions
+ * ahead are made sure of, every month wholly past the cutoff whose deliveries keep none of its events
+ * is dropped with its deliveries and attempts ({@link dropExpiredMonths}), and the default
+ * partition's rows (a month that had no partition when they were written) are purged row by row.
+ * A month that a delivery still keeps is dropped at a later run, once none does.
+ */
+export async function retireExpiredEvents(
+  db: Queryable,
+  nowMs: number,
+  retentionDays: number,
+  limits: EventPurgeLimits = {},
+): Promise<EventRetirement> {
+  if (!partitionsEvents(db)) {
+    return { ...(await purgeExpiredEvents(db, nowMs, retentionDays, limits)), droppedMonths: [], createdPartitions: [] };
+  }
+  const createdPartitions = await ensureMonthPartitions(db, nowMs);
+  const droppedMonths = await dropExpiredMonths(db, retentionCutoff(nowMs, retentionDays));
+  const counts = await purgeExpiredEvents(db, nowMs, retentionDays, { ...limits, eventsTable: 'events_default' });
+  return { ...counts, droppedMonths, createdPartitions };
+}
+
+/**
+ * Postgres: drops the month partitions that end at or before the cutoff and hold no event a
+ * delivery keeps (checked on that month's deliveries alone). Returns the months dropped; a month
+ * whose locks were not had within the lock timeout is left for the next run.
+ */
+export async function dropExpiredMonths(db: Queryable, cutoff: RetentionCutoff): Promise<string[]> {
+  const dropped: string[] = [];
+  for (const month of await monthPartitions(db, 'events')) {
+    if (monthBounds(month).to > cutoff.seconds) break;
+    const deliveries = partitionName('webhook_deliveries', month);
+    const kept = await db.one(
+      `SELECT 1 AS kept FROM ${deliveries} k
+       WHERE k.status = 'pending' OR (k.status = 'failed' AND (k.completed_at IS NULL OR k.completed_at >= ?)) LIMIT 1`,
+      [cutoff.ms],
+    );
+    if (kept === undefined && (await dropMonth(db, month))) {
+      dropped.push(`${month.year}-${String(month.month).padStart(2, '0')}`);
+    }
+  }
+  return dropped;
+}
+
 /** The worker's retention timer, as started by {@link startEventRetention}. */
 export interface EventRetentionTimer {
   /** Stops the timer; a run under way ends after its current batch, and this resolves then. */
@@ -133,7 +230,7 @@ export interface EventRetentionTimer {
 }
 
 /**
- * Runs {@link purgeExpiredEvents} at once, then every `intervalMs`, one run at a time (the next is
+ * Runs {@link retireExpiredEvents} at once, then every `intervalMs`, one run at a time (the next is
  * scheduled when the last ends, so a long run never overlaps the next).
  */
 export function startEventRetention(
@@ -145,9 +242,12 @@ export function startEventRetention(
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> = Promise.resolve();
   const run = () => {
-    running = purgeExpiredEvents(db, clock.nowMs(), retentionDays, { proceed: () => !stopped })
-      .then((counts) => {
-        if (counts.events > 0) logger.info({ ...counts, retentionDays }, 'purged events past their retention');
+    running = retireExpiredEvents(db, clock.nowMs(), retentionDays, { proceed: () => !stopped })
+      .then(({ createdPartitions, droppedMonths, ...counts }) => {
+        if (createdPartitions.length > 0) logger.info({ createdPartitions }, 'created month partitions');
+        if (counts.events > 0 || droppedMonths.length > 0) {
+          logger.info({ ...counts, droppedMonths, retentionDays }, 'purged events past their retention');
+        }
       })
       .catch((err) => logger.warn({ err }, 'event retention purge failed'))
       .finally(() => {

@@ -5,8 +5,9 @@ import { newId } from '../../domain/ids.js';
 import { enqueueDeliveries, readSubscriptions } from '../webhook-deliveries/outbox.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { findEvent, insertEvents, listEventRows } from './events.repo.js';
-import { DEFAULT_EVENT_RETENTION_DAYS } from './events.retention.js';
+import { DEFAULT_EVENT_RETENTION_DAYS, requestCutoff } from './events.retention.js';
 import { toEventResource, type Event, type EventType, type StoredEventData } from './events.mapper.js';
 
 /** The API version stamped on every event. */
@@ -104,11 +105,16 @@ export async function recordEvents<T extends EventType>(
  * events are kept: an id that existed may simply have passed its retention.
  */
 export async function retrieveEvent(ctx: RequestContext, id: string): Promise<Event> {
-  const row = await findEvent(ctx.db, ctx.accountId, id);
-  if (!row) {
-    const days = ctx.settings.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS;
-    throw notFound('event', id, 'id', `events are retrievable for ${days} days.`);
-  }
+  // On the replica; one it has not replayed yet is read again on the primary (a webhook consumer
+  // retrieves the event it was just sent).
+  const row = await readMayLag(ctx, async (db) => {
+    const found = await findEvent(db, ctx.accountId, id, requestCutoff(ctx));
+    if (!found) {
+      const days = ctx.settings.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS;
+      throw notFound('event', id, 'id', `events are retrievable for ${days} days.`);
+    }
+    return found;
+  });
   return toEventResource(row);
 }
 
@@ -122,11 +128,7 @@ export async function listEvents(
 ) {
   let types = query.types ?? (query.type === undefined ? undefined : [query.type]);
   if (query.type !== undefined && query.types !== undefined) types = query.types.includes(query.type) ? [query.type] : [];
-  const page = await listEventRows(
-    ctx.db,
-    ctx.accountId,
-    { types, objectId: query.object_id, deliverySuccess: query.delivery_success },
-    query,
-  );
+  const filters = { types, objectId: query.object_id, deliverySuccess: query.delivery_success };
+  const page = await readMayLag(ctx, (db) => listEventRows(db, ctx.accountId, filters, query, requestCutoff(ctx)));
   return listOf('/v1/events', page, toEventResource);
 }

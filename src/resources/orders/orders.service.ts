@@ -6,6 +6,7 @@ import { recordEvent } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 import { requireUser } from '../users/users.service.js';
 import { deleteOrderRow, findOrder, insertOrder, listOrderRows, updateOrderRow, type OrderRow } from './orders.repo.js';
@@ -76,7 +77,9 @@ export async function deleteOrder(ctx: RequestContext, userId: string, id: strin
 }
 
 export async function listOrders(ctx: RequestContext, userId: string, query: PageParams & { status?: OrderStatus }) {
-  await requireUser(ctx, userId);
-  const page = await listOrderRows(ctx.db, ctx.accountId, userId, query.status, query);
+  const page = await readMayLag(ctx, async (db) => {
+    await requireUser({ ...ctx, db }, userId);
+    return listOrderRows(db, ctx.accountId, userId, query.status, query);
+  });
   return listOf(`/v1/users/${userId}/orders`, page, toOrderResource);
 }

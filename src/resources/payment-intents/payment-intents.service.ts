@@ -7,6 +7,7 @@ import { recordEvent, recordEvents } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { captureAuthorization, lockAuthorization, releaseAuthorization } from './authorizations.js';
 import { attemptPayment, makePayment, requireTestPaymentMethod, type PaymentOutcome } from './payment-attempts.js';
 import {
@@ -66,7 +67,7 @@ export async function listPaymentIntents(
   query: PageParams & { customer?: string; status?: PaymentIntentStatus; statuses?: readonly PaymentIntentStatus[] },
 ) {
   const statuses = query.statuses ?? (query.status ? [query.status] : undefined);
-  const page = await listPaymentIntentRows(ctx.db, ctx.accountId, { customer: query.customer, statuses }, query);
+  const page = await readMayLag(ctx, (db) => listPaymentIntentRows(db, ctx.accountId, { customer: query.customer, statuses }, query));
   return listOf('/v1/payment_intents', page, toPaymentIntentResource);
 }
 

@@ -12,6 +12,7 @@ import { requireLocked } from '../payment-intents/payment-intents.service.js';
 import { initialMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 import { findRefund, insertRefund, listRefundRows } from './refunds.repo.js';
 import { toRefundResource, type Refund, type RefundCreateParams } from './refunds.mapper.js';
@@ -137,13 +138,15 @@ export async function retrieveRefund(ctx: RequestContext, id: string): Promise<R
 }
 
 export async function listRefunds(ctx: RequestContext, query: PageParams & { charge?: string; payment_intent?: string }) {
-  const page = await listRefundRows(ctx.db, ctx.accountId, { charge: query.charge, paymentIntent: query.payment_intent }, query);
+  const page = await readMayLag(ctx, (db) => listRefundRows(db, ctx.accountId, { charge: query.charge, paymentIntent: query.payment_intent }, query));
   return listOf('/v1/refunds', page, toRefundResource);
 }
 
 /** `GET /v1/charges/{id}/refunds`: 404 when the charge is not this account's. */
 export async function listRefundsOfCharge(ctx: RequestContext, chargeId: string, query: PageParams) {
-  if (!(await findCharge(ctx.db, ctx.accountId, chargeId))) throw notFound('charge', chargeId);
-  const page = await listRefundRows(ctx.db, ctx.accountId, { charge: chargeId }, query);
+  const page = await readMayLag(ctx, async (db) => {
+    if (!(await findCharge(db, ctx.accountId, chargeId))) throw notFound('charge', chargeId);
+    return listRefundRows(db, ctx.accountId, { charge: chargeId }, query);
+  });
   return listOf(`/v1/charges/${chargeId}/refunds`, page, toRefundResource);
 }

@@ -6,6 +6,7 @@ import { recordEvent } from '../events/events.service.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 import { deleteUserRow, findUser, insertUser, listUserRows, updateUserRow, type UserFields, type UserRow } from './users.repo.js';
 import { toUserResource, type User, type UserCreateParams, type UserUpdateParams } from './users.mapper.js';
@@ -55,7 +56,7 @@ export async function deleteUser(ctx: RequestContext, id: string) {
 }
 
 export async function listUsers(ctx: RequestContext, query: PageParams) {
-  return listOf('/v1/users', await listUserRows(ctx.db, ctx.accountId, query), toUserResource);
+  return listOf('/v1/users', await readMayLag(ctx, (db) => listUserRows(db, ctx.accountId, query)), toUserResource);
 }
 
 function replacementFields(params: UserCreateParams): UserFields {

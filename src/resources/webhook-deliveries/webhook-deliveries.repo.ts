@@ -4,6 +4,7 @@ import { eventsByIds } from '../events/live-events.repo.js';
 import type { EventRow } from '../events/events.repo.js';
 import type { WebhookEndpointRow } from '../webhook-endpoints/webhook-endpoints.repo.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
+import { retainedAt, type RetentionCutoff } from '../events/events.retention.js';
 
 export interface DeliveryRow {
   seq: number;
@@ -27,6 +28,8 @@ export interface DeliveryRow {
 export interface AttemptRow {
   delivery_id: string;
   account_id: string;
+  /** The delivery's `created` (its event's): the month partition the attempt lives in on Postgres. */
+  delivery_created: number;
   started_at: number;
   duration_ms: number;
   response_status: number | null;
@@ -78,25 +81,37 @@ function claimStatement(
   );
 }
 
-export function findDelivery(db: Queryable, accountId: string, id: string): Promise<DeliveryRow | undefined> {
-  return db.one<DeliveryRow>('SELECT * FROM webhook_deliveries WHERE account_id = ? AND id = ?', [accountId, id]);
+/** A delivery by id, if the API still shows its event at `cutoff` (see {@link retainedAt}). */
+export function findDelivery(db: Queryable, accountId: string, id: string, cutoff: RetentionCutoff): Promise<DeliveryRow | undefined> {
+  const retained = retainedAt('webhook_deliveries', cutoff);
+  return db.one<DeliveryRow>(`SELECT * FROM webhook_deliveries WHERE account_id = ? AND id = ? AND ${retained.sql}`, [
+    accountId,
+    id,
+    ...retained.params,
+  ]);
 }
 
 export function listAttempts(db: Queryable, deliveryId: string): Promise<Array<AttemptRow & { seq: number }>> {
   return db.all('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq', [deliveryId]);
 }
 
+/** The deliveries whose events the API still shows at `cutoff`, newest first, by endpoint, event and status. */
 export function listDeliveryRows(
   db: Queryable,
   accountId: string,
   filters: { status?: string; endpoint?: string; event?: string },
   page: PageParams,
+  cutoff: RetentionCutoff,
 ) {
   const equal: Array<[string, string]> = [];
   if (filters.endpoint) equal.push(['endpoint_id', filters.endpoint]);
   if (filters.event) equal.push(['event_id', filters.event]);
   if (filters.status) equal.push(['status', filters.status]);
-  return fetchPage<DeliveryRow>(db, { table: 'webhook_deliveries', accountId, filters: equal }, page);
+  return fetchPage<DeliveryRow>(
+    db,
+    { table: 'webhook_deliveries', accountId, filters: equal, conditions: [retainedAt('webhook_deliveries', cutoff)] },
+    page,
+  );
 }
 
 /**
@@ -115,18 +130,20 @@ export async function requeueDelivery(db: Queryable, delivery: DeliveryRow, nowM
   return row;
 }
 
-/** The deliveries of an endpoint in a status, created (unix seconds) within the range. */
+/** The deliveries of an endpoint in a status, created (unix seconds) within the range, whose events the API still shows at `cutoff`. */
 export function deliveriesToReplay(
   db: Queryable,
   accountId: string,
   endpointId: string,
   status: 'failed' | 'succeeded',
   created: { gte?: number; lte?: number },
+  cutoff: RetentionCutoff,
 ): Promise<DeliveryRow[]> {
+  const retained = retainedAt('webhook_deliveries', cutoff);
   return db.all<DeliveryRow>(
     `SELECT * FROM webhook_deliveries
-     WHERE account_id = ? AND endpoint_id = ? AND status = ? AND created >= ? AND created <= ? ORDER BY seq`,
-    [accountId, endpointId, status, created.gte ?? 0, created.lte ?? Number.MAX_SAFE_INTEGER],
+     WHERE account_id = ? AND endpoint_id = ? AND status = ? AND created >= ? AND created <= ? AND ${retained.sql} ORDER BY seq`,
+    [accountId, endpointId, status, created.gte ?? 0, created.lte ?? Number.MAX_SAFE_INTEGER, ...retained.params],
   );
 }
 

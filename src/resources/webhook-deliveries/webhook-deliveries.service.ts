@@ -9,6 +9,8 @@ import {
 } from './webhook-deliveries.repo.js';
 import { findWebhookEndpoint } from '../webhook-endpoints/webhook-endpoints.repo.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { requestCutoff } from '../events/events.retention.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import { allParamsRead } from '../shared/params.js';
 import {
   toWebhookDeliveryResource,
@@ -21,12 +23,12 @@ export async function listWebhookDeliveries(
   ctx: RequestContext,
   query: PageParams & { status?: string; endpoint?: string; event?: string },
 ) {
-  const page = await listDeliveryRows(ctx.db, ctx.accountId, query, query);
+  const page = await readMayLag(ctx, (db) => listDeliveryRows(db, ctx.accountId, query, query, requestCutoff(ctx)));
   return listOf('/v1/webhook_deliveries', page, (row) => toWebhookDeliveryResource(row));
 }
 
 export async function retrieveWebhookDelivery(ctx: RequestContext, id: string): Promise<WebhookDelivery> {
-  const row = await findDelivery(ctx.db, ctx.accountId, id);
+  const row = await findDelivery(ctx.db, ctx.accountId, id, requestCutoff(ctx));
   if (!row) throw notFound('webhook delivery', id);
   return toWebhookDeliveryResource(row, await listAttempts(ctx.db, row.id));
 }
@@ -35,7 +37,7 @@ export async function retrieveWebhookDelivery(ctx: RequestContext, id: string): 
 export async function retryWebhookDelivery(ctx: RequestContext, id: string, params: WebhookRetryParams): Promise<WebhookDelivery> {
   const { ...unread } = params;
   allParamsRead(unread);
-  const row = await findDelivery(ctx.db, ctx.accountId, id);
+  const row = await findDelivery(ctx.db, ctx.accountId, id, requestCutoff(ctx));
   if (!row) throw notFound('webhook delivery', id);
   return toWebhookDeliveryResource(await requeueDelivery(ctx.db, row, ctx.clock.nowMs()));
 }
@@ -45,7 +47,7 @@ export async function replayWebhookEndpoint(ctx: RequestContext, endpointId: str
   const { created, status, dry_run: dryRun = false, ...unread } = params;
   allParamsRead(unread);
   if (!(await findWebhookEndpoint(ctx.db, ctx.accountId, endpointId))) throw notFound('webhook endpoint', endpointId);
-  const deliveries = await deliveriesToReplay(ctx.db, ctx.accountId, endpointId, status ?? 'failed', created ?? {});
+  const deliveries = await deliveriesToReplay(ctx.db, ctx.accountId, endpointId, status ?? 'failed', created ?? {}, requestCutoff(ctx));
   if (!dryRun) {
     const nowMs = ctx.clock.nowMs();
     for (const delivery of deliveries) await requeueDelivery(ctx.db, delivery, nowMs);

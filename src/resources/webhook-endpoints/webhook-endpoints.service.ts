@@ -6,6 +6,7 @@ import { checkWebhookUrl } from './ssrf.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { readMayLag } from '../shared/replica-reads.js';
 import {
   deleteWebhookEndpointRow,
   findWebhookEndpoint,
@@ -112,7 +113,8 @@ export async function deleteWebhookEndpoint(ctx: RequestContext, id: string) {
 }
 
 export async function listWebhookEndpoints(ctx: RequestContext, query: PageParams) {
-  return listOf('/v1/webhook_endpoints', await listWebhookEndpointRows(ctx.db, ctx.accountId, query), toWebhookEndpointResource);
+  const page = await readMayLag(ctx, (db) => listWebhookEndpointRows(db, ctx.accountId, query));
+  return listOf('/v1/webhook_endpoints', page, toWebhookEndpointResource);
 }
 
 /**

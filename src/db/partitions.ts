@@ -1,0 +1,160 @@
+/**
+ * Monthly range partitions on Postgres for the tables that grow with every event: `events` by
+ * `created`, `webhook_deliveries` by `created` (their event's), `webhook_attempts` by
+ * `delivery_created` (their delivery's, so their event's). All three keys are the event's creation
+ * in unix seconds, so one month of events, their deliveries and their attempts live in partitions of
+ * the same month (`events_y2026m11`, `webhook_deliveries_y2026m11`, `webhook_attempts_y2026m11`), and
+ * leave together when that month is dropped (src/resources/events/events.retention.ts).
+ *
+ * Each table also has a DEFAULT partition: a row whose month has no partition yet (a process whose
+ * clock is far off, a worker that has not run for months) is kept there rather than refused, and
+ * {@link ensureMonthPartitions} moves such rows into their month's partition when it creates it.
+ *
+ * Locks: a partition is created as a table of its own and then attached, which takes only SHARE
+ * UPDATE EXCLUSIVE on the parent (requests go on), and ACCESS EXCLUSIVE on the (normally empty)
+ * default partition for the moment it is checked. Detaching takes ACCESS EXCLUSIVE on the parents
+ * for the moment the catalog changes; every such statement runs under a short `lock_timeout`, so a
+ * request waits at most that long behind it, and a run that cannot get its lock tries again later.
+ * SQLite keeps plain tables; nothing here runs there.
+ */
+import type { Queryable } from './database.js';
+
+/** A partitioned table and the column holding its rows' event creation time (unix seconds). */
+export interface PartitionedTable {
+  table: string;
+  key: string;
+}
+
+/** The partitioned tables, dropped in this order (attempts before the deliveries they belong to, before their events). */
+export const PARTITIONED_TABLES: readonly PartitionedTable[] = [
+  { table: 'webhook_attempts', key: 'delivery_created' },
+  { table: 'webhook_deliveries', key: 'created' },
+  { table: 'events', key: 'created' },
+];
+
+/** Whether the database keeps events in month partitions (Postgres) or in plain tables (SQLite). */
+export function partitionsEvents(db: Pick<Queryable, 'dialect'>): boolean {
+  return db.dialect === 'postgres';
+}
+
+/** Months created ahead of the current one, so a worker that stops for a while leaves writes a partition to go to. */
+export const MONTHS_AHEAD = 3;
+
+/** How long a partition change waits for a lock before giving up until the next run. */
+const LOCK_TIMEOUT = '200ms';
+
+/** A calendar month in UTC: `month` is 1–12. */
+export interface Month {
+  year: number;
+  month: number;
+}
+
+/** The month (UTC) of a unix time in seconds. */
+export function monthOf(unixSeconds: number): Month {
+  const date = new Date(unixSeconds * 1000);
+  return { year: date.getUTCFullYear(), month: date.getUTCMonth() + 1 };
+}
+
+/** The month `count` months after `from` (before, for a negative count). */
+export function addMonths(from: Month, count: number): Month {
+  const index = from.year * 12 + (from.month - 1) + count;
+  return { year: Math.floor(index / 12), month: (index % 12) + 1 };
+}
+
+/** The month's range in unix seconds: from its first instant, up to (not including) the next month's. */
+export function monthBounds(month: Month): { from: number; to: number } {
+  const next = addMonths(month, 1);
+  return { from: Date.UTC(month.year, month.month - 1, 1) / 1000, to: Date.UTC(next.year, next.month - 1, 1) / 1000 };
+}
+
+/** The name of a table's partition for a month: `events_y2026m01`. */
+export function partitionName(table: string, month: Month): string {
+  return `${table}_y${month.year}m${String(month.month).padStart(2, '0')}`;
+}
+
+/** The name of a table's default partition. */
+export function defaultPartitionName(table: string): string {
+  return `${table}_default`;
+}
+
+const MONTH_SUFFIX = /_y(\d{4})m(\d{2})$/;
+
+/** The month partitions a table has, oldest first. */
+export async function monthPartitions(db: Pick<Queryable, 'all'>, table: string): Promise<Month[]> {
+  const rows = await db.all<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_class p ON p.oid = i.inhparent
+     WHERE p.relname = ? AND p.relnamespace = current_schema()::regnamespace`,
+    [table],
+  );
+  return rows
+    .map((row) => MONTH_SUFFIX.exec(row.name))
+    .filter((match): match is RegExpExecArray => match !== null)
+    .map((match) => ({ year: Number(match[1]), month: Number(match[2]) }))
+    .sort((a, b) => a.year * 12 + a.month - (b.year * 12 + b.month));
+}
+
+/**
+ * Creates, for every partitioned table, the partitions of the months from `from` to `to` that do
+ * not exist yet, each in its own short transaction (see the module comment for its locks). Rows the
+ * default partition holds for such a month move into it. Returns the partitions created.
+ */
+export async function createMonthPartitions(db: Queryable, from: Month, to: Month): Promise<string[]> {
+  const created: string[] = [];
+  for (const { table, key } of PARTITIONED_TABLES) {
+    const existing = new Set((await monthPartitions(db, table)).map((month) => partitionName(table, month)));
+    for (let month = from; compareMonths(month, to) <= 0; month = addMonths(month, 1)) {
+      const name = partitionName(table, month);
+      if (existing.has(name)) continue;
+      await db.transaction((tx) => attachMonth(tx, { table, key }, month));
+      created.push(name);
+    }
+  }
+  return created;
+}
+
+/** Creates the partitions of the current month and the {@link MONTHS_AHEAD} after it that are missing. */
+export function ensureMonthPartitions(db: Queryable, nowMs: number): Promise<string[]> {
+  const current = monthOf(Math.floor(nowMs / 1000));
+  return createMonthPartitions(db, current, addMonths(current, MONTHS_AHEAD));
+}
+
+/** One month's partition of one table, created apart, filled from the default partition, then attached. */
+async function attachMonth(tx: Queryable, { table, key }: PartitionedTable, month: Month): Promise<void> {
+  const name = partitionName(table, month);
+  const fallback = defaultPartitionName(table);
+  const { from, to } = monthBounds(month);
+  await tx.run(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+  // The parent's defaults (its sequence) and NOT NULLs; its indexes come with the ATTACH.
+  await tx.run(`CREATE TABLE ${name} (LIKE ${table} INCLUDING DEFAULTS)`);
+  await tx.run(`INSERT INTO ${name} SELECT * FROM ${fallback} WHERE ${key} >= ? AND ${key} < ?`, [from, to]);
+  await tx.run(`DELETE FROM ${fallback} WHERE ${key} >= ? AND ${key} < ?`, [from, to]);
+  await tx.run(`ALTER TABLE ${table} ATTACH PARTITION ${name} FOR VALUES FROM (${from}) TO (${to})`);
+}
+
+/**
+ * Detaches and drops one month's partitions of every partitioned table, in one transaction that
+ * waits at most the lock timeout for its locks (false then: nothing changed, try again later).
+ */
+export async function dropMonth(db: Queryable, month: Month): Promise<boolean> {
+  try {
+    await db.transaction(async (tx) => {
+      await tx.run(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
+      for (const { table } of PARTITIONED_TABLES) {
+        const name = partitionName(table, month);
+        const exists = await tx.one('SELECT 1 AS found FROM pg_class WHERE oid = to_regclass(?)', [name]);
+        if (exists === undefined) continue;
+        await tx.run(`ALTER TABLE ${table} DETACH PARTITION ${name}`);
+        await tx.run(`DROP TABLE ${name}`);
+      }
+    });
+    return true;
+  } catch (error) {
+    if ((error as { code?: string }).code === '55P03') return false; // lock_not_available
+    throw error;
+  }
+}
+
+/** Negative, zero or positive as `a` is before, the same as, or after `b`. */
+export function compareMonths(a: Month, b: Month): number {
+  return a.year * 12 + a.month - (b.year * 12 + b.month);
+}
