@@ -185,7 +185,7 @@ export async function createServices(config: CompositionConfig, choices: Service
   const db = choices.db ?? (await openDatabase(target));
   if (!choices.db) opened.track('database', () => db.close());
   // Only the API reads lists and events; a worker alone opens no pool on the replica.
-  const readDb = config.databaseReadUrl && config.role !== 'worker' ? await openReadDatabase(config.databaseReadUrl) : db;
+  const readDb = config.databaseReadUrl && config.role !== 'worker' ? await openReadDatabase(config.databaseReadUrl, logger) : db;
   if (readDb !== db) opened.track('read database', () => readDb.close());
   const eventStream = config.role === 'worker' ? undefined : createEventStream(db, target, logger);
   if (eventStream) opened.track('event stream', () => eventStream.close());
@@ -220,9 +220,19 @@ export async function createServices(config: CompositionConfig, choices: Service
   };
 }
 
-/** The replica's pool, checked at start: an unreachable one is a `StartupError` naming it (host and port). */
-function openReadDatabase(url: string): Promise<Database> {
-  return startupStage(`cannot open the read replica (DATABASE_READ_URL, ${describeReadReplica(url)})`, () => openReadReplica(url));
+/**
+ * The replica's pool, checked at start: an unreachable one is a `StartupError` naming it (host and
+ * port). Later failures there are read again on the primary, and logged at most once a minute.
+ */
+function openReadDatabase(url: string, logger: Logger): Promise<Database> {
+  const replica = describeReadReplica(url);
+  let loggedAt = -Infinity;
+  const onFailure = (err: unknown) => {
+    if (performance.now() - loggedAt < 60_000) return;
+    loggedAt = performance.now();
+    logger.warn({ err, replica }, 'a read on the replica failed; such reads go to the primary while it does');
+  };
+  return startupStage(`cannot open the read replica (DATABASE_READ_URL, ${replica})`, () => openReadReplica(url, { onFailure }));
 }
 
 /** Choices about the roles that are not configuration (tests'). */

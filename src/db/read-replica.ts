@@ -11,7 +11,11 @@ import { PostgresDatabase } from './postgres.js';
  * never sees. No migrations (the replica has the primary's schema) and no LISTEN (commits are
  * heard from the primary).
  */
-export async function openReadReplica(connectionString: string, max = 10): Promise<Database> {
+export async function openReadReplica(
+  connectionString: string,
+  options: { max?: number; onFailure?: (error: unknown) => void } = {},
+): Promise<Database> {
+  const { max = 10, onFailure = () => undefined } = options;
   // Pipelining as on the primary: the same statements run on both, and none here waits on another.
   const pool = new pg.Pool({ connectionString, max, pipeline: true, options: '-c default_transaction_read_only=on' });
   // An idle client's error (the replica restarted) must not crash the process.
@@ -23,7 +27,34 @@ export async function openReadReplica(connectionString: string, max = 10): Promi
     await replica.close();
     throw error;
   }
-  return replica;
+  return reportingFailures(replica, onFailure);
+}
+
+/**
+ * The replica, telling `report` of every statement that failed on it: the caller reads again on the
+ * primary (resources/shared/replica-reads.ts), so without this a replica that is down, restarting,
+ * or cancelling queries that conflict with the WAL it replays would go unseen.
+ */
+function reportingFailures(replica: Database, report: (error: unknown) => void): Database {
+  const reported =
+    <A extends unknown[], R>(run: (...args: A) => Promise<R>) =>
+    async (...args: A): Promise<R> => {
+      try {
+        return await run(...args);
+      } catch (error) {
+        report(error);
+        throw error;
+      }
+    };
+  return {
+    dialect: replica.dialect,
+    all: reported(replica.all.bind(replica)) as Database['all'],
+    one: reported(replica.one.bind(replica)) as Database['one'],
+    run: reported(replica.run.bind(replica)),
+    write: reported(replica.write.bind(replica)),
+    transaction: reported(replica.transaction.bind(replica)) as Database['transaction'],
+    close: () => replica.close(),
+  };
 }
 
 /** The replica for a log line: `host:port` alone, never its user, password or database. */

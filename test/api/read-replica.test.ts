@@ -152,6 +152,27 @@ describe('read replicas (DATABASE_READ_URL)', function () {
     expect(idsOf(sameEmail)).to.deep.equal([first.body.id]);
   });
 
+  it('serves the lists from the primary while the replica is down, and from the replica again once it is back', async function () {
+    this.timeout(90_000);
+    await cluster!.stopReplica();
+    try {
+      const created = await api.post('/v1/customers', { email: 'down@example.com' });
+      expect(created.status).to.equal(200);
+      const listed = await api.get('/v1/customers');
+      expect(listed.status).to.equal(200);
+      expect(idsOf(listed)).to.include(created.body.id);
+      expect((await api.get('/v1/events')).status).to.equal(200);
+    } finally {
+      await cluster!.startReplica();
+    }
+    await cluster!.caughtUp();
+    // Connections the restart broke are replaced as they fail (each such read went to the primary).
+    for (let i = 0; i < 12; i++) expect((await api.get('/v1/customers')).status).to.equal(200);
+    await cluster!.pauseReplay();
+    const lagging = await api.post('/v1/customers', { email: 'back@example.com' });
+    expect(idsOf(await api.get('/v1/customers'))).to.not.include(lagging.body.id);
+  });
+
   it('names the replica by host and port in the start-up line, never its password', async function () {
     this.timeout(60_000);
     const replica = new URL(cluster!.replicaUrl);

@@ -67,6 +67,10 @@ export interface ReplicatedPostgres {
   resumeReplay(): Promise<void>;
   /** Resolves once the replica has replayed everything the primary has written so far. */
   caughtUp(): Promise<void>;
+  /** Stops the replica alone (`pg_ctl stop -m immediate`), as a crash would. */
+  stopReplica(): Promise<void>;
+  /** Starts the replica again; resolves once it streams from the primary. */
+  startReplica(): Promise<void>;
   /** Stops both servers (`pg_ctl stop -m immediate`) and removes their directories. */
   stop(): Promise<void>;
 }
@@ -158,10 +162,12 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
   const primaryUrl = urlOf(primaryPort, DATABASE);
   const replicaUrl = urlOf(replicaPort, DATABASE);
   const caughtUp = () => waitForReplay(primaryUrl, replicaUrl);
-  await eventually(async () => {
-    const [receiver] = await query<{ status: string }>(replicaUrl, 'SELECT status FROM pg_stat_wal_receiver');
-    if (receiver?.status !== 'streaming') throw new Error(`the replica is not streaming yet (${receiver?.status ?? 'no WAL receiver'})`);
-  }, 30_000);
+  const streaming = () =>
+    eventually(async () => {
+      const [receiver] = await query<{ status: string }>(replicaUrl, 'SELECT status FROM pg_stat_wal_receiver');
+      if (receiver?.status !== 'streaming') throw new Error(`the replica is not streaming yet (${receiver?.status ?? 'no WAL receiver'})`);
+    }, 30_000);
+  await streaming();
   return {
     primaryUrl,
     replicaUrl,
@@ -179,6 +185,13 @@ export async function startReplicatedPostgres(): Promise<ReplicatedPostgres> {
       await query(replicaUrl, 'SELECT pg_wal_replay_resume()');
     },
     caughtUp,
+    async stopReplica() {
+      await asPostgres(bin, 'pg_ctl', ['-D', replicaDir, '-m', 'immediate', '-w', 'stop'], root);
+    },
+    async startReplica() {
+      await startServer(bin, replicaDir, replicaPort, root);
+      await streaming();
+    },
     stop,
   };
 }

@@ -4,7 +4,9 @@
  * page without the newest objects (what lag means), but must never deny that something exists: a
  * webhook consumer that retrieves the `evt_…` it was just sent, or a client that pages from the
  * id it just created, would get a 404 or a 400 for an object it holds. So a miss on the replica is
- * read again on the primary before it is answered.
+ * read again on the primary before it is answered. So is a read the replica could not answer at
+ * all (down, restarting, or a query cancelled by the WAL it replays): the primary serves the lists
+ * while the replica is away, and the replica reports its failures (src/db/read-replica.ts).
  */
 import type { Queryable } from '../../db/database.js';
 import { isApiError } from '../../domain/errors.js';
@@ -24,15 +26,16 @@ function isMiss(error: unknown): boolean {
 
 /**
  * Runs `read` on `ctx.readDb` (the replica, when there is one); if it fails because something
- * was not found there, runs it again on `ctx.db`, the primary, whose answer stands. Without a
- * replica, and inside a write (where both are its transaction), `read` runs once.
+ * was not found there, or with anything but an API error (the replica failed), runs it again on
+ * `ctx.db`, the primary, whose answer or error stands. Without a replica, and inside a write (where
+ * both are its transaction), `read` runs once.
  */
 export async function readMayLag<T>(ctx: Pick<RequestContext, 'db' | 'readDb'>, read: (db: Queryable) => Promise<T>): Promise<T> {
   if (ctx.readDb === ctx.db) return read(ctx.db);
   try {
     return await read(ctx.readDb);
   } catch (error) {
-    if (!isMiss(error)) throw error;
+    if (isApiError(error) && !isMiss(error)) throw error;
     return read(ctx.db);
   }
 }
