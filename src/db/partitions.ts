@@ -37,6 +37,24 @@ export function partitionsEvents(db: Pick<Queryable, 'dialect'>): boolean {
   return db.dialect === 'postgres';
 }
 
+/**
+ * A list's condition for rows created at or after `createdFrom` (unix seconds), for a keyset scan
+ * by `seq` that must stop where they end: rows past it are kept on Postgres until their month is
+ * dropped, and a scan that filtered them one by one would read up to a month of them for a last
+ * page. So on Postgres the scan is also bounded below by the `seq` of the first row created since
+ * (found through the primary key, `(created, seq)`, in the partitions from that month on). `seq`
+ * follows creation to within the clock difference between processes, so a row created within
+ * that much of the moment may leave the list that much early. SQLite deletes such rows within
+ * minutes, so its condition is on `created` alone.
+ */
+export function retentionBound(db: Pick<Queryable, 'dialect'>, table: 'events' | 'webhook_deliveries', createdFrom: number): { sql: string; params: number[] } {
+  if (!partitionsEvents(db)) return { sql: `${table}.created >= ?`, params: [createdFrom] };
+  return {
+    sql: `${table}.created >= ? AND ${table}.seq >= (SELECT b.seq FROM ${table} b WHERE b.created >= ? ORDER BY b.created, b.seq LIMIT 1)`,
+    params: [createdFrom, createdFrom],
+  };
+}
+
 /** Months created ahead of the current one, so a worker that stops for a while leaves writes a partition to go to. */
 export const MONTHS_AHEAD = 3;
 

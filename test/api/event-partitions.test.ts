@@ -183,8 +183,12 @@ forEachDatabase('event partitions', (engine) => {
       // Past retention but still stored until October is dropped: already gone from the API.
       expect((await server.api.get(`/v1/events/${october.eventId}`)).status).to.equal(404);
       expect((await server.api.get(`/v1/webhook_deliveries/${october.deliveryId}`)).status).to.equal(404);
+      // The list shows the retention period; September's event, kept by its pending delivery, is
+      // retrieved by id and listed with its deliveries.
       const listed = (await server.api.get('/v1/events?limit=100')).body.data.map((event: { id: string }) => event.id);
-      expect(listed).to.deep.equal([recent.eventId, september.eventId]);
+      expect(listed).to.deep.equal([recent.eventId]);
+      const ofSeptember = await server.api.get(`/v1/webhook_deliveries?event=${september.eventId}`);
+      expect(ofSeptember.body.data.map((delivery: { id: string }) => delivery.id)).to.deep.equal([september.deliveryId]);
 
       await server.db.run("UPDATE webhook_deliveries SET status = 'succeeded', completed_at = ? WHERE id = ?", [
         server.clock.nowMs(),
@@ -232,9 +236,11 @@ forEachDatabase('event partitions', (engine) => {
           await tx.run('SET LOCAL enable_seqscan = off');
           return tx.all<{ 'QUERY PLAN': Array<{ Plan: PlanNode }> }>(`EXPLAIN (FORMAT JSON) ${statement.sql}`, statement.params);
         });
-        const scans: Array<{ type: string; relation: string }> = [];
+        const scans: Array<{ type: string; relation: string; index?: string; condition?: string }> = [];
         const walk = (node: PlanNode) => {
-          if (node['Relation Name']) scans.push({ type: node['Node Type'], relation: node['Relation Name'] });
+          if (node['Relation Name']) {
+            scans.push({ type: node['Node Type'], relation: node['Relation Name'], index: node['Index Name'], condition: node['Index Cond'] });
+          }
           node.Plans?.forEach(walk);
         };
         walk(row['QUERY PLAN'][0].Plan);
@@ -244,6 +250,8 @@ forEachDatabase('event partitions', (engine) => {
       interface PlanNode {
         'Node Type': string;
         'Relation Name'?: string;
+        'Index Name'?: string;
+        'Index Cond'?: string;
         Plans?: PlanNode[];
       }
 
@@ -278,9 +286,26 @@ forEachDatabase('event partitions', (engine) => {
           expect(scans.filter((scan) => scan.type === 'Seq Scan'), label).to.deep.equal([]);
           expect(scans.length, label).to.be.greaterThan(0);
           const table = /FROM (events|webhook_deliveries|webhook_attempts)\b/.exec(statement.sql)?.[1] ?? 'webhook_deliveries';
+          // A read not bounded by creation reaches into every month (pruned ones are not in the plan).
+          if (statement.sql.includes('created >=')) continue;
           const scanned = new Set(scans.map((scan) => scan.relation));
           for (const month of months) expect(scanned.has(`${table}_y${month}`), `${table}_y${month} in ${label}`).to.equal(true);
         }
+      });
+
+      it('stops a list of events at the first one within retention instead of reading the months past it', async () => {
+        const account = server.accountIds.first;
+        await createMonthPartitions(server.db, { year: 2026, month: 9 }, { year: 2026, month: 10 });
+        for (const created of [at(2026, 9, 5), at(2026, 10, 5), at(2026, 11, 5)]) {
+          for (let i = 0; i < 20; i++) await storeEvent(server.db, account, created + i);
+        }
+        await server.db.run('ANALYZE events');
+        const { db, statements } = recorder();
+        await listEventRows(db, account, {}, { limit: 10 }, retentionCutoff(server.clock.nowMs(), RETENTION_DAYS));
+        const listScans = (await scansOf(statements[0])).filter((scan) => /^events_y/.test(scan.relation) && scan.index?.includes('account_id_seq'));
+        expect(listScans.length).to.be.greaterThan(0);
+        // The index range itself ends at the bound: the scan reads no row before it.
+        for (const scan of listScans) expect(scan.condition, scan.relation).to.match(/seq >= \$\d+|seq >= \(/);
       });
 
       it('reads only the months a created filter can match', async () => {
@@ -289,7 +314,8 @@ forEachDatabase('event partitions', (engine) => {
         const { db, statements } = recorder();
         const cutoff = retentionCutoff(server.clock.nowMs(), RETENTION_DAYS);
         await listEventRows(db, account, {}, { limit: 10, created: { gte: at(2026, 11, 1) } }, cutoff);
-        const scanned = (await scansOf(statements[0])).map((scan) => scan.relation);
+        // The list's own scan (the retention bound's lookup reads from the cutoff's month on).
+        const scanned = (await scansOf(statements[0])).filter((scan) => scan.index?.includes('account_id_seq')).map((scan) => scan.relation);
         expect(scanned).to.include('events_y2026m11');
         expect(scanned).not.to.include('events_y2026m09');
         expect(scanned).not.to.include('events_y2026m10');

@@ -43,7 +43,8 @@ export async function up(knex: Knex): Promise<void> {
         await knex.raw(`CREATE TABLE ${partitionName(table, month)} PARTITION OF ${table} FOR VALUES FROM (${from}) TO (${to})`);
       }
     });
-    await knex.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (seq, ${key})`);
+    // Creation first: it finds the first row at or after a moment (retentionBound in partitions.ts).
+    await knex.raw(`ALTER TABLE ${table} ADD CONSTRAINT ${table}_pkey PRIMARY KEY (${key}, seq)`);
     if (UNIQUE_IDS.has(table)) await knex.raw(`CREATE UNIQUE INDEX ${table}_id_${key}_unique ON ${table} (id, ${key})`);
     await createIndexes(knex, table);
   }

@@ -2,7 +2,7 @@ import type { Queryable, SqlValue } from '../../db/database.js';
 import { announcedInsert, inJsonArray } from '../../db/dialect.js';
 import { encodeEventNotice } from './event-notification.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
-import { retainedAt, type RetentionCutoff } from './events.retention.js';
+import { listedAt, retainedAt, type RetentionCutoff } from './events.retention.js';
 
 export interface EventRow {
   seq: number;
@@ -68,7 +68,7 @@ export function findEventsOfObjects(
 const DELIVERY_OF_EVENT = 'SELECT 1 FROM webhook_deliveries d WHERE d.account_id = events.account_id AND d.event_id = events.id';
 
 /**
- * The events the API still shows at `cutoff`, optionally of some types only (none at all for an
+ * The events the API lists at `cutoff` (see {@link listedAt} and {@link retainedAt}), optionally of some types only (none at all for an
  * empty list), about one object, and optionally by the fate of their webhooks: `false`
  * keeps the events with a delivery that failed for good (the failed-webhooks view), `true` those
  * whose deliveries all succeeded.
@@ -83,7 +83,10 @@ export function listEventRows(
   const types = [...new Set(filters.types ?? [])];
   // One type is an equality, which seeks on `(account_id, type, seq)`; several are one parameter
   // (a JSON array), so that every number of types is the same prepared statement.
-  const conditions: Array<{ sql: string; params: SqlValue[] }> = [retainedAt('events', cutoff)];
+  // The failed-webhooks view shows the old events its failures keep; other lists, the retention period.
+  const conditions: Array<{ sql: string; params: SqlValue[] }> = [
+    filters.deliverySuccess === false ? retainedAt('events', cutoff) : listedAt(db, 'events', cutoff),
+  ];
   if (types.length > 1) conditions.push({ sql: inJsonArray(db.dialect, 'type'), params: [JSON.stringify(types)] });
   if (filters.types?.length === 0) conditions.push({ sql: '1 = 0', params: [] });
   const equal: Array<[string, string]> = types.length === 1 ? [['type', types[0]]] : [];

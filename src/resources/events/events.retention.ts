@@ -29,7 +29,7 @@
  */
 import type { Queryable, SqlValue } from '../../db/database.js';
 import { inJsonArray } from '../../db/dialect.js';
-import { dropMonth, ensureMonthPartitions, partitionsEvents, monthBounds, monthPartitions, partitionName } from '../../db/partitions.js';
+import { dropMonth, ensureMonthPartitions, partitionsEvents, retentionBound, monthBounds, monthPartitions, partitionName } from '../../db/partitions.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
 import type { RequestContext } from '../../operations/operations.js';
@@ -95,9 +95,21 @@ function keepingDelivery(event: string): string {
  * shows at `cutoff`: created since, or kept by a delivery of their event. Rows past it may still be
  * stored: on Postgres they leave a month at a time, when their partition is dropped; on SQLite, at the
  * worker's next purge. Recent rows satisfy the first test, so the subquery runs only for old ones.
+ * For reads of a few rows: by id, of one event, and the views of failed or pending deliveries (which
+ * filter row by row anyway). A list of everything uses {@link listedAt}.
  */
 export function retainedAt(table: 'events' | 'webhook_deliveries', cutoff: RetentionCutoff): { sql: string; params: SqlValue[] } {
   return { sql: `(${table}.created >= ? OR EXISTS (${keepingDelivery(table)}))`, params: [cutoff.seconds, cutoff.ms] };
+}
+
+/**
+ * The condition of a list of everything, newest first: the rows created since the cutoff, a scan
+ * that stops where they end (`retentionBound`). An old event a delivery keeps is still retrieved
+ * by id, listed with its deliveries, and in the failed and pending views ({@link retainedAt}); a
+ * list of all events shows the retention period, as the widely used APIs' do.
+ */
+export function listedAt(db: Pick<Queryable, 'dialect'>, table: 'events' | 'webhook_deliveries', cutoff: RetentionCutoff): { sql: string; params: SqlValue[] } {
+  return retentionBound(db, table, cutoff.seconds);
 }
 
 /**

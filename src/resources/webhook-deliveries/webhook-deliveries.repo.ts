@@ -4,7 +4,7 @@ import { eventsByIds } from '../events/live-events.repo.js';
 import type { EventRow } from '../events/events.repo.js';
 import type { WebhookEndpointRow } from '../webhook-endpoints/webhook-endpoints.repo.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
-import { retainedAt, type RetentionCutoff } from '../events/events.retention.js';
+import { listedAt, retainedAt, type RetentionCutoff } from '../events/events.retention.js';
 
 export interface DeliveryRow {
   seq: number;
@@ -95,7 +95,17 @@ export function listAttempts(db: Queryable, deliveryId: string): Promise<Array<A
   return db.all('SELECT * FROM webhook_attempts WHERE delivery_id = ? ORDER BY seq', [deliveryId]);
 }
 
-/** The deliveries whose events the API still shows at `cutoff`, newest first, by endpoint, event and status. */
+/**
+ * What a deliveries list shows at `cutoff`: of one event, or pending or failed (the views of what is
+ * under way or to replay), those whose event is retained, kept ones included; otherwise those of the
+ * retention period (see {@link listedAt}).
+ */
+function listedDeliveries(db: Queryable, filters: { status?: string; event?: string }, cutoff: RetentionCutoff) {
+  const fewOrKept = filters.event !== undefined || filters.status === 'pending' || filters.status === 'failed';
+  return fewOrKept ? retainedAt('webhook_deliveries', cutoff) : listedAt(db, 'webhook_deliveries', cutoff);
+}
+
+/** The deliveries a list shows at `cutoff` (see `listedDeliveries`), newest first, by endpoint, event and status. */
 export function listDeliveryRows(
   db: Queryable,
   accountId: string,
@@ -109,7 +119,7 @@ export function listDeliveryRows(
   if (filters.status) equal.push(['status', filters.status]);
   return fetchPage<DeliveryRow>(
     db,
-    { table: 'webhook_deliveries', accountId, filters: equal, conditions: [retainedAt('webhook_deliveries', cutoff)] },
+    { table: 'webhook_deliveries', accountId, filters: equal, conditions: [listedDeliveries(db, filters, cutoff)] },
     page,
   );
 }
