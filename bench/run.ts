@@ -18,9 +18,14 @@
  * BENCH_DEEP_ROWS (1000000), BENCH_DATABASE_URL (a Postgres URL: adds a pass on Postgres, in a
  * database created and dropped for it), BENCH_WEBHOOK_EVENTS (10000),
  * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_WEBHOOK_BACKLOG (100000), BENCH_REDIS_URL
- * (redis://127.0.0.1:6379; set empty to skip the Redis row), BENCH_ONLY (`http`, `webhooks` or
- * `cores`: run only that part; the other parts' results already in bench/last-results.json are
- * kept).
+ * (redis://127.0.0.1:6379; set empty to skip the Redis row), BENCH_EVENTS (10000000),
+ * BENCH_PURGE_EVENTS (1000000; a tenth on Postgres), BENCH_CLAIMS (2000), BENCH_ONLY (`http`,
+ * `webhooks`, `cores` or `events`: run only that part; the other parts' results already in
+ * bench/last-results.json are kept).
+ *
+ * The events part (bench/event-growth.ts): the event requests and the worker's claim on an empty
+ * database and after BENCH_EVENTS events, what retention costs, and request latency while a row
+ * purge runs.
  *
  * Last, the cores part (bench/web-concurrency.ts, on Postgres only): the GET by id against
  * `WEB_CONCURRENCY=1` and `2`, with requests per second and the whole machine's CPU per request.
@@ -46,6 +51,7 @@ import { formatPass, type Pass, type Row } from './report.js';
 import { createPostgresDatabase, insertCharges, type Store } from './store.js';
 import { formatWebhookPasses, runWebhookPass, type WebhookPass } from './webhooks.js';
 import { formatCoresPass, runCoresPass } from './web-concurrency.js';
+import { formatEventGrowthPasses, runEventGrowthPass, type EventGrowthPass } from './event-growth.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = path.join(ROOT, 'bench', 'last-results.json');
@@ -72,10 +78,10 @@ const settings: LoadSettings = {
   warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 1),
 };
 const only = process.env.BENCH_ONLY || undefined;
-if (only !== undefined && only !== 'http' && only !== 'webhooks' && only !== 'cores')
-  throw new Error('BENCH_ONLY must be http, webhooks or cores');
+if (only !== undefined && only !== 'http' && only !== 'webhooks' && only !== 'cores' && only !== 'events')
+  throw new Error('BENCH_ONLY must be http, webhooks, cores or events');
 /** Whether this run includes `part` (every part, unless BENCH_ONLY names one). */
-const runs = (part: 'http' | 'webhooks' | 'cores') => only === undefined || only === part;
+const runs = (part: 'http' | 'webhooks' | 'cores' | 'events') => only === undefined || only === part;
 const deepRows = Math.floor(numberFromEnv('BENCH_DEEP_ROWS', 1_000_000));
 const deepDepth = Math.floor(deepRows * 0.999);
 
@@ -411,8 +417,39 @@ async function main(): Promise<void> {
     }
   }
 
+  if (runs('events')) {
+    if (only === undefined) console.log('');
+    const passes = await runEventGrowthPasses(databases);
+    console.log(formatEventGrowthPasses(passes));
+    results = { ...results, events: { started, machine, settings, passes } };
+  }
+
   fs.writeFileSync(RESULTS_FILE, JSON.stringify(results, null, 2) + '\n');
   console.log(`\nWritten to ${path.relative(ROOT, RESULTS_FILE)}`);
+}
+
+/** The events part on each database, with a bare-route process of its own. */
+async function runEventGrowthPasses(databases: Array<Pass['database']>): Promise<EventGrowthPass[]> {
+  const baseline = await startNode('baseline', ['--import', 'tsx', 'bench/baseline-server.ts'], {}, baselineScenario.path);
+  const context = {
+    root: ROOT,
+    apiKey: API_KEY,
+    settings,
+    serverEnv,
+    startNode,
+    onCleanup: (undo: () => Promise<void> | void) => void cleanups.push(undo),
+    getBaseline: { url: baseline.url, scenario: baselineScenario, settings },
+    barePost: barePostBaseline(baseline.url, AUTH.Authorization, settings),
+    sizes: {
+      events: Math.floor(numberFromEnv('BENCH_EVENTS', 10_000_000)),
+      purgeEvents: Math.floor(numberFromEnv('BENCH_PURGE_EVENTS', 1_000_000)),
+      claims: Math.floor(numberFromEnv('BENCH_CLAIMS', 2000)),
+    },
+  };
+  const passes: EventGrowthPass[] = [];
+  for (const database of databases) passes.push(await runEventGrowthPass(context, database));
+  await stopServer(baseline);
+  return passes;
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
