@@ -55,6 +55,24 @@ export function retentionBound(db: Pick<Queryable, 'dialect'>, table: 'events' |
   };
 }
 
+/**
+ * How the retention purge walks a table of events oldest first, in its primary key's order: by
+ * `seq` on SQLite, by `(created, seq)` on Postgres, whose primary key leads with creation. `after`
+ * is the last row of the previous page (none for the first page).
+ */
+export function walkByPrimaryKey(
+  db: Pick<Queryable, 'dialect'>,
+  alias: string,
+  after: { created: number; seq: number } | undefined,
+): { where: string; params: number[]; orderBy: string } {
+  if (!partitionsEvents(db)) return { where: `${alias}.seq > ?`, params: [after?.seq ?? 0], orderBy: `${alias}.seq` };
+  return {
+    where: `(${alias}.created, ${alias}.seq) > (?, ?)`,
+    params: after ? [after.created, after.seq] : [Number.MIN_SAFE_INTEGER, 0],
+    orderBy: `${alias}.created, ${alias}.seq`,
+  };
+}
+
 /** Months created ahead of the current one, so a worker that stops for a while leaves writes a partition to go to. */
 export const MONTHS_AHEAD = 3;
 

@@ -308,6 +308,22 @@ forEachDatabase('event partitions', (engine) => {
         for (const scan of listScans) expect(scan.condition, scan.relation).to.match(/seq >= \$\d+|seq >= \(/);
       });
 
+      it('plans a page once for all its executions (its LIMIT is in the statement), and never compiles one (no JIT)', async () => {
+        const account = server.accountIds.first;
+        const cutoff = retentionCutoff(server.clock.nowMs(), RETENTION_DAYS);
+        const plans = await server.db.transaction(async (tx) => {
+          // One connection: prepared statements and their plans are a session's.
+          for (let i = 0; i < 8; i++) await listEventRows(tx, account, {}, { limit: 10 }, cutoff);
+          return tx.all<{ statement: string; generic_plans: string; jit: string }>(
+            `SELECT statement, generic_plans, current_setting('jit') AS jit FROM pg_prepared_statements
+             WHERE statement LIKE 'SELECT * FROM events WHERE account_id = %'`,
+          );
+        });
+        expect(plans).to.have.length(1);
+        expect(Number(plans[0].generic_plans)).to.be.greaterThan(0);
+        expect(plans[0].jit).to.equal('off');
+      });
+
       it('reads only the months a created filter can match', async () => {
         const account = server.accountIds.first;
         await createMonthPartitions(server.db, { year: 2026, month: 9 }, { year: 2026, month: 10 });

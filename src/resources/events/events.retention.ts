@@ -19,17 +19,19 @@
  * - Rows go attempts first, then deliveries, then events, in one transaction per batch, so no
  *   attempt or delivery is ever left without its event.
  * - The purge never holds a lock a request waits on for long: every batch (at most `batchSize`
- *   events) is its own short transaction of row deletes (no table lock on Postgres), and a run stops
- *   after `maxBatches` batches; the next run goes on from the oldest events again.
+ *   events) is its own short transaction of row deletes (no table lock on Postgres), followed by a
+ *   pause as long as it took (at most 100 ms), so requests' writes take turns with it; a run stops
+ *   after `maxBatches` batches, and the next run goes on from the oldest events again.
  *
- * Events are walked in `seq` order (the primary key), which follows `created` closely: a run stops
- * at the first page that reaches events younger than the retention, so it never scans the recent
- * part of the table. An old event committed slightly out of clock order behind a younger one waits
- * for the next run.
+ * Events are walked in primary key order: on SQLite `seq`, which follows `created` closely (an old
+ * event committed slightly out of clock order behind a younger one waits for the next run); on
+ * Postgres `(created, seq)`. A run stops at the first page that reaches events younger than the
+ * retention, so it never scans the recent part of the table.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable, SqlValue } from '../../db/database.js';
 import { inJsonArray } from '../../db/dialect.js';
-import { dropMonth, ensureMonthPartitions, partitionsEvents, retentionBound, monthBounds, monthPartitions, partitionName } from '../../db/partitions.js';
+import { dropMonth, ensureMonthPartitions, partitionsEvents, retentionBound, walkByPrimaryKey, monthBounds, monthPartitions, partitionName } from '../../db/partitions.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
 import type { RequestContext } from '../../operations/operations.js';
@@ -41,6 +43,8 @@ const DAY_MS = 86_400_000;
 const DEFAULT_BATCH_SIZE = 1000;
 /** 100 batches of 1,000: 100,000 events per run, ten minutes apart, is more than 150 events a second. */
 const DEFAULT_MAX_BATCHES = 100;
+/** The longest pause between two batches (a batch's own duration, up to this). */
+const MAX_PAUSE_MS = 100;
 
 /** How one purge run is bounded; the defaults are production's, tests choose smaller ones. */
 export interface EventPurgeLimits {
@@ -125,30 +129,36 @@ export async function purgeExpiredEvents(
   const { batchSize = DEFAULT_BATCH_SIZE, maxBatches = DEFAULT_MAX_BATCHES, proceed = () => true, eventsTable = 'events' } = limits;
   const cutoff = retentionCutoff(nowMs, retentionDays);
   const counts: EventPurgeCounts = { events: 0, deliveries: 0, attempts: 0 };
-  let afterSeq = 0;
+  let after: { created: number; seq: number } | undefined;
   for (let batch = 0; batch < maxBatches && (batch === 0 || proceed()); batch++) {
-    const page = await readPage(db, eventsTable, afterSeq, batchSize, cutoff.ms);
+    const page = await readPage(db, eventsTable, after, batchSize, cutoff.ms);
     const expired = page.filter((row) => Number(row.created) < cutoff.seconds && Number(row.kept) === 0).map((row) => row.id);
     if (expired.length > 0) {
+      const started = performance.now();
       const deleted = await db.transaction((tx) => deleteEvents(tx, expired, cutoff));
       counts.events += deleted.events;
       counts.deliveries += deleted.deliveries;
       counts.attempts += deleted.attempts;
+      // As long again before the next batch: on SQLite a batch holds the one write lock, and
+      // requests' writes queued behind it go first (measured: a POST's p99 went from 37 ms to
+      // 911 ms beside a purge that ran its batches back to back).
+      await sleep(Math.min(performance.now() - started, MAX_PAUSE_MS));
     }
     const last = page.at(-1);
     // A short page is the end of the table; a page that reached young events, the end of the old ones.
     if (!last || page.length < batchSize || Number(last.created) >= cutoff.seconds) break;
-    afterSeq = Number(last.seq);
+    after = { created: Number(last.created), seq: Number(last.seq) };
   }
   return counts;
 }
 
-/** The next `limit` events after `afterSeq` by primary key, each with whether a delivery keeps it. */
-function readPage(db: Queryable, table: string, afterSeq: number, limit: number, cutoffMs: number) {
+/** The next `limit` events after `after` in primary key order, each with whether a delivery keeps it. */
+function readPage(db: Queryable, table: string, after: { created: number; seq: number } | undefined, limit: number, cutoffMs: number) {
+  const walk = walkByPrimaryKey(db, 'e', after);
   return db.all<{ seq: number; id: string; created: number; kept: number }>(
     `SELECT e.seq, e.id, e.created, CASE WHEN EXISTS (${keepingDelivery('e')}) THEN 1 ELSE 0 END AS kept
-     FROM ${table} e WHERE e.seq > ? ORDER BY e.seq LIMIT ?`,
-    [cutoffMs, afterSeq, limit],
+     FROM ${table} e WHERE ${walk.where} ORDER BY ${walk.orderBy} LIMIT ${limit}`,
+    [cutoffMs, ...walk.params],
   );
 }
 
