@@ -36,6 +36,8 @@ export interface MonthDrop {
   events: number;
   rows: number;
   seconds: number;
+  /** Of which the detach, the only part that locks the parent tables. */
+  detachMs: number;
 }
 
 /** What the retention measurements gave on one database. */
@@ -74,9 +76,11 @@ export async function measureRetention(store: Store, events: number): Promise<Re
       rows += Number((await db.one<{ n: string }>(`SELECT COUNT(*) AS n FROM ${partitionName(table, fullest.month)}`))?.n ?? 0);
     }
     const dropStarted = performance.now();
-    if (!(await dropMonth(db, fullest.month))) throw new Error('dropMonth did not get its locks');
+    const dropped = await dropMonth(db, fullest.month);
+    if (!dropped) throw new Error('dropMonth did not get its locks');
     const month = `${fullest.month.year}-${String(fullest.month.month).padStart(2, '0')}`;
-    return { purge, drop: { month, events: fullest.events, rows, seconds: (performance.now() - dropStarted) / 1000 } };
+    const seconds = (performance.now() - dropStarted) / 1000;
+    return { purge, drop: { month, events: fullest.events, rows, seconds, detachMs: dropped.detachMs } };
   } finally {
     await db.close();
   }

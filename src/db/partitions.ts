@@ -167,27 +167,49 @@ async function attachMonth(tx: Queryable, { table, key }: PartitionedTable, mont
   await tx.run(`ALTER TABLE ${table} ATTACH PARTITION ${name} FOR VALUES FROM (${from}) TO (${to})`);
 }
 
+/** How long dropping a month took: detaching it (the parents locked), then dropping its tables (nothing locked that a request uses). */
+export interface MonthDropped {
+  detachMs: number;
+  dropMs: number;
+}
+
 /**
- * Detaches and drops one month's partitions of every partitioned table, in one transaction that
- * waits at most the lock timeout for its locks (false then: nothing changed, try again later).
+ * Detaches one month's partitions of every partitioned table, in one transaction that waits at
+ * most the lock timeout for its locks, then drops the detached tables one by one, outside it: the
+ * parents are locked only for the catalog change, never while files are removed (seconds for a
+ * month of millions of rows). Undefined when the locks were not had (nothing changed: try again
+ * later). A drop cut short leaves detached tables, which {@link dropDetachedMonths} removes.
  */
-export async function dropMonth(db: Queryable, month: Month): Promise<boolean> {
+export async function dropMonth(db: Queryable, month: Month): Promise<MonthDropped | undefined> {
+  const started = performance.now();
   try {
     await db.transaction(async (tx) => {
       await tx.run(`SET LOCAL lock_timeout = '${LOCK_TIMEOUT}'`);
       for (const { table } of PARTITIONED_TABLES) {
         const name = partitionName(table, month);
         const exists = await tx.one('SELECT 1 AS found FROM pg_class WHERE oid = to_regclass(?)', [name]);
-        if (exists === undefined) continue;
-        await tx.run(`ALTER TABLE ${table} DETACH PARTITION ${name}`);
-        await tx.run(`DROP TABLE ${name}`);
+        if (exists !== undefined) await tx.run(`ALTER TABLE ${table} DETACH PARTITION ${name}`);
       }
     });
-    return true;
   } catch (error) {
-    if ((error as { code?: string }).code === '55P03') return false; // lock_not_available
+    if ((error as { code?: string }).code === '55P03') return undefined; // lock_not_available
     throw error;
   }
+  const detached = performance.now();
+  await dropDetachedMonths(db);
+  return { detachMs: detached - started, dropMs: performance.now() - detached };
+}
+
+/** Drops the month tables of the partitioned tables that are no longer attached (see {@link dropMonth}). */
+export async function dropDetachedMonths(db: Queryable): Promise<string[]> {
+  const names = PARTITIONED_TABLES.map(({ table }) => table).join('|');
+  const detached = await db.all<{ name: string }>(
+    `SELECT relname AS name FROM pg_class
+     WHERE relkind = 'r' AND NOT relispartition AND relnamespace = current_schema()::regnamespace AND relname ~ ?`,
+    [`^(${names})_y[0-9]{4}m[0-9]{2}$`],
+  );
+  for (const { name } of detached) await db.run(`DROP TABLE ${name}`);
+  return detached.map(({ name }) => name);
 }
 
 /** Negative, zero or positive as `a` is before, the same as, or after `b`. */

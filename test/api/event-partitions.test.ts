@@ -199,6 +199,18 @@ forEachDatabase('event partitions', (engine) => {
       expect(await rowsByPartition(server.db, 'events')).to.deep.equal({ events_y2026m10: 1, events_y2026m11: 1 });
     });
 
+    it('drops at its next run the tables of a month whose drop stopped after the detach', async () => {
+      await createMonthPartitions(server.db, { year: 2026, month: 8 }, { year: 2026, month: 8 });
+      await storeEvent(server.db, server.accountIds.first, at(2026, 8, 20));
+      // What a worker stopped between its detach and its drops leaves.
+      for (const { table } of PARTITIONED_TABLES) await server.db.run(`ALTER TABLE ${table} DETACH PARTITION ${table}_y2026m08`);
+      const leftover = () => server.db.all("SELECT relname FROM pg_class WHERE relname LIKE '%_y2026m08'");
+      expect(await leftover()).to.have.length(3);
+
+      await retireExpiredEvents(server.db, server.clock.nowMs(), RETENTION_DAYS);
+      expect(await leftover()).to.deep.equal([]);
+    });
+
     it('keeps a month while a delivery of it failed less than the retention ago', async () => {
       await createMonthPartitions(server.db, { year: 2026, month: 9 }, { year: 2026, month: 9 });
       const september = await storeEvent(server.db, server.accountIds.first, at(2026, 9, 3), 'failed');

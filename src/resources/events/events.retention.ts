@@ -31,7 +31,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Queryable, SqlValue } from '../../db/database.js';
 import { inJsonArray } from '../../db/dialect.js';
-import { dropMonth, ensureMonthPartitions, partitionsEvents, retentionBound, walkByPrimaryKey, monthBounds, monthPartitions, partitionName } from '../../db/partitions.js';
+import { dropDetachedMonths, dropMonth, ensureMonthPartitions, partitionsEvents, retentionBound, walkByPrimaryKey, monthBounds, monthPartitions, partitionName } from '../../db/partitions.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
 import type { RequestContext } from '../../operations/operations.js';
@@ -229,6 +229,8 @@ export async function retireExpiredEvents(
  * whose locks were not had within the lock timeout is left for the next run.
  */
 export async function dropExpiredMonths(db: Queryable, cutoff: RetentionCutoff): Promise<string[]> {
+  // A drop a stop cut short between its detach and its drops.
+  await dropDetachedMonths(db);
   const dropped: string[] = [];
   for (const month of await monthPartitions(db, 'events')) {
     if (monthBounds(month).to > cutoff.seconds) break;
