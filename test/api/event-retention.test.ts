@@ -9,7 +9,7 @@ import { purgeExpiredEvents, type EventPurgeLimits } from '../../src/resources/e
 import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
 import { createDatabase, forEachDatabase } from '../helpers/databases.js';
 import { graphql } from '../helpers/graphql-client.js';
-import { FakeClock, useTestServer } from '../helpers/test-server.js';
+import { FakeClock, testConfig, useTestServer } from '../helpers/test-server.js';
 
 const DAY_MS = 86_400_000;
 const RETENTION_DAYS = 30;
@@ -193,16 +193,7 @@ forEachDatabase('event retention at the start of a process', (engine) => {
          VALUES (?, 'acct_x', 'customer.created', '2026-11-01', NULL, NULL, '{}', NULL, 0, ?)`,
         [newId('event'), Math.floor((clock.nowMs() - 31 * DAY_MS) / 1000)],
       );
-      const config: CompositionConfig = {
-        role,
-        host: '127.0.0.1',
-        port: 0,
-        idempotencyTtlSeconds: 86_400,
-        validateResponses: true,
-        webhookRetryScheduleSeconds: [],
-        mailFrom: 'payments-api <hooks@test>',
-        settings: { webhookAllowPrivateNetworks: false },
-      };
+      const config: CompositionConfig = { ...testConfig(), role };
       const services = await createServices(config, {
         target: database.target,
         db,

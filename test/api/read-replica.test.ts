@@ -13,7 +13,7 @@ import { eventually } from '../helpers/eventually.js';
 import { graphql } from '../helpers/graphql-client.js';
 import { replicaUnavailableReason, startReplicatedPostgres, type ReplicatedPostgres } from '../helpers/postgres-replica.js';
 import { runMain } from '../helpers/run-main.js';
-import { FakeClock } from '../helpers/test-server.js';
+import { FakeClock, testConfig } from '../helpers/test-server.js';
 
 const CHARGE = { amount: 2500, currency: 'usd', source: 'tok_visa' };
 
@@ -43,17 +43,7 @@ describe('read replicas (DATABASE_READ_URL)', function () {
     }
     this.timeout(120_000);
     cluster = await startReplicatedPostgres();
-    const config: CompositionConfig = {
-      role: 'api',
-      host: '127.0.0.1',
-      port: 0,
-      idempotencyTtlSeconds: 86_400,
-      validateResponses: true,
-      webhookRetryScheduleSeconds: [],
-      mailFrom: 'payments-api <hooks@test>',
-      settings: { webhookAllowPrivateNetworks: false },
-      databaseReadUrl: cluster.replicaUrl,
-    };
+    const config: CompositionConfig = { ...testConfig(), databaseReadUrl: cluster.replicaUrl };
     const clock = new FakeClock();
     // The composition root migrates the primary and opens the replica, as `npm start` does.
     services = await createServices(config, {

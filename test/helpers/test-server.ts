@@ -104,7 +104,8 @@ export interface TestServerOptions {
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
 
 /** The settings of a test server, from its options rather than the environment. */
-function testConfig(options: TestServerOptions): CompositionConfig {
+/** The configuration of every test server, with a test's choices (also for tests that build their own services). */
+export function testConfig(options: TestServerOptions = {}): CompositionConfig {
   const worker = options.webhookWorker;
   return {
     role: worker ? 'all' : 'api',
