@@ -8,8 +8,8 @@
  *                   authenticator, rate limiter, event stream, webhook sender, failure notifier,
  *                   metrics registry, settings
  *   startRoles      the API (HTTP server, app, GraphQL subscriptions, and the mutual-TLS listener
- *                   when `TLS_PORT` asks for it), or a worker's own metrics listener; then the
- *                   webhook worker and the purge timers
+ *                   when `TLS_PORT` asks for it), or a worker's own listener (health, readiness,
+ *                   metrics); then the webhook worker and its repeating jobs
  *
  * Everything opened is tracked in `Services.opened` and closes in `CLOSE_ORDER`. Background work
  * starts only once the server listens, so a process that cannot serve does no work behind it.
@@ -39,7 +39,7 @@ import { applyServerTimeouts, DEFAULT_HTTP_TIMEOUTS } from './http/server-timeou
 import { createEventStream } from './live-events/create-event-stream.js';
 import type { LocalEventStream } from './live-events/event-stream.js';
 import type { Logger } from './logging/logger.js';
-import { startMetricsServer } from './metrics/metrics-server.js';
+import { startWorkerListener } from './metrics/worker-listener.js';
 import { createProcessMetrics } from './metrics/process-metrics.js';
 import { createWebhookAttemptMetrics } from './metrics/webhook-attempt-metrics.js';
 import { purgeExpiredKeys } from './operations/idempotency.js';
@@ -53,7 +53,9 @@ import { parseCertificateBundle } from './resources/client-certificates/client-c
 import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
 import { createFailureNotifier, type FailureNotifier } from './webhooks/failure-notices.js';
 import { createSender, type Sender, type SenderOptions } from './webhooks/sender.js';
-import { startWebhookWorker } from './webhooks/worker.js';
+import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
+import { isClusterChild } from './cluster.js';
+import { startRepeatingJob } from './operations/repeating-job.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 const AUTHORIZATION_EXPIRY_INTERVAL_MS = 60_000;
@@ -68,11 +70,11 @@ const DEFAULT_REQUEST_LOG_RETENTION_HOURS = 24;
  * sender, the databases last.
  */
 export const CLOSE_ORDER = [
-  'purge timer',
+  'purges',
   'GraphQL subscriptions',
   'HTTP server',
   'HTTPS server',
-  'metrics server',
+  'worker listener',
   'request log',
   'rate limiter',
   'webhook wake-ups',
@@ -259,17 +261,30 @@ export interface Roles {
 }
 
 /**
- * Starts the process's roles: first what listens (the API, or a worker's metrics listener when
- * `METRICS_PORT` asks for one), then the webhook worker and the purge timers (unless `ROLE=api`).
+ * Starts the process's roles: first what listens (the API, or a worker's own listener, see
+ * {@link workerListenerPort}), then the webhook worker and the background jobs (unless `ROLE=api`).
  * A listen that fails rejects with a `StartupError` and starts no background work.
  */
 export async function startRoles(services: Services, choices: RoleChoices = {}): Promise<Roles> {
   const { config, logger, opened } = services;
   let api: Roles['api'];
   if (config.role !== 'worker') api = await listenApi(services, choices);
-  else if (config.metricsPort !== undefined) await listenMetrics(services, config.metricsPort);
-  if (config.role !== 'api') startWorker(services, choices);
+  // The worker's loop starts after its listener, which asks the loop how it is doing.
+  let worker: WebhookWorker | undefined;
+  const workerPort = config.role === 'worker' ? workerListenerPort(config) : undefined;
+  if (workerPort) await listenWorker(services, workerPort, () => worker);
+  if (config.role !== 'api') worker = startWorker(services, choices);
   return { api, close: () => opened.closeAll(logger) };
+}
+
+/**
+ * Where a `ROLE=worker` process listens for `/healthz`, `/readyz` and `/metrics`: `METRICS_PORT`
+ * when set, else `PORT`, as the API would. A worker forked beside API processes (`ROLE=all` with
+ * `WEB_CONCURRENCY`) listens only on `METRICS_PORT`: `PORT` is theirs.
+ */
+function workerListenerPort(config: CompositionConfig): { port: number; variable?: string } | undefined {
+  if (config.metricsPort !== undefined) return { port: config.metricsPort, variable: 'METRICS_PORT' };
+  return isClusterChild() ? undefined : { port: config.port };
 }
 
 /**
@@ -363,17 +378,29 @@ async function listenMutualTls(services: Services, app: http.RequestListener, tl
   return url;
 }
 
-/** A worker alone has no API port: its own `/metrics` listener, on `METRICS_PORT`. */
-async function listenMetrics(services: Services, metricsPort: number): Promise<void> {
-  const { config, logger, metrics, opened } = services;
-  if (!metrics) throw new Error('METRICS_PORT needs the metrics registry');
+/** How long the worker's loop may not have run before its `/readyz` says it is not ready. */
+const WORKER_STALE_AFTER_MS = 5_000;
+
+/** A worker alone has no API port: its own listener (health, readiness and metrics), see `startWorkerListener`. */
+async function listenWorker(
+  services: Services,
+  { port, variable }: { port: number; variable?: string },
+  worker: () => WebhookWorker | undefined,
+): Promise<void> {
+  const { config, db, logger, metrics, opened } = services;
   const authorize = config.metricsPublic ? undefined : services.auth.limited.adminBasic;
-  const server = await startupStage(`cannot listen on ${hostAndPort(config.host, metricsPort)} (METRICS_PORT)`, () =>
-    startMetricsServer({ registry: metrics, authorize }, { host: config.host, port: metricsPort, logger }),
+  const readiness = {
+    databaseAnswers: async () => void (await db.one('SELECT 1 AS ok')),
+    msSinceLoopRan: () => worker()?.msSinceLoopRan() ?? Number.POSITIVE_INFINITY,
+    loopStaleAfterMs: WORKER_STALE_AFTER_MS,
+  };
+  const where = `${hostAndPort(config.host, port)}${variable ? ` (${variable})` : ''}`;
+  const server = await startupStage(`cannot listen on ${where}`, () =>
+    startWorkerListener({ readiness, metrics: metrics && { registry: metrics, authorize } }, { host: config.host, port, logger }),
   );
-  opened.track('metrics server', () => new Promise<void>((resolve) => server.close(() => resolve())));
-  const { port } = server.address() as AddressInfo;
-  logger.info({ url: `http://${hostAndPort(config.host, port)}/metrics` }, 'metrics listening');
+  opened.track('worker listener', () => new Promise<void>((resolve) => server.close(() => resolve())));
+  const url = `http://${hostAndPort(config.host, (server.address() as AddressInfo).port)}`;
+  logger.info({ url, role: config.role }, 'worker listening for /healthz, /readyz and /metrics');
 }
 
 /**
@@ -382,7 +409,7 @@ async function listenMetrics(services: Services, metricsPort: number): Promise<v
  * Its poll is then only a safety net (and the clock of retries coming due), once a second; where
  * it cannot hear every writer (SQLite with `ROLE=worker`, beside an API process), it polls every 50 ms.
  */
-function startWorker(services: Services, choices: RoleChoices): void {
+function startWorker(services: Services, choices: RoleChoices): WebhookWorker {
   const { config, db, clock, logger, metrics } = services;
   let wake = (): void => undefined;
   const wakeUps = listenForCommits(db, services.target, { logger, onCommit: () => wake() });
@@ -408,60 +435,50 @@ function startWorker(services: Services, choices: RoleChoices): void {
   services.opened.track('webhook wake-ups', () => wakeUps.close());
   services.opened.track('webhook worker', () => worker.stop());
   logger.info({ role: config.role }, 'webhook worker started');
-  startAuthorizationExpiry(services, choices.authorizationExpiryIntervalMs ?? AUTHORIZATION_EXPIRY_INTERVAL_MS);
-  // Only a worker deletes: the purges are background work, as deliveries are, and an API process
-  // then spends its time on requests. Events once now, then every ten minutes.
-  startPurgeTimer(services);
+  startBackgroundJobs(services, choices);
+  return worker;
+}
+
+/**
+ * The worker's repeating jobs (operations/repeating-job.ts): the expiry of uncaptured
+ * authorisations every minute; and, every ten minutes, the purges. Only a worker deletes: the
+ * purges are background work, as deliveries are, and an API process then spends its time on
+ * requests.
+ */
+function startBackgroundJobs(services: Services, choices: RoleChoices): void {
+  const { config, db, clock, logger, opened } = services;
+  const expiry = startRepeatingJob(
+    { name: 'authorisation expiry', logger, intervalMs: choices.authorizationExpiryIntervalMs ?? AUTHORIZATION_EXPIRY_INTERVAL_MS },
+    async () => {
+      const expired = await expireAuthorizations(db, clock);
+      if (expired > 0) logger.info({ expired }, 'expired uncaptured authorisations');
+    },
+  );
+  opened.track('authorisation expiry', () => expiry.stop());
+  const purges = startRepeatingJob({ name: 'purges', logger, intervalMs: PURGE_INTERVAL_MS }, () => purgeExpired(services));
+  opened.track('purges', () => purges.stop());
   const retention = startEventRetention(
     { db, clock, logger, retentionDays: config.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS },
     PURGE_INTERVAL_MS,
   );
-  services.opened.track('event retention', () => retention.stop());
-}
-
-/**
- * The worker's expiry of uncaptured authorisations, one run at a time: the next run is scheduled
- * when the last one ends, and closing waits for a run under way.
- */
-function startAuthorizationExpiry({ db, clock, logger, opened }: Services, intervalMs: number): void {
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = expireAuthorizations(db, clock)
-      .then((expired) => {
-        if (expired > 0) logger.info({ expired }, 'expired uncaptured authorisations');
-      })
-      .catch((err) => logger.warn({ err }, 'authorisation expiry failed'))
-      .finally(() => {
-        if (timer) timer = setTimeout(run, intervalMs).unref();
-      });
-  };
-  timer = setTimeout(run, intervalMs).unref();
-  opened.track('authorisation expiry', async () => {
-    clearTimeout(timer);
-    timer = undefined;
-    await running;
-  });
+  opened.track('event retention', () => retention.stop());
 }
 
 /**
  * Expired idempotency keys, client-registered GraphQL documents, seen message signatures and request
- * log entries past their retention, purged every ten minutes.
+ * log entries past their retention; one failing does not keep the others from running.
  */
-function startPurgeTimer({ config, db, clock, logger, opened }: Services): void {
+async function purgeExpired({ config, db, clock }: Services): Promise<void> {
+  const nowSeconds = unixSeconds(clock);
   const requestLogRetentionSeconds = (config.requestLogRetentionHours ?? DEFAULT_REQUEST_LOG_RETENTION_HOURS) * 3600;
-  const purge = setInterval(() => {
-    purgeExpiredKeys(db, clock.nowMs(), config.idempotencyTtlSeconds).catch((err) =>
-      logger.warn({ err }, 'idempotency key purge failed'),
-    );
-    purgeClientDocuments(db, unixSeconds(clock)).catch((err) => logger.warn({ err }, 'persisted GraphQL document purge failed'));
-    purgeSeenSignatures(db, unixSeconds(clock)).catch((err) => logger.warn({ err }, 'seen message signature purge failed'));
-    purgeRequestLogs(db, unixSeconds(clock) - requestLogRetentionSeconds).catch((err) =>
-      logger.warn({ err }, 'request log purge failed'),
-    );
-  }, PURGE_INTERVAL_MS);
-  purge.unref();
-  opened.track('purge timer', () => clearInterval(purge));
+  const outcomes = await Promise.allSettled([
+    purgeExpiredKeys(db, clock.nowMs(), config.idempotencyTtlSeconds),
+    purgeClientDocuments(db, nowSeconds),
+    purgeSeenSignatures(db, nowSeconds),
+    purgeRequestLogs(db, nowSeconds - requestLogRetentionSeconds),
+  ]);
+  const failed = outcomes.find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 function milliseconds(seconds: number | undefined): number | undefined {

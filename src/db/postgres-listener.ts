@@ -1,5 +1,7 @@
 import pg from 'pg';
 import type { ListenOptions, NotificationListener } from './commit-notifications.js';
+import { APPLICATION_NAME } from './postgres.js';
+import { createOutageLog } from '../logging/outage-log.js';
 
 export interface PostgresListenerOptions extends ListenOptions {
   connectionString: string;
@@ -10,8 +12,8 @@ export interface PostgresListenerOptions extends ListenOptions {
  * One dedicated connection that LISTENs on a channel, and reconnects with backoff when it drops.
  *
  * Notifications sent while it is down are lost to it (Postgres queues them only for sessions that
- * are listening), so every failed attempt is logged at `warn` until it is back, with how long it
- * has been down.
+ * are listening): its loss is logged at `warn`, again at most once a minute while it is down, and
+ * its return with how long it was down.
  */
 export function startPostgresListener(options: PostgresListenerOptions): NotificationListener {
   const { logger, channel } = options;
@@ -19,14 +21,14 @@ export function startPostgresListener(options: PostgresListenerOptions): Notific
   let listening = false;
   let closed = false;
   let attempt = 0;
-  let downSince: number | undefined;
+  const outage = createOutageLog(logger, 'the LISTEN connection (live events and worker wake-ups)');
   let retryTimer: NodeJS.Timeout | undefined;
   let markReady: () => void = () => undefined;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
 
   const connect = async (): Promise<void> => {
     retryTimer = undefined;
-    const candidate = new pg.Client({ connectionString: options.connectionString, keepAlive: true });
+    const candidate = new pg.Client({ connectionString: options.connectionString, keepAlive: true, application_name: `${APPLICATION_NAME}-listen` });
     client = candidate;
     // Registered before connect(): a connection that fails later reports through these.
     candidate.on('error', (error) => dropped(candidate, error));
@@ -43,9 +45,8 @@ export function startPostgresListener(options: PostgresListenerOptions): Notific
     if (closed || client !== candidate) return;
     listening = true;
     attempt = 0;
-    if (downSince !== undefined) logger.info({ downMs: Date.now() - downSince }, 'live events: listener reconnected');
+    if (outage.down) outage.succeeded();
     else logger.info({ channel }, 'live events: listening');
-    downSince = undefined;
     markReady();
   };
 
@@ -57,13 +58,9 @@ export function startPostgresListener(options: PostgresListenerOptions): Notific
     listening = false;
     which.end().catch(() => undefined);
     if (closed) return;
-    downSince ??= Date.now();
     const base = Math.min(options.reconnectDelayMs.max, options.reconnectDelayMs.initial * 2 ** attempt++);
     const delayMs = Math.round(base * (0.8 + Math.random() * 0.4));
-    logger.warn(
-      { err: error, downMs: Date.now() - downSince, retryInMs: delayMs },
-      'live events: listener is down, subscribers receive nothing until it reconnects',
-    );
+    outage.failed(error);
     retryTimer = setTimeout(() => void connect(), delayMs);
     if (wasListening) options.onDropped?.();
   };

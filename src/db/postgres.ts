@@ -1,5 +1,7 @@
 import pg from 'pg';
 import type { Database, Queryable, SqlValue } from './database.js';
+import { DatabaseUnavailableError } from '../domain/errors.js';
+import { isConnectionFault, wasNotSent } from './connection-faults.js';
 import { PipelinedTransaction } from './postgres-transaction.js';
 
 // int8 (bigint, count(*)) comes back as text by default; our integers stay below 2^53.
@@ -11,17 +13,28 @@ interface Prepared {
 }
 
 /**
- * Postgres through a pg pool. Queries are written with `?` and rewritten to `$n` once; each
- * distinct statement gets a name, so every pooled connection prepares it only once. Transactions
- * pipeline their statements (postgres-transaction.ts).
- */
-/**
  * Settings of every session the service opens. No JIT compilation: it pays off for long analytic
  * queries, and here costs an OLTP statement whose estimate crosses `jit_above_cost` (a plan made
  * once for every execution of a list over 10,000,000 events) over a second each time it runs.
  */
 export const SESSION_OPTIONS = '-c jit=off';
 
+/** How the service's sessions are named in `pg_stat_activity` (the LISTEN connection adds `-listen`). */
+export const APPLICATION_NAME = 'payments-api';
+
+function ignoreError(): void {}
+
+/** A broken connection's error as a 503; any other error as it is. */
+function asUnavailable(error: unknown): unknown {
+  return isConnectionFault(error) ? new DatabaseUnavailableError(error) : error;
+}
+
+/**
+ * Postgres through a pg pool. Queries are written with `?` and rewritten to `$n` once; each
+ * distinct statement gets a name, so every pooled connection prepares it only once. Transactions
+ * pipeline their statements (postgres-transaction.ts). A connection that breaks never ends the
+ * process: its statements fail with a `DatabaseUnavailableError`, and the pool opens new ones.
+ */
 export class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
   private readonly prepared = new Map<string, Prepared>();
@@ -30,59 +43,79 @@ export class PostgresDatabase implements Database {
 
   static open(connectionString: string, max = 10): PostgresDatabase {
     // Pipelining: a transaction's statements go out without waiting for each other's answers.
-    const pool = new pg.Pool({ connectionString, max, pipeline: true, options: SESSION_OPTIONS });
+    const pool = new pg.Pool({ connectionString, max, pipeline: true, options: SESSION_OPTIONS, application_name: APPLICATION_NAME });
     // An idle client's error (the server restarted) must not crash the process.
     pool.on('error', () => undefined);
     return new PostgresDatabase(pool);
   }
 
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
-    return this.queryOn(this.pool, sql, params);
+    return this.onConnection(async (client) => (await client.query(this.statement(sql, params))).rows as T[]);
   }
 
   async one<T>(sql: string, params?: readonly SqlValue[]): Promise<T | undefined> {
-    return (await this.queryOn<T>(this.pool, sql, params))[0];
+    return (await this.all<T>(sql, params))[0];
   }
 
-  async run(sql: string, params?: readonly SqlValue[]): Promise<number> {
-    const result = await this.pool.query(this.statement(sql, params));
-    return result.rowCount ?? 0;
+  run(sql: string, params?: readonly SqlValue[]): Promise<number> {
+    return this.onConnection(async (client) => (await client.query(this.statement(sql, params))).rowCount ?? 0);
   }
 
   async write(sql: string, params?: readonly SqlValue[]): Promise<void> {
-    await this.pool.query(this.statement(sql, params));
+    await this.run(sql, params);
   }
 
   /** Runs `work` in a transaction whose statements are pipelined (see `PipelinedTransaction`). */
-  async transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
-    const client = await this.pool.connect();
-    const tx = new PipelinedTransaction(client, (sql, params) => this.statement(sql, params));
-    let broken = false;
-    try {
-      tx.begin();
-      const result = await work(tx.queryable);
-      await tx.commit();
-      return result;
-    } catch (error) {
-      broken = !(await tx.rollBack());
-      throw tx.failureOf(error);
-    } finally {
-      // A connection that could not even roll back is closed rather than handed to the next request.
-      client.release(broken);
-    }
+  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.onConnection(async (client, connection) => {
+      const tx = new PipelinedTransaction(client, (sql, params) => this.statement(sql, params));
+      try {
+        tx.begin();
+        const result = await work(tx.queryable);
+        await tx.commit();
+        return result;
+      } catch (error) {
+        // A connection that could not even roll back is closed rather than handed to the next request.
+        if (!(await tx.rollBack())) connection.broken = true;
+        throw tx.failureOf(error);
+      }
+    });
   }
 
   close(): Promise<void> {
     return this.pool.end();
   }
 
-  private async queryOn<T>(
-    on: pg.Pool | pg.PoolClient,
-    sql: string,
-    params?: readonly SqlValue[],
-  ): Promise<T[]> {
-    const result = await on.query(this.statement(sql, params));
-    return result.rows as T[];
+  /**
+   * Runs `use` on a pooled connection. A broken connection is closed, not pooled again, and its
+   * failure is a `DatabaseUnavailableError` (a 503); `use` runs once more on a fresh connection when
+   * nothing had been sent (the connection could not be made, or pg knew it broken), since then the
+   * server cannot have carried out any of it.
+   */
+  private async onConnection<T>(use: (client: pg.PoolClient, connection: { broken: boolean }) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt += 1) {
+      let client: pg.PoolClient;
+      try {
+        client = await this.pool.connect();
+      } catch (error) {
+        if (attempt === 1 && isConnectionFault(error)) continue;
+        throw asUnavailable(error);
+      }
+      // A checked-out connection reports its socket's failure on itself alone; unheard, that error
+      // would end the process. Its queries fail with it anyway.
+      client.on('error', ignoreError);
+      const connection = { broken: false };
+      try {
+        return await use(client, connection);
+      } catch (error) {
+        if (isConnectionFault(error)) connection.broken = true;
+        if (attempt === 1 && wasNotSent(error)) continue;
+        throw asUnavailable(error);
+      } finally {
+        client.release(connection.broken);
+        client.off('error', ignoreError);
+      }
+    }
   }
 
   private statement(sql: string, params?: readonly SqlValue[]): pg.QueryConfig {

@@ -56,6 +56,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType 
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'api_error' },
+  service_unavailable: { status: 503, type: 'api_error' },
 };
 
 /** Extra fields an error may carry besides type, code and message. */
@@ -125,10 +126,27 @@ export function cardErrorBody(
   };
 }
 
-/** `resource_missing` for an object of this account that does not exist (or is another's). */
 /** `resource_missing` for `id`; `detail` adds what the client should know (e.g. how long such objects are kept). */
 export function notFound(kind: string, id: string, param = 'id', detail?: string): ApiError {
   return new ApiError('resource_missing', `No such ${kind}: '${id}'${detail ? `; ${detail}` : ''}`, { param });
+}
+
+/** How long a client is asked to wait before retrying a request the database could not serve. */
+export const DATABASE_RETRY_AFTER_SECONDS = 1;
+
+/**
+ * The database could not be reached, or its connection broke under the request (a restart, a cut
+ * network, a terminated session): a 503 `service_unavailable` with `Retry-After`. The driver's
+ * error is its `cause`, for the log; the client learns only that it may retry.
+ */
+export class DatabaseUnavailableError extends ApiError {
+  constructor(cause: unknown) {
+    super('service_unavailable', `The service is briefly unavailable; retry after ${DATABASE_RETRY_AFTER_SECONDS} s.`, {
+      headers: { 'Retry-After': String(DATABASE_RETRY_AFTER_SECONDS) },
+    });
+    this.name = 'DatabaseUnavailableError';
+    this.cause = cause;
+  }
 }
 
 export function isApiError(value: unknown): value is ApiError {

@@ -32,7 +32,9 @@ export function createErrorMapper(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req, res, _next) => {
     const apiError = withinEnvelope(toApiError(error, req));
     const requestId = requestIdOf(res);
-    if (apiError.status >= 500) logger.error({ err: error, req_id: requestId }, 'request failed');
+    // The database being away is the operator's to see, not a defect of the request.
+    if (apiError.code === 'service_unavailable') logger.warn({ err: error, req_id: requestId }, 'request failed: the database did not answer');
+    else if (apiError.status >= 500) logger.error({ err: error, req_id: requestId }, 'request failed');
     if (res.headersSent) return res.end();
     for (const [name, value] of Object.entries(apiError.details.headers ?? {})) res.setHeader(name, value);
     res.status(apiError.status).json({ error: apiError.toBody(requestId) });

@@ -6,11 +6,14 @@
  * - a worker that dies loses nothing: its leases expire and the deliveries are due again
  *   (at least once, never lost);
  * - stopping claims nothing more and finishes the attempts in flight (they end within the send
- *   timeout), so no lease is left behind.
+ *   timeout), so no lease is left behind;
+ * - a database that does not answer stops nothing: the loop tries again every second, and goes on
+ *   by itself once it answers (deliveries it had leased are due again when their leases run out).
  */
 import { randomBase62 } from '../domain/ids.js';
 import { claimDueDeliveries, loadDeliveryTargets, type DeliveryTargets } from '../resources/webhook-deliveries/webhook-deliveries.repo.js';
 import { dispatchDelivery, type DispatchDeps } from './dispatch.js';
+import { createOutageLog } from '../logging/outage-log.js';
 import { batchTransactions } from './transaction-batcher.js';
 
 export interface WorkerOptions {
@@ -36,6 +39,8 @@ export interface WebhookWorker {
    * committed. Calls while it is busy make it look once more when it next would pause.
    */
   wake(): void;
+  /** Milliseconds since the loop last looked for due deliveries, or was busy with attempts (readiness). */
+  msSinceLoopRan(): number;
   stop(): Promise<void>;
 }
 
@@ -52,6 +57,10 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
   /** Every attempt not yet recorded, by delivery id (stop waits for them). */
   const unrecorded = new Map<string, Promise<void>>();
   let running = true;
+  let loopRanAt = performance.now();
+  // While the database is away every claim fails: a warning at first, then once a minute.
+  const claims = createOutageLog(deps.logger, 'claiming webhook deliveries');
+  const recording = createOutageLog(deps.logger, 'recording webhook attempts');
   let wakeUp: (() => void) | undefined;
   /** A wake-up came while the loop was not pausing: the next pause is skipped. */
   let woken = false;
@@ -73,10 +82,12 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
       // Claim in batches: one claim statement per half-pool of free slots, not one per slot.
       if (capacity < concurrency / 2) {
         await Promise.race(inFlight.values());
+        loopRanAt = performance.now();
         continue;
       }
       if (unrecorded.size - inFlight.size >= maxRecording) {
         await Promise.race(unrecorded.values());
+        loopRanAt = performance.now();
         continue;
       }
       let claimed: Awaited<ReturnType<typeof claimDueDeliveries>> = [];
@@ -87,15 +98,21 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
         targets = await loadDeliveryTargets(deps.db, claimed);
       } catch (error) {
         // Leased but not sent: the leases run out and the deliveries are claimed again.
-        deps.logger.error({ err: error }, 'claiming webhook deliveries failed');
+        claims.failed(error);
         await pause(1000);
         continue;
       }
+      claims.succeeded();
+      loopRanAt = performance.now();
       for (const delivery of claimed) {
         let requestEnded!: () => void;
         const request = new Promise<void>((resolve) => (requestEnded = resolve)).finally(() => inFlight.delete(delivery.id));
+        // An outcome that could not be recorded is attempted again once its lease runs out.
         const attempt = dispatchDelivery(deps, delivery, owner, targets, requestEnded)
-          .catch((error) => deps.logger.error({ err: error, delivery: delivery.id }, 'webhook attempt failed to complete'))
+          .then(
+            () => recording.succeeded(),
+            (error: unknown) => recording.failed(error),
+          )
           .finally(() => {
             requestEnded();
             unrecorded.delete(delivery.id);
@@ -114,6 +131,7 @@ export function startWebhookWorker(workerDeps: DispatchDeps, options: WorkerOpti
       if (wakeUp) wakeUp();
       else woken = true;
     },
+    msSinceLoopRan: () => performance.now() - loopRanAt,
     async stop() {
       running = false;
       wakeUp?.();

@@ -35,6 +35,7 @@ import { dropDetachedMonths, dropMonth, ensureMonthPartitions, partitionsEvents,
 import type { Clock } from '../../domain/clock.js';
 import type { Logger } from '../../logging/logger.js';
 import type { RequestContext } from '../../operations/operations.js';
+import { startRepeatingJob, type RepeatingJob } from '../../operations/repeating-job.js';
 
 /** `EVENT_RETENTION_DAYS` when it is not set. */
 export const DEFAULT_EVENT_RETENTION_DAYS = 30;
@@ -247,43 +248,22 @@ export async function dropExpiredMonths(db: Queryable, cutoff: RetentionCutoff):
   return dropped;
 }
 
-/** The worker's retention timer, as started by {@link startEventRetention}. */
-export interface EventRetentionTimer {
-  /** Stops the timer; a run under way ends after its current batch, and this resolves then. */
-  stop(): Promise<void>;
-}
-
 /**
- * Runs {@link retireExpiredEvents} at once, then every `intervalMs`, one run at a time (the next is
- * scheduled when the last ends, so a long run never overlaps the next).
+ * Runs {@link retireExpiredEvents} at once, then every `intervalMs`, as a repeating job (one run at
+ * a time; stopping ends a run under way after its current batch).
  */
 export function startEventRetention(
   deps: { db: Queryable; clock: Clock; logger: Logger; retentionDays: number },
   intervalMs: number,
-): EventRetentionTimer {
+): RepeatingJob {
   const { db, clock, logger, retentionDays } = deps;
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> = Promise.resolve();
-  const run = () => {
-    running = retireExpiredEvents(db, clock.nowMs(), retentionDays, { proceed: () => !stopped })
-      .then(({ createdPartitions, droppedMonths, ...counts }) => {
-        if (createdPartitions.length > 0) logger.info({ createdPartitions }, 'created month partitions');
-        if (counts.events > 0 || droppedMonths.length > 0) {
-          logger.info({ ...counts, droppedMonths, retentionDays }, 'purged events past their retention');
-        }
-      })
-      .catch((err) => logger.warn({ err }, 'event retention purge failed'))
-      .finally(() => {
-        if (!stopped) timer = setTimeout(run, intervalMs).unref();
-      });
-  };
-  run();
-  return {
-    async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
-    },
-  };
+  return startRepeatingJob({ name: 'event retention', logger, intervalMs, runAtStart: true }, async (job) => {
+    const { createdPartitions, droppedMonths, ...counts } = await retireExpiredEvents(db, clock.nowMs(), retentionDays, {
+      proceed: () => !job.stopping,
+    });
+    if (createdPartitions.length > 0) logger.info({ createdPartitions }, 'created month partitions');
+    if (counts.events > 0 || droppedMonths.length > 0) {
+      logger.info({ ...counts, droppedMonths, retentionDays }, 'purged events past their retention');
+    }
+  });
 }
