@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Database } from './database.js';
-import { PostgresDatabase, SESSION_OPTIONS } from './postgres.js';
+import { APPLICATION_NAME, PostgresDatabase, SESSION_OPTIONS } from './postgres.js';
 
 /**
  * Opens the pool of `DATABASE_READ_URL`, a streaming replica of the primary, and checks that it
@@ -17,7 +17,13 @@ export async function openReadReplica(
 ): Promise<Database> {
   const { max = 10, onFailure = () => undefined } = options;
   // Pipelining as on the primary: the same statements run on both, and none here waits on another.
-  const pool = new pg.Pool({ connectionString, max, pipeline: true, options: `${SESSION_OPTIONS} -c default_transaction_read_only=on` });
+  const pool = new pg.Pool({
+    connectionString,
+    max,
+    pipeline: true,
+    options: `${SESSION_OPTIONS} -c default_transaction_read_only=on`,
+    application_name: `${APPLICATION_NAME}-replica`,
+  });
   // An idle client's error (the replica restarted) must not crash the process.
   pool.on('error', () => undefined);
   const replica = new PostgresDatabase(pool);

@@ -14,6 +14,8 @@ export interface ApiProcess {
   stop(): Promise<void>;
   /** The last 8,000 characters it wrote (stdout and stderr). */
   output(): string;
+  /** Whether it has exited (by itself or stopped). */
+  hasExited(): boolean;
 }
 
 /** A TCP port that was free on 127.0.0.1 a moment ago (the OS picks it). */
@@ -68,7 +70,7 @@ export async function startApiProcess(target: DatabaseTarget, env: Record<string
   for (;;) {
     if (child.exitCode !== null) throw new Error(`API process exited with ${child.exitCode}:\n${output}`);
     const ready = await fetch(`${url}/healthz`).then((res) => res.ok, () => false);
-    if (ready) return { url, stop, output: () => output };
+    if (ready) return { url, stop, output: () => output, hasExited: () => child.exitCode !== null || child.signalCode !== null };
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`API process not ready after ${START_TIMEOUT_MS} ms:\n${output}`);

@@ -12,6 +12,8 @@ export interface WorkerProcess {
   url: string;
   /** The last 8,000 characters it wrote (stdout and stderr). */
   output(): string;
+  /** Whether it has exited (by itself or stopped). */
+  hasExited(): boolean;
   /** Stops it by PID (SIGKILL simulates a crash) and waits for it to exit. */
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
@@ -56,6 +58,7 @@ export async function startWorkerProcess(target: DatabaseTarget, env: Record<str
     child,
     url: `http://127.0.0.1:${env.METRICS_PORT ?? port}`,
     output: () => output,
+    hasExited: () => child.exitCode !== null || child.signalCode !== null,
     async stop(signal = 'SIGTERM') {
       if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, signal);
       await exited;

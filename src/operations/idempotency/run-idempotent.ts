@@ -56,7 +56,8 @@ export async function runIdempotent(
       throw keyInUse();
     }
     if (isKeyClaimedElsewhere(error)) throw keyInUse();
-    if (error === refusal && isApiError(error)) {
+    // A 5xx (the database away) is no answer: the key stays free for the retry it asks for.
+    if (error === refusal && isApiError(error) && error.status < 500) {
       await storeAnswer(db, request, fingerprint, { status: error.status, body: { error: error.toBody(request.requestId) } });
     }
     throw error;
