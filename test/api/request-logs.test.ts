@@ -264,14 +264,14 @@ forEachDatabase('request logs', (engine) => {
       expect(lines().map((line) => [line.msg, line.dropped])).to.deep.equal([['request log entries dropped: writes fell behind', 2]]);
     });
 
-    it('logs a failed write, drops its entries, and goes on writing', async () => {
+    it('logs a failed write with the entries it dropped, and goes on writing', async () => {
       const { logger, lines } = capturingLogger();
       const buffer = createRequestLogBuffer(server.db, logger, { intervalMs: 60_000 });
       const now = unixSeconds(server.clock);
       buffer.record(anEntry(server.accountIds.first, now, 'req_twice'));
       buffer.record(anEntry(server.accountIds.first, now, 'req_twice'));
       await buffer.flush();
-      expect(lines().map((line) => [line.msg, line.entries])).to.deep.equal([['request log write failed: entries dropped', 2]]);
+      expect(lines().map((line) => [line.msg, line.lost])).to.deep.equal([['writing the request log (its entries are dropped) failed', 2]]);
       buffer.record(anEntry(server.accountIds.first, now, 'req_after'));
       await buffer.close();
       buffer.record(anEntry(server.accountIds.first, now, 'req_closed'));

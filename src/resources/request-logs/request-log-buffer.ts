@@ -5,8 +5,8 @@
  * Guarantees:
  * - An entry is written within `intervalMs` (200 ms) of being recorded, or sooner once `batchSize`
  *   (500) are waiting; one write runs at a time, each batch in one transaction.
- * - Nothing here ever fails or delays a request: a failed write is logged (warn) and its entries
- *   dropped; when writes fall behind, the oldest waiting entries are dropped past `maxBuffered`
+ * - Nothing here ever fails or delays a request: a failed write's entries are dropped, and logged
+ *   (warn) with how many, at most once a minute while writes fail; when writes fall behind, the oldest waiting entries are dropped past `maxBuffered`
  *   (10,000) and counted in the next warning. At most `maxBuffered` entries wait while as many are
  *   being written.
  * - `flush()` resolves once every entry recorded before it is written (or dropped); `close()`
@@ -17,6 +17,7 @@
  */
 import type { Queryable } from '../../db/database.js';
 import type { Logger } from '../../logging/logger.js';
+import { createOutageLog } from '../../logging/outage-log.js';
 import { insertRequestLogs, type NewRequestLogRow } from './request-logs.repo.js';
 
 export interface RequestLogBufferOptions {
@@ -49,6 +50,8 @@ export function createRequestLogBuffer(db: Queryable, logger: Logger, options: R
   let queued = false;
   let dropped = 0;
   let closed = false;
+  // While the database is away every write fails: one warning, then one a minute with the entries lost.
+  const failedWrites = createOutageLog(logger, 'writing the request log (its entries are dropped)');
 
   const writeWaiting = async (): Promise<void> => {
     queued = false;
@@ -58,8 +61,9 @@ export function createRequestLogBuffer(db: Queryable, logger: Logger, options: R
     dropped = 0;
     for (let start = 0; start < rows.length; start += batchSize) {
       const batch = rows.slice(start, start + batchSize);
-      await insertRequestLogs(db, batch).catch((err: unknown) =>
-        logger.warn({ err, entries: batch.length }, 'request log write failed: entries dropped'),
+      await insertRequestLogs(db, batch).then(
+        () => failedWrites.succeeded(),
+        (err: unknown) => failedWrites.failed(err, batch.length),
       );
     }
   };
