@@ -17,7 +17,7 @@
  *    inserted. The primary key `(account_id, key)` lets one insert win; a loser's writes are
  *    rolled back and it answers the winner's response.
  * 4. **Purge** (`purge.ts`): keys older than the TTL (24 h by default) are free, and deleted
- *    periodically (src/main.ts).
+ *    by the worker's purges (src/composition.ts).
  *
  * Guarantees, for one account and one key:
  * - the operation executes at most once, however many copies arrive and however concurrently;

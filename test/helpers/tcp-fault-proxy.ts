@@ -12,17 +12,21 @@ export interface TcpFaultProxy {
   readonly open: number;
   /** Resets every connection through it: clients see their sockets fail mid-statement. */
   cutAll(): void;
-  /** Refuses (resets) new connections until `allow()`. */
-  refuse(): void;
+  /** Refuses (resets) new connections until `allow()`; with `count`, only that many more. */
+  refuse(count?: number): void;
   allow(): void;
   close(): Promise<void>;
 }
 
 export async function startTcpFaultProxy(upstreamPort: number, upstreamHost = '127.0.0.1'): Promise<TcpFaultProxy> {
   const pairs = new Set<{ client: net.Socket; upstream: net.Socket }>();
-  let refusing = false;
+  /** How many more connections to refuse (Infinity: until allowed). */
+  let refusing = 0;
   const server = net.createServer((client) => {
-    if (refusing) return void client.resetAndDestroy();
+    if (refusing > 0) {
+      refusing -= 1;
+      return void client.resetAndDestroy();
+    }
     const upstream = net.connect(upstreamPort, upstreamHost);
     const pair = { client, upstream };
     pairs.add(pair);
@@ -50,8 +54,8 @@ export async function startTcpFaultProxy(upstreamPort: number, upstreamHost = '1
       return pairs.size;
     },
     cutAll,
-    refuse: () => void (refusing = true),
-    allow: () => void (refusing = false),
+    refuse: (count = Number.POSITIVE_INFINITY) => void (refusing = count),
+    allow: () => void (refusing = 0),
     async close() {
       cutAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
