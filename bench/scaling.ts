@@ -146,7 +146,8 @@ async function main(): Promise<void> {
     rows.push(await split('GET /v1/charges/{id}, 10 connections', pids, () => load(api!.url, { name: 'GET', path: `/v1/charges/${charge.id}`, headers: { Authorization: AUTH } }, 10)));
 
     // The POSTs above enqueued a delivery each: a worker drains them.
-    worker = startProcess('worker', ['--import', 'tsx', 'src/main.ts'], { ...env, ROLE: 'worker' });
+    // Its health listener on a port the OS picks: nothing probes it here.
+    worker = startProcess('worker', ['--import', 'tsx', 'src/main.ts'], { ...env, ROLE: 'worker', PORT: '0' });
     // Measured from its first delivery on: the start of a process (compiling with tsx) is not a delivery's cost.
     while (receiver.received() === 0) await sleep(50);
     const workerPids = { api: api.child.pid!, worker: worker.child.pid!, databaseUrl: database.url };

@@ -294,7 +294,8 @@ export async function runWebhookPass(
     const worker = startProcess(
       `worker (${database})`,
       ['--import', 'tsx', 'src/main.ts'],
-      { ...env, ROLE: 'worker' },
+      // Its health listener on a port the OS picks: nothing probes it here.
+      { ...env, ROLE: 'worker', PORT: '0' },
       ctx.root,
     );
     processes.push(worker);

@@ -213,11 +213,13 @@ forEachDatabase('database faults', (engine) => {
         const figures = await underLoad(async () => {
           proxy.cutAll();
           proxy.refuse();
-          if (processes.worker) {
-            await sleep(1_500);
-            await checkWorkerHealthWhileDown(processes.worker);
-            await sleep(REFUSED_MS - 1_500);
-          } else await sleep(REFUSED_MS);
+          await sleep(1_500);
+          // Not ready while its database is away, in the envelope, as any 503.
+          const apiReady = await fetch(`${processes.api.url}/readyz`);
+          expect(apiReady.status).to.equal(503);
+          expect(((await apiReady.json()) as { error: { code: string } }).error.code).to.equal('service_unavailable');
+          if (processes.worker) await checkWorkerHealthWhileDown(processes.worker);
+          await sleep(REFUSED_MS - 1_500);
           proxy.allow();
           return Date.now();
         });
