@@ -26,8 +26,8 @@ function isMiss(error: unknown): boolean {
 
 /**
  * Runs `read` on `ctx.readDb` (the replica, when there is one); if it fails because something
- * was not found there, or with anything but an API error (the replica failed), runs it again on
- * `ctx.db`, the primary, whose answer or error stands. Without a replica, and inside a write (where
+ * was not found there, or with anything but a refusal of the request (the replica failed, or did
+ * not answer: a 503), runs it again on `ctx.db`, the primary, whose answer or error stands. Without a replica, and inside a write (where
  * both are its transaction), `read` runs once.
  */
 export async function readMayLag<T>(ctx: Pick<RequestContext, 'db' | 'readDb'>, read: (db: Queryable) => Promise<T>): Promise<T> {
@@ -35,7 +35,7 @@ export async function readMayLag<T>(ctx: Pick<RequestContext, 'db' | 'readDb'>, 
   try {
     return await read(ctx.readDb);
   } catch (error) {
-    if (isApiError(error) && !isMiss(error)) throw error;
+    if (isApiError(error) && error.status < 500 && !isMiss(error)) throw error;
     return read(ctx.db);
   }
 }
