@@ -8,7 +8,8 @@
  * does no work in the background. Anything that stops the start (a malformed setting, an
  * operation without a handler, an unreachable database, an unwritable `DATA_DIR`, a taken port)
  * prints one line on stderr, `payments-api: <what>: <why>`, closes what was opened and exits with
- * status 1. Normal operation logs through pino on stdout.
+ * status 1. Normal operation logs through pino on stdout: lines for a person on a terminal, JSON
+ * elsewhere (`LOG_FORMAT` chooses).
  *
  * With `WEB_CONCURRENCY` above 1 on Postgres, this process runs the first three stages only, closes
  * its database and supervises a cluster (cluster.ts): its children run this file again, each one
@@ -23,7 +24,7 @@ import { databaseTarget, describeTarget, openDatabase } from './db/open-database
 import { systemClock } from './domain/clock.js';
 import { assertEveryOperationBound } from './resources/handlers.js';
 import { routeOperations } from './operations/routes.js';
-import { createLogger, type Logger } from './logging/logger.js';
+import { chooseLogFormat, createLogger, type Logger } from './logging/logger.js';
 import { describeStartupFailure, OpenedResources, startupStage } from './startup-failure.js';
 import { logStartSummary } from './startup-summary.js';
 
@@ -48,7 +49,7 @@ async function configure(): Promise<Config> {
 
 async function start(): Promise<Running> {
   const config = await configure();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY)));
   const clock = systemClock;
 
   // Stage 2: the database, migrated and open.

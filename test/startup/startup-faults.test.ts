@@ -95,6 +95,7 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
       [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS must be true or false, got "yes"'],
       [{ METRICS_PUBLIC: '1' }, 'METRICS_PUBLIC must be true or false, got "1"'],
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
+      [{ LOG_FORMAT: 'text' }, 'LOG_FORMAT must be json or pretty, got "text"'],
       [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL must be an smtp:// or smtps:// URL'],
       [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)'],
       [{ REQUEST_LOG_RETENTION_HOURS: '0' }, 'REQUEST_LOG_RETENTION_HOURS must be at least 1'],
