@@ -89,8 +89,11 @@ let exiting = false;
 
 /**
  * Stops taking requests, lets in-flight ones finish, stops the worker, closes the database (or
- * stops the cluster's children, which do all that), then exits. Once only: Ctrl-C sends SIGINT to
- * a cluster's children too, and its primary then sends them SIGTERM.
+ * stops the cluster's children, which do all that), then exits. Once only: a signal often comes
+ * twice, and a repeat must not cut the shutdown short. Ctrl-C sends SIGINT to every process of the
+ * terminal's group, so this one gets it from the terminal and again from `npm start`, which passes
+ * on what it receives, and a cluster's child gets it from the terminal and then SIGTERM from its
+ * primary.
  */
 async function stopAndExit(running: Running, code: number, why: string): Promise<void> {
   if (exiting) return;
@@ -103,8 +106,9 @@ async function stopAndExit(running: Running, code: number, why: string): Promise
 
 try {
   const running = await start();
-  process.once('SIGTERM', () => void stopAndExit(running, 0, 'SIGTERM'));
-  process.once('SIGINT', () => void stopAndExit(running, 0, 'SIGINT'));
+  // `on`, not `once`: a repeated signal is ignored (stopAndExit) instead of killing the process mid-shutdown.
+  process.on('SIGTERM', () => void stopAndExit(running, 0, 'SIGTERM'));
+  process.on('SIGINT', () => void stopAndExit(running, 0, 'SIGINT'));
 } catch (error) {
   // One plain line on stderr (the logs go to stdout), no stack; then nothing may keep running. A
   // cluster's child that failed to start has printed its own.

@@ -14,6 +14,7 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const START_TIMEOUT_MS = 240_000;
 /** A cluster's stop waits up to 30 s for a child (cluster.ts); a few seconds more for the exits to be seen. */
 const STOP_TIMEOUT_MS = 40_000;
+const API_KEY = 'sk_test_npmStart00000001';
 
 /** A process of the group `npm start` leads. */
 interface Member {
@@ -54,6 +55,24 @@ function listening(port: number): Promise<boolean> {
 }
 
 /**
+ * A request in flight: `POST /v1/customers` whose headers are sent now and whose body is sent by
+ * `finish`, which resolves with the response.
+ */
+async function startRequest(port: number): Promise<{ finish(): Promise<string> }> {
+  const body = JSON.stringify({ email: 'in-flight@example.com' });
+  const socket = net.connect(port, '127.0.0.1');
+  await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+  let response = '';
+  socket.on('data', (chunk: Buffer) => (response += chunk.toString()));
+  const ended = new Promise<string>((resolve) => socket.once('close', () => resolve(response)));
+  socket.write(
+    `POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${API_KEY}\r\n` +
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+  );
+  return { finish: () => (socket.end(body), ended) };
+}
+
+/**
  * `npm start` as a person runs it, in its own process group (so the test can find, and at worst
  * kill, everything it started), on a free port and a temporary `DATA_DIR`.
  */
@@ -63,7 +82,13 @@ function npmStart(env: Record<string, string>) {
     cwd: ROOT,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...base, HOST: '127.0.0.1', LOG_LEVEL: 'info', ADMIN_USER: 'admin', ADMIN_PASSWORD: 'test-admin-password', ...env },
+    env: {
+      ...base,
+      ...{ HOST: '127.0.0.1', LOG_LEVEL: 'info', ADMIN_USER: 'admin', ADMIN_PASSWORD: 'test-admin-password', BOOTSTRAP_API_KEY: API_KEY },
+      // The request in flight at the stop sends its body late.
+      HTTP_BODY_TIMEOUT_SECONDS: '120',
+      ...env,
+    },
   });
   let stdout = '';
   let stderr = '';
@@ -83,11 +108,14 @@ function npmStart(env: Record<string, string>) {
 
 forEachDatabase('npm start: one process tree, stopped as a whole by a signal to its PID', (engine) => {
   // SQLite serves from one process; Postgres with WEB_CONCURRENCY=2 from a primary, two API
-  // processes and the worker. Each is stopped by one of the two signals a person sends.
+  // processes and the worker. One is stopped as a service manager does (SIGTERM to npm's PID),
+  // the other as Ctrl-C does: SIGINT to every process of the terminal's group, so the server gets
+  // it twice, from the terminal and from npm, here in that order and during a request, which the
+  // second must not cut short.
   const cluster = engine === 'postgres';
-  const signal: NodeJS.Signals = cluster ? 'SIGTERM' : 'SIGINT';
+  const stop = cluster ? 'SIGTERM to the PID' : 'Ctrl-C (SIGINT to the server, then to npm, which passes it on) during a request';
 
-  it(`runs the compiled server as npm's own child, and ${signal} to npm's PID stops every process and the port`, async function () {
+  it(`runs the compiled server as npm's own child, and ${stop} stops every process and the port`, async function () {
     this.timeout(START_TIMEOUT_MS + STOP_TIMEOUT_MS + 30_000);
     const database = await createDatabase(engine);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'npm-start-'));
@@ -130,12 +158,25 @@ forEachDatabase('npm start: one process tree, stopped as a whole by a signal to 
         expect(response.headers.get('content-type'), page).to.include(type);
       }
 
-      process.kill(npm.pid, signal);
+      if (cluster) process.kill(npm.pid, 'SIGTERM');
+      else {
+        const request = await startRequest(port);
+        process.kill(primary!.pid, 'SIGINT');
+        await eventually(() => expect(npm.output()).to.include('"msg":"shutting down"'), STOP_TIMEOUT_MS);
+        process.kill(npm.pid, 'SIGINT');
+        // Long enough for the signal to arrive (microseconds); not a measure of anything.
+        await new Promise((resolve) => setTimeout(resolve, 500));
+        expect(await request.finish(), 'the request in flight at the stop').to.match(/^HTTP\/1\.1 200 /);
+      }
+      // 0: the server finished its shutdown and exited by itself (npm exits as its script did).
       const { code } = await npm.exited;
       expect(code, npm.output()).to.equal(0);
       await eventually(() => expect(groupMembers(npm.pid), 'still running').to.deep.equal([]), STOP_TIMEOUT_MS);
       expect(await listening(port), `port ${port} still listening`).to.equal(false);
       expect(npm.output()).to.include('"msg":"shutting down"');
+      if (database.target.kind === 'sqlite') {
+        expect(fs.existsSync(`${database.target.filename}-wal`), 'the SQLite database was not closed').to.equal(false);
+      }
     } finally {
       if (groupMembers(npm.pid).length > 0) process.kill(-npm.pid, 'SIGKILL');
       fs.rmSync(dataDir, { recursive: true, force: true });
