@@ -69,7 +69,7 @@ const DIALECT_CHECKS = [
 ];
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'generated/', 'sdk/src/generated/', 'sdk/dist/', 'data/'] },
+  { ignores: ['node_modules/', 'dist/', 'generated/', 'sdk/src/generated/', 'sdk/dist/', 'data/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -7,10 +7,12 @@
  * supervisor holds no connection and serves nothing, so no request, delivery or query can stall or
  * crash it, and it is always free to replace a child or pass on a signal.
  *
- * Its children run main.ts again: `WEB_CONCURRENCY` API processes with `ROLE=api`, all listening on
- * `PORT` (the primary holds the socket and hands connections to them in turn), and, when `ROLE=all`,
- * one more with `ROLE=worker`, so the webhook worker and its timers run in exactly one process
- * (a crashed worker child is replaced like an API one). Guarantees:
+ * Its children run main.ts again (node:cluster forks the primary's own entry with its Node options:
+ * dist/src/main.js under `npm start`, src/main.ts through tsx under the tests and `npm run dev`):
+ * `WEB_CONCURRENCY` API processes with `ROLE=api`, all listening on `PORT` (the primary holds the
+ * socket and hands connections to them in turn), and, when `ROLE=all`, one more with `ROLE=worker`,
+ * so the webhook worker and its timers run in exactly one process (a crashed worker child is
+ * replaced like an API one). Guarantees:
  *
  * - Start: the first API child listens before the others are forked, and the start succeeds once
  *   every child says it is ready; a child that exits before then fails the whole start (it printed

@@ -5,6 +5,7 @@ import type { ServiceSettings } from './operations/operations.js';
 import type { RateLimitWindow } from './db/rate-limit-store.js';
 import type { AuthFailureWindow } from './auth/auth-failures.js';
 import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http/server-timeouts.js';
+import type { LogFormat } from './logging/logger.js';
 import { DEFAULT_EVENT_RETENTION_DAYS } from './resources/events/events.retention.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/retry-policy.js';
 
@@ -33,6 +34,8 @@ export interface Config {
   adminUser: string | undefined;
   adminPassword: string | undefined;
   logLevel: string;
+  /** `LOG_FORMAT` (`json` or `pretty`); unset, the logger chooses by whether stdout is a terminal (logging/logger.ts). */
+  logFormat: LogFormat | undefined;
   nodeEnv: string;
   /** How long an idempotency key and its stored response are kept. */
   idempotencyTtlSeconds: number;
@@ -222,6 +225,12 @@ function logLevel(value: string | undefined): string {
   return level;
 }
 
+function logFormat(value: string | undefined): LogFormat | undefined {
+  if (!value) return undefined;
+  if (value !== 'json' && value !== 'pretty') throw new Error(`LOG_FORMAT must be json or pretty, got "${value}"`);
+  return value;
+}
+
 function redisUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (!URL.canParse(value) || !/^rediss?:$/.test(new URL(value).protocol)) {
@@ -274,6 +283,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     adminUser: env.ADMIN_USER || undefined,
     adminPassword: env.ADMIN_PASSWORD || undefined,
     logLevel: logLevel(env.LOG_LEVEL),
+    logFormat: logFormat(env.LOG_FORMAT),
     nodeEnv,
     idempotencyTtlSeconds: integer('IDEMPOTENCY_TTL_SECONDS', env.IDEMPOTENCY_TTL_SECONDS, 86_400),
     requestLogRetentionHours: atLeastOne(

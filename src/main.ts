@@ -8,7 +8,8 @@
  * does no work in the background. Anything that stops the start (a malformed setting, an
  * operation without a handler, an unreachable database, an unwritable `DATA_DIR`, a taken port)
  * prints one line on stderr, `payments-api: <what>: <why>`, closes what was opened and exits with
- * status 1. Normal operation logs through pino on stdout.
+ * status 1. Normal operation logs through pino on stdout: lines for a person on a terminal, JSON
+ * elsewhere (`LOG_FORMAT` chooses).
  *
  * With `WEB_CONCURRENCY` above 1 on Postgres, this process runs the first three stages only, closes
  * its database and supervises a cluster (cluster.ts): its children run this file again, each one
@@ -23,7 +24,7 @@ import { databaseTarget, describeTarget, openDatabase } from './db/open-database
 import { systemClock } from './domain/clock.js';
 import { assertEveryOperationBound } from './resources/handlers.js';
 import { routeOperations } from './operations/routes.js';
-import { createLogger, type Logger } from './logging/logger.js';
+import { chooseLogFormat, createLogger, type Logger } from './logging/logger.js';
 import { describeStartupFailure, OpenedResources, startupStage } from './startup-failure.js';
 import { logStartSummary } from './startup-summary.js';
 
@@ -48,7 +49,7 @@ async function configure(): Promise<Config> {
 
 async function start(): Promise<Running> {
   const config = await configure();
-  const logger = createLogger(config.logLevel);
+  const logger = createLogger(config.logLevel, chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY)));
   const clock = systemClock;
 
   // Stage 2: the database, migrated and open.
@@ -88,8 +89,11 @@ let exiting = false;
 
 /**
  * Stops taking requests, lets in-flight ones finish, stops the worker, closes the database (or
- * stops the cluster's children, which do all that), then exits. Once only: Ctrl-C sends SIGINT to
- * a cluster's children too, and its primary then sends them SIGTERM.
+ * stops the cluster's children, which do all that), then exits. Once only: a signal often comes
+ * twice, and a repeat must not cut the shutdown short. Ctrl-C sends SIGINT to every process of the
+ * terminal's group, so this one gets it from the terminal and again from `npm start`, which passes
+ * on what it receives, and a cluster's child gets it from the terminal and then SIGTERM from its
+ * primary.
  */
 async function stopAndExit(running: Running, code: number, why: string): Promise<void> {
   if (exiting) return;
@@ -102,8 +106,9 @@ async function stopAndExit(running: Running, code: number, why: string): Promise
 
 try {
   const running = await start();
-  process.once('SIGTERM', () => void stopAndExit(running, 0, 'SIGTERM'));
-  process.once('SIGINT', () => void stopAndExit(running, 0, 'SIGINT'));
+  // `on`, not `once`: a repeated signal is ignored (stopAndExit) instead of killing the process mid-shutdown.
+  process.on('SIGTERM', () => void stopAndExit(running, 0, 'SIGTERM'));
+  process.on('SIGINT', () => void stopAndExit(running, 0, 'SIGINT'));
 } catch (error) {
   // One plain line on stderr (the logs go to stdout), no stack; then nothing may keep running. A
   // cluster's child that failed to start has printed its own.

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type RequestHandler } from 'express';
 import helmet from 'helmet';
+import { projectFile } from '../operations/project-files.js';
 
-const PAGE_DIR = fileURLToPath(new URL('./dashboard-page/', import.meta.url));
+const PAGE_DIR = projectFile('src/dashboard/dashboard-page');
 
 /** The page's scripts and styles; index.html is the template and is served at `/dashboard` itself. */
 const ASSET_TYPES: Record<string, string> = { '.js': 'text/javascript', '.css': 'text/css' };

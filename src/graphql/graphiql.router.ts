@@ -2,12 +2,12 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import express, { type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
+import { projectFile } from '../operations/project-files.js';
 
 const require = createRequire(import.meta.url);
-const PAGE_DIR = fileURLToPath(new URL('./graphiql-page/', import.meta.url));
+const PAGE_DIR = projectFile('src/graphql/graphiql-page');
 const ASSETS_PATH = '/graphql/assets';
 
 /** Assets are addressed by version or content hash, so a browser may keep them for good. */

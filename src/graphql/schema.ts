@@ -1,11 +1,11 @@
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
+import { projectFile } from '../operations/project-files.js';
 import { resolvers } from './resolvers.js';
 
 /** Where the GraphQL contract lives. */
-export const GRAPHQL_SCHEMA_PATH = fileURLToPath(new URL('../../graphql/schema.graphql', import.meta.url));
+export const GRAPHQL_SCHEMA_PATH = projectFile('graphql/schema.graphql');
 
 /** The contract's SDL, as committed. */
 export function loadTypeDefs(): string {

@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
+import { projectFile } from './project-files.js';
 
 /** Where the REST contract lives. */
-export const SPEC_PATH = fileURLToPath(new URL('../../openapi/openapi.yaml', import.meta.url));
+export const SPEC_PATH = projectFile('openapi/openapi.yaml');
 
 /** A parsed OpenAPI document (only the parts this service reads are typed). */
 export interface SpecDocument {

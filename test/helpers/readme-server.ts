@@ -1,7 +1,8 @@
 /**
- * The server as `npm start` runs it (`tsx src/main.ts`), but from another directory: the process's
- * working directory is a project-like folder, so `./data` (the default `DATA_DIR`) and relative
- * paths in its settings (`TLS_CERT_FILE=tls/server.crt`) are that folder's.
+ * The server as `npm start` runs it (`src/main.ts`, here through tsx instead of compiled), but from
+ * another directory: the process's working directory is a project-like folder, so `./data` (the
+ * default `DATA_DIR`) and relative paths in its settings (`TLS_CERT_FILE=tls/server.crt`) are that
+ * folder's.
  */
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';

@@ -20,11 +20,11 @@ export function databaseEnv(target: DatabaseTarget): Record<string, string> {
 }
 
 /**
- * Runs `node --import tsx src/main.ts` (what `npm start` runs) with `env` over a neutral base
- * (no `DATABASE_URL` from the caller's environment) and waits for it to exit; a process still
- * running after `deadlineMs` is killed and reported as `timedOut`, so a start that hangs fails
- * the test instead of hanging it. `root` is the project to run (a copy, for a test that changes
- * the spec).
+ * Runs `node --import tsx src/main.ts` (what `npm start` runs, compiled; npm-start.test.ts runs
+ * that) with `env` over a neutral base (no `DATABASE_URL` from the caller's environment) and waits
+ * for it to exit; a process still running after `deadlineMs` is killed and reported as `timedOut`,
+ * so a start that hangs fails the test instead of hanging it. `root` is the project to run (a
+ * copy, for a test that changes the spec).
  */
 export function runMain(env: Record<string, string>, deadlineMs = 60_000, root = ROOT): Promise<MainRun> {
   const { DATABASE_URL: _inherited, ...base } = process.env;

@@ -29,6 +29,9 @@ function expectRefusedStart(run: MainRun, line: RegExp): void {
   expect(lines, run.stderr).to.have.length(1);
   expect(lines[0]).to.match(line);
   expect(run.stderr).not.to.match(/^\s+at /m);
+  // Nor anywhere else: a driver's or Knex's own report of the failure (Knex's "Acquire connection error" and its stack).
+  expect(run.stdout, run.stdout).not.to.match(/^\s+at /m);
+  expect(run.stdout, run.stdout).not.to.include('Acquire connection error');
   expect(run.stdout).not.to.include('listening');
   expect(run.stdout).not.to.include('webhook worker started');
 }
@@ -92,6 +95,7 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
       [{ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'yes' }, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS must be true or false, got "yes"'],
       [{ METRICS_PUBLIC: '1' }, 'METRICS_PUBLIC must be true or false, got "1"'],
       [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent, got "loud"'],
+      [{ LOG_FORMAT: 'text' }, 'LOG_FORMAT must be json or pretty, got "text"'],
       [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL must be an smtp:// or smtps:// URL'],
       [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)'],
       [{ REQUEST_LOG_RETENTION_HOURS: '0' }, 'REQUEST_LOG_RETENTION_HOURS must be at least 1'],
@@ -122,7 +126,7 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
     expect(run.stderr + run.stdout).not.to.include('s3cret');
   });
 
-  it('refuses a Postgres database that does not exist', async function () {
+  it('refuses a Postgres database that does not exist, and a role that does not exist', async function () {
     const probe = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
     const reachable = await probe.connect().then(
       () => true,
@@ -130,10 +134,14 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
     );
     await probe.end().catch(() => undefined);
     if (!reachable) this.skip();
-    const url = new URL(POSTGRES_ADMIN_URL);
-    url.pathname = '/payments_no_such_database';
-    const run = await runMain({ DATABASE_URL: url.toString(), DATA_DIR: dataDir });
-    expectRefusedStart(run, /^payments-api: cannot open the database \(.*\): database "payments_no_such_database" does not exist$/);
+    const missingDatabase = new URL(POSTGRES_ADMIN_URL);
+    missingDatabase.pathname = '/payments_no_such_database';
+    const [database, role] = await Promise.all([
+      runMain({ DATABASE_URL: missingDatabase.toString(), DATA_DIR: dataDir }),
+      runMain({ DATABASE_URL: Object.assign(new URL(POSTGRES_ADMIN_URL), { username: 'payments_no_such_role' }).toString(), DATA_DIR: dataDir }),
+    ]);
+    expectRefusedStart(database, /^payments-api: cannot open the database \(.*\): database "payments_no_such_database" does not exist$/);
+    expectRefusedStart(role, /^payments-api: cannot open the database \(postgres:\/\/payments_no_such_role@.*\): role "payments_no_such_role" does not exist$/);
   });
 
   it('refuses a DATA_DIR it cannot create: under a regular file, or where the kernel refuses one', async () => {
