@@ -1039,7 +1039,7 @@ export interface paths {
     put?: never;
     /**
      * Create a client certificate for an account
-     * @description Registers a client certificate (PEM) to the account: on the TLS listener, a connection that presents it authenticates as the account, with the `scopes` given (every scope when left out). It must be valid now and, when the server has a client CA, issued by it.
+     * @description Registers a client certificate (PEM) to the account: on the TLS listener, a connection that presents it authenticates as the account, with the `scopes` given (every scope when left out). It must be valid now, made for client authentication (an extended key usage, when it has one, that includes `clientAuth`) and, when the server has a client CA, issued by it.
      */
     post: operations['createAccountClientCertificate'];
     delete?: never;
