@@ -5292,6 +5292,7 @@ export interface components {
      *     | `idempotency_key_in_use` | 409 | idempotency_error |
      *     | `rate_limited` | 429 | rate_limit_error |
      *     | `internal_error` | 500 | api_error |
+     *     | `service_unavailable` | 503 | api_error |
      * @example card_declined
      * @enum {string}
      */
@@ -5325,7 +5326,8 @@ export interface components {
       | 'idempotency_key_reused'
       | 'idempotency_key_in_use'
       | 'rate_limited'
-      | 'internal_error';
+      | 'internal_error'
+      | 'service_unavailable';
     /**
      * @example insufficient_funds
      * @enum {string}
@@ -5617,6 +5619,25 @@ export interface components {
       request_id: components['schemas']['ErrorRequestId'];
     };
     /**
+     * @description A service the request depends on is out for now (503), e.g. the identity provider whose keys
+     *     verify an access token; retry after `Retry-After` seconds. Nothing was done.
+     * @example {
+     *       "type": "api_error",
+     *       "code": "service_unavailable",
+     *       "message": "The keys of the access token's issuer cannot be fetched now, so the token cannot be verified. Retry after 30 s.",
+     *       "request_id": "req_Qw3Ez8Rt5Yu1Io4Pa7Sd0Fg2"
+     *     }
+     */
+    ServiceUnavailableError: {
+      /** @constant */
+      type: 'api_error';
+      /** @constant */
+      code: 'service_unavailable';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /**
      * @description Any error, one of the kinds above: `type` tells the kind, and `code` the error within it
      *     (see `ErrorCode` for the catalog). Narrowing on `type`, then `code`, gives the exact fields.
      * @example {
@@ -5670,6 +5691,7 @@ export interface components {
       | components['schemas']['IdempotencyError']
       | components['schemas']['RateLimitError']
       | components['schemas']['InternalError']
+      | components['schemas']['ServiceUnavailableError']
     );
     /**
      * @description The error envelope of every error response; `error` is any kind of error.
@@ -5929,7 +5951,7 @@ export interface components {
         'application/json': components['schemas']['RateLimitErrorResponse'];
       };
     };
-    /** @description Any other error (405, 406, 408, 413, 415, …): the error envelope. */
+    /** @description Any other error (405, 406, 408, 413, 415, 503 with `Retry-After`, …): the error envelope. */
     Error: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];

@@ -56,6 +56,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType 
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
   internal_error: { status: 500, type: 'api_error' },
+  service_unavailable: { status: 503, type: 'api_error' },
 };
 
 /** Extra fields an error may carry besides type, code and message. */

@@ -57,6 +57,7 @@ const SOMETIMES_ABSENT: Record<string, string> = {
   'IdempotencyError.param': 'only when one parameter is at fault',
   'RateLimitError.param': 'never at fault: kept so that every kind of error reads alike',
   'InternalError.param': 'never at fault: kept so that every kind of error reads alike',
+  'ServiceUnavailableError.param': 'never at fault: kept so that every kind of error reads alike',
 };
 
 const resolve = (schema: Schema): [name: string | undefined, schema: Schema] => {

@@ -1991,6 +1991,7 @@ export const ErrorType = {
 | `idempotency_key_in_use` | 409 | idempotency_error |
 | `rate_limited` | 429 | rate_limit_error |
 | `internal_error` | 500 | api_error |
+| `service_unavailable` | 503 | api_error |
 
  */
 export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
@@ -2027,6 +2028,7 @@ export const ErrorCode = {
   idempotency_key_in_use: 'idempotency_key_in_use',
   rate_limited: 'rate_limited',
   internal_error: 'internal_error',
+  service_unavailable: 'service_unavailable',
 } as const;
 
 export type DeclineCode = (typeof DeclineCode)[keyof typeof DeclineCode];
@@ -2252,6 +2254,19 @@ export interface InternalError {
 }
 
 /**
+ * A service the request depends on is out for now (503), e.g. the identity provider whose keys
+verify an access token; retry after `Retry-After` seconds. Nothing was done.
+
+ */
+export interface ServiceUnavailableError {
+  type: 'api_error';
+  code: 'service_unavailable';
+  message: ErrorMessage;
+  param?: ErrorParam;
+  request_id: ErrorRequestId;
+}
+
+/**
  * Any error, one of the kinds above: `type` tells the kind, and `code` the error within it
 (see `ErrorCode` for the catalog). Narrowing on `type`, then `code`, gives the exact fields.
 
@@ -2294,6 +2309,10 @@ export type AnyError =
       code: ErrorCode;
     })
   | (InternalError & {
+      type: ErrorType;
+      code: ErrorCode;
+    })
+  | (ServiceUnavailableError & {
       type: ErrorType;
       code: ErrorCode;
     });

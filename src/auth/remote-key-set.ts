@@ -1,0 +1,115 @@
+/**
+ * An external issuer's key set (`JWT_JWKS_URL`), held so that the identity provider's outage is
+ * neither this server's fault nor its load:
+ *
+ * - The key list is fetched at most once per `minIntervalMs` (30 s), whatever the outcome: a
+ *   provider that fails, refuses or hangs gets one request per interval, however many tokens
+ *   naming new keys arrive. Requests that need it while a fetch runs wait for that one.
+ * - A fetch is given `timeoutMs`; a provider that hangs costs a request at most that long.
+ * - A `kid` among the keys held is used at once, even when the keys are older than `maxAgeMs`
+ *   (they are then fetched again in the background) and while the provider is out: the keys an
+ *   issuer published stay its keys when it is down.
+ * - A `kid` not held: after a successful fetch it is a key the issuer does not publish (jose's
+ *   `JWKSNoMatchingKey`, a refusal); when the last fetch failed the keys cannot be known, and the
+ *   token cannot be checked: `UncheckableCredential`, a 503 with `Retry-After` until the next fetch.
+ */
+import { createLocalJWKSet, errors, type JWTVerifyGetKey, type JSONWebKeySet } from 'jose';
+import type { Clock } from '../domain/clock.js';
+import { UncheckableCredential } from './auth-result.js';
+
+export interface RemoteKeySetOptions {
+  url: URL;
+  clock: Clock;
+  /** How long a fetch may take, response body included. */
+  timeoutMs: number;
+  /** The least time between two fetches, whatever their outcome. */
+  minIntervalMs?: number;
+  /** Keys older than this are fetched again (in the background, within `minIntervalMs`). */
+  maxAgeMs?: number;
+}
+
+/** At most one fetch per 30 s: the interval RFC-minded providers and jose's cooldown use. */
+export const JWKS_MIN_INTERVAL_MS = 30_000;
+const JWKS_MAX_AGE_MS = 10 * 60_000;
+
+type LocalKeys = ReturnType<typeof createLocalJWKSet>;
+type Key = Awaited<ReturnType<LocalKeys>>;
+
+/** A key lookup for `jwtVerify` over the issuer's JWKS, fetched as the module header says. */
+export function createRemoteKeySet(options: RemoteKeySetOptions): JWTVerifyGetKey {
+  const { url, clock, timeoutMs } = options;
+  const minIntervalMs = options.minIntervalMs ?? JWKS_MIN_INTERVAL_MS;
+  const maxAgeMs = options.maxAgeMs ?? JWKS_MAX_AGE_MS;
+  let keys: LocalKeys | undefined;
+  let fetchedAt = -Infinity;
+  let attemptedAt = -Infinity;
+  let lastFailure: unknown;
+  let pending: Promise<void> | undefined;
+
+  /** Fetches the key list unless one was fetched (or tried) within the interval; never throws. */
+  const refresh = (): Promise<void> => {
+    if (pending) return pending;
+    if (clock.nowMs() - attemptedAt < minIntervalMs) return Promise.resolve();
+    attemptedAt = clock.nowMs();
+    pending = fetchKeySet(url, timeoutMs)
+      .then(
+        (jwks) => {
+          keys = createLocalJWKSet(jwks);
+          fetchedAt = clock.nowMs();
+          lastFailure = undefined;
+        },
+        (error: unknown) => {
+          lastFailure = error;
+        },
+      )
+      .finally(() => {
+        pending = undefined;
+      });
+    return pending;
+  };
+
+  const unavailable = (): UncheckableCredential => {
+    const retryAfterS = Math.max(1, Math.ceil((attemptedAt + minIntervalMs - clock.nowMs()) / 1000));
+    return new UncheckableCredential(
+      `The keys of the access token's issuer cannot be fetched now, so the token cannot be verified. Retry after ${retryAfterS} s.`,
+      retryAfterS,
+      lastFailure,
+    );
+  };
+
+  /** The held key for the token, or undefined when no held key has its `kid`. */
+  const held = async (header: Parameters<LocalKeys>[0], token: Parameters<LocalKeys>[1]): Promise<Key | undefined> => {
+    if (!keys) return undefined;
+    try {
+      return await keys(header, token);
+    } catch (error) {
+      if (error instanceof errors.JWKSNoMatchingKey) return undefined;
+      throw error;
+    }
+  };
+
+  return async (header, token) => {
+    if (keys && clock.nowMs() - fetchedAt >= maxAgeMs) void refresh();
+    const key = (await held(header, token)) ?? (await refresh().then(() => held(header, token)));
+    if (key) return key;
+    if (!keys || lastFailure !== undefined) throw unavailable();
+    throw new errors.JWKSNoMatchingKey();
+  };
+}
+
+/** The JWKS at `url`: a 200 with a JSON key set, within `timeoutMs`; redirects are not followed. */
+async function fetchKeySet(url: URL, timeoutMs: number): Promise<JSONWebKeySet> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  const response = await fetch(url, {
+    signal,
+    redirect: 'manual',
+    headers: { Accept: 'application/jwk-set+json, application/json' },
+  });
+  if (response.status !== 200) {
+    await response.body?.cancel();
+    throw new Error(`the JWKS answered HTTP ${response.status}`);
+  }
+  const jwks = (await response.json()) as JSONWebKeySet;
+  if (!jwks || !Array.isArray(jwks.keys)) throw new Error('the JWKS is not a JSON Web Key Set');
+  return jwks;
+}
