@@ -52,9 +52,10 @@ export function createRemoteKeySet(options: RemoteKeySetOptions): JWTVerifyGetKe
     if (clock.nowMs() - attemptedAt < minIntervalMs) return Promise.resolve();
     attemptedAt = clock.nowMs();
     pending = fetchKeySet(url, timeoutMs)
+      .then(createLocalJWKSet)
       .then(
-        (jwks) => {
-          keys = createLocalJWKSet(jwks);
+        (fetched) => {
+          keys = fetched;
           fetchedAt = clock.nowMs();
           lastFailure = undefined;
         },

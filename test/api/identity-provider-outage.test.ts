@@ -7,13 +7,14 @@ import { expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { graphql } from '../helpers/graphql-client.js';
 import { useTestServer, type TestServerOptions } from '../helpers/test-server.js';
+import { bearer, refusalOf, subscriptionClient } from '../graphql/live-events.js';
 
 /** How long the server waits for the JWKS here: short, so that a hanging provider costs the test little. */
 const FETCH_TIMEOUT_MS = 300;
 /** The least time between two fetches of the key list. */
 const INTERVAL_MS = 30_000;
 
-type Behaviour = 'ok' | 'error' | 'hang';
+type Behaviour = 'ok' | 'error' | 'hang' | 'not a key set';
 
 /**
  * An identity provider on 127.0.0.1 whose JWKS answers as told: the key set, a 503, or nothing at
@@ -31,6 +32,7 @@ async function startProvider() {
     requests += 1;
     if (behaviour === 'ok') return void res.writeHead(200, { 'Content-Type': 'application/json' }).end(JSON.stringify({ keys: [published] }));
     if (behaviour === 'error') return void res.writeHead(503, { 'Content-Type': 'text/plain' }).end('Service Unavailable');
+    if (behaviour === 'not a key set') return void res.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>Maintenance</html>');
     // 'hang': never answers; the socket stays open until the provider closes it.
   });
   server.on('connection', (socket) => {
@@ -159,6 +161,24 @@ forEachDatabase('an identity provider\'s outage', (engine) => {
     const refused = expectError(await get(await token('kid-new', privateKey)), 401, 'access_token_invalid');
     expect(refused.message).to.include('does not publish');
     expect(provider.requests).to.equal(3);
+  });
+
+  it('answers 503 while the JWKS answers 200 with something that is not a key set', async () => {
+    provider.behave('not a key set');
+    expectUnavailable(await get(await token('kid-1')));
+    expect(provider.requests).to.equal(1);
+  });
+
+  it('closes a GraphQL WebSocket whose token cannot be checked with 1013, try again later', async () => {
+    provider.behave('error');
+    const client = subscriptionClient(server.wsUrl, bearer(await token('kid-1')));
+    try {
+      const refusal = await refusalOf(client);
+      expect(refusal.code).to.equal(1013);
+      expect(refusal.reason).to.match(/cannot be fetched now/);
+    } finally {
+      await client.dispose();
+    }
   });
 
   it('answers /graphql with the same 503, its code in extensions', async () => {
