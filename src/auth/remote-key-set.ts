@@ -28,8 +28,8 @@ export interface RemoteKeySetOptions {
   maxAgeMs?: number;
 }
 
-/** At most one fetch per 30 s: the interval RFC-minded providers and jose's cooldown use. */
-export const JWKS_MIN_INTERVAL_MS = 30_000;
+/** At most one fetch per 30 s, whatever its outcome (jose's cooldown is 30 s too, but only after a success). */
+const JWKS_MIN_INTERVAL_MS = 30_000;
 const JWKS_MAX_AGE_MS = 10 * 60_000;
 
 type LocalKeys = ReturnType<typeof createLocalJWKSet>;
