@@ -37,65 +37,78 @@ type Key = Awaited<ReturnType<LocalKeys>>;
 
 /** A key lookup for `jwtVerify` over the issuer's JWKS, fetched as the module header says. */
 export function createRemoteKeySet(options: RemoteKeySetOptions): JWTVerifyGetKey {
-  const { url, clock, timeoutMs } = options;
-  const minIntervalMs = options.minIntervalMs ?? JWKS_MIN_INTERVAL_MS;
-  const maxAgeMs = options.maxAgeMs ?? JWKS_MAX_AGE_MS;
-  let keys: LocalKeys | undefined;
-  let fetchedAt = -Infinity;
-  let attemptedAt = -Infinity;
-  let lastFailure: unknown;
-  let pending: Promise<void> | undefined;
+  const keySet = new RemoteKeySet(options);
+  return (header, token) => keySet.key(header, token);
+}
+
+class RemoteKeySet {
+  private keys: LocalKeys | undefined;
+  private fetchedAt = -Infinity;
+  private attemptedAt = -Infinity;
+  private lastFailure: unknown;
+  private pending: Promise<void> | undefined;
+  private readonly minIntervalMs: number;
+  private readonly maxAgeMs: number;
+
+  constructor(private readonly options: RemoteKeySetOptions) {
+    this.minIntervalMs = options.minIntervalMs ?? JWKS_MIN_INTERVAL_MS;
+    this.maxAgeMs = options.maxAgeMs ?? JWKS_MAX_AGE_MS;
+  }
+
+  async key(header: Parameters<LocalKeys>[0], token: Parameters<LocalKeys>[1]): Promise<Key> {
+    if (this.keys && this.now() - this.fetchedAt >= this.maxAgeMs) void this.refresh();
+    const key = (await this.held(header, token)) ?? (await this.refresh().then(() => this.held(header, token)));
+    if (key) return key;
+    if (!this.keys || this.lastFailure !== undefined) throw this.unavailable();
+    throw new errors.JWKSNoMatchingKey();
+  }
 
   /** Fetches the key list unless one was fetched (or tried) within the interval; never throws. */
-  const refresh = (): Promise<void> => {
-    if (pending) return pending;
-    if (clock.nowMs() - attemptedAt < minIntervalMs) return Promise.resolve();
-    attemptedAt = clock.nowMs();
-    pending = fetchKeySet(url, timeoutMs)
+  private refresh(): Promise<void> {
+    if (this.pending) return this.pending;
+    if (this.now() - this.attemptedAt < this.minIntervalMs) return Promise.resolve();
+    this.attemptedAt = this.now();
+    this.pending = fetchKeySet(this.options.url, this.options.timeoutMs)
       .then(createLocalJWKSet)
       .then(
         (fetched) => {
-          keys = fetched;
-          fetchedAt = clock.nowMs();
-          lastFailure = undefined;
+          this.keys = fetched;
+          this.fetchedAt = this.now();
+          this.lastFailure = undefined;
         },
         (error: unknown) => {
-          lastFailure = error;
+          this.lastFailure = error;
         },
       )
       .finally(() => {
-        pending = undefined;
+        this.pending = undefined;
       });
-    return pending;
-  };
-
-  const unavailable = (): UncheckableCredential => {
-    const retryAfterS = Math.max(1, Math.ceil((attemptedAt + minIntervalMs - clock.nowMs()) / 1000));
-    return new UncheckableCredential(
-      `The keys of the access token's issuer cannot be fetched now, so the token cannot be verified. Retry after ${retryAfterS} s.`,
-      retryAfterS,
-      lastFailure,
-    );
-  };
+    return this.pending;
+  }
 
   /** The held key for the token, or undefined when no held key has its `kid`. */
-  const held = async (header: Parameters<LocalKeys>[0], token: Parameters<LocalKeys>[1]): Promise<Key | undefined> => {
-    if (!keys) return undefined;
+  private async held(header: Parameters<LocalKeys>[0], token: Parameters<LocalKeys>[1]): Promise<Key | undefined> {
+    if (!this.keys) return undefined;
     try {
-      return await keys(header, token);
+      return await this.keys(header, token);
     } catch (error) {
       if (error instanceof errors.JWKSNoMatchingKey) return undefined;
       throw error;
     }
-  };
+  }
 
-  return async (header, token) => {
-    if (keys && clock.nowMs() - fetchedAt >= maxAgeMs) void refresh();
-    const key = (await held(header, token)) ?? (await refresh().then(() => held(header, token)));
-    if (key) return key;
-    if (!keys || lastFailure !== undefined) throw unavailable();
-    throw new errors.JWKSNoMatchingKey();
-  };
+  private unavailable(): UncheckableCredential {
+    const retryAfterS = Math.max(1, Math.ceil((this.attemptedAt + this.minIntervalMs - this.now()) / 1000));
+    return new UncheckableCredential(
+      `The keys of the access token's issuer cannot be fetched now, so the token cannot be verified. Retry after ${retryAfterS} s.`,
+      retryAfterS,
+      this.lastFailure,
+    );
+  }
+
+  private now(): number {
+    return this.options.clock.nowMs();
+  }
 }
 
 /** The JWKS at `url`: a 200 with a JSON key set, within `timeoutMs`; redirects are not followed. */
