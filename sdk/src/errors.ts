@@ -11,6 +11,7 @@ import type {
   PaymentIntentStateError,
   PermissionError,
   RateLimitError,
+  ServiceUnavailableError,
 } from './generated/payments.js';
 
 /** The error object of any error answer: a union discriminated by `type`, then by `code`. */
@@ -105,9 +106,13 @@ export class PaymentsRateLimitError extends PaymentsError {
   declare readonly type: 'rate_limit_error';
 }
 
-/** 500: an unexpected error on the server; `requestId` identifies it in the server's log. */
+/**
+ * 500: an unexpected error on the server (`internal_error`; `requestId` identifies it in the
+ * server's log), or 503: a service the request depends on is out for now (`service_unavailable`;
+ * already retried by the client, after `Retry-After`, `maxRetries` times).
+ */
 export class PaymentsApiError extends PaymentsError {
-  declare readonly error: InternalError;
+  declare readonly error: InternalError | ServiceUnavailableError;
   declare readonly type: 'api_error';
 }
 
