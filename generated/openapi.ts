@@ -1039,7 +1039,7 @@ export interface paths {
     put?: never;
     /**
      * Create a client certificate for an account
-     * @description Registers a client certificate (PEM) to the account: on the TLS listener, a connection that presents it authenticates as the account, with the `scopes` given (every scope when left out). It must be valid now and, when the server has a client CA, issued by it.
+     * @description Registers a client certificate (PEM) to the account: on the TLS listener, a connection that presents it authenticates as the account, with the `scopes` given (every scope when left out). It must be valid now, made for client authentication (an extended key usage, when it has one, that includes `clientAuth`) and, when the server has a client CA, issued by it.
      */
     post: operations['createAccountClientCertificate'];
     delete?: never;
@@ -5619,9 +5619,11 @@ export interface components {
       request_id: components['schemas']['ErrorRequestId'];
     };
     /**
-     * @description The database did not answer (503): the request was not carried out, or, when its answer was lost
-     *     on the way, it may have been. Retry after `Retry-After` seconds; with the same `Idempotency-Key`,
-     *     a retried POST is carried out at most once.
+     * @description A service the request depends on is out for now (503): the database did not answer, or its
+     *     connection broke under the request (the request was not carried out or, when its answer was
+     *     lost on the way, may have been: with the same `Idempotency-Key`, a retried POST is carried out
+     *     at most once), or the identity provider whose keys verify an access token cannot be reached.
+     *     Retry after `Retry-After` seconds.
      * @example {
      *       "type": "api_error",
      *       "code": "service_unavailable",
@@ -5952,7 +5954,7 @@ export interface components {
         'application/json': components['schemas']['RateLimitErrorResponse'];
       };
     };
-    /** @description Any other error (405, 406, 408, 413, 415, 503, …): the error envelope. */
+    /** @description Any other error (405, 406, 408, 413, 415, 503 with `Retry-After`, …): the error envelope. */
     Error: {
       headers: {
         'Request-Id': components['headers']['Request-Id'];

@@ -36,6 +36,7 @@ import { attachGraphQLSubscriptions } from './graphql/subscriptions.js';
 import type { RateLimiter } from './http/rate-limit.js';
 import { serveExpectContinue } from './http/request-guards.js';
 import { applyServerTimeouts, DEFAULT_HTTP_TIMEOUTS } from './http/server-timeouts.js';
+import { TLS_SERVER_POLICY } from './http/tls-policy.js';
 import { createEventStream } from './live-events/create-event-stream.js';
 import type { LocalEventStream } from './live-events/event-stream.js';
 import type { Logger } from './logging/logger.js';
@@ -364,7 +365,7 @@ async function listenMutualTls(services: Services, app: http.RequestListener, tl
   const { config, logger, opened } = services;
   const port = config.tls!.port;
   const server = await startupStage('cannot use TLS_CERT_FILE and TLS_KEY_FILE', () =>
-    https.createServer({ cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, app),
+    https.createServer({ ...TLS_SERVER_POLICY, cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, app),
   );
   applyServerTimeouts(server, config.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS);
   serveExpectContinue(server, app);

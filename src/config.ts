@@ -1,4 +1,4 @@
-import type { AccessTokenSettings, ExternalJwtIssuer } from './auth/auth-settings.js';
+import { DEFAULT_JWKS_TIMEOUT_MS, type AccessTokenSettings, type ExternalJwtIssuer } from './auth/auth-settings.js';
 import os from 'node:os';
 import path from 'node:path';
 import type { ServiceSettings } from './operations/operations.js';
@@ -102,7 +102,8 @@ export interface Config {
   accessTokens: AccessTokenSettings;
   /**
    * `JWT_ISSUER`, `JWT_AUDIENCE` and `JWT_JWKS_URL` (all three, or none): access tokens of an
-   * external issuer are accepted too, verified with the keys at its JWKS URL.
+   * external issuer are accepted too, verified with the keys at its JWKS URL, fetched within
+   * `JWT_JWKS_TIMEOUT_MS` (default 5000).
    */
   externalJwt: ExternalJwtIssuer | undefined;
   /**
@@ -334,7 +335,8 @@ function externalJwt(env: NodeJS.ProcessEnv): ExternalJwtIssuer | undefined {
   if (!URL.canParse(jwksUrl) || !/^https?:$/.test(new URL(jwksUrl).protocol)) {
     throw new Error(`JWT_JWKS_URL must be an http:// or https:// URL, got "${jwksUrl}"`);
   }
-  return { issuer, audience, jwksUrl: new URL(jwksUrl) };
+  const jwksTimeoutMs = atLeastOne('JWT_JWKS_TIMEOUT_MS', integer('JWT_JWKS_TIMEOUT_MS', env.JWT_JWKS_TIMEOUT_MS, DEFAULT_JWKS_TIMEOUT_MS));
+  return { issuer, audience, jwksUrl: new URL(jwksUrl), jwksTimeoutMs };
 }
 
 /** `TLS_PORT` and the three files it needs, or none of them. */

@@ -107,9 +107,9 @@ export class PaymentsRateLimitError extends PaymentsError {
 }
 
 /**
- * 500 `internal_error`: an unexpected error on the server, `requestId` identifies it in the
- * server's log; 503 `service_unavailable`: its database did not answer (already retried by the
- * client after `Retry-After`, `maxRetries` times).
+ * 500: an unexpected error on the server (`internal_error`; `requestId` identifies it in the
+ * server's log), or 503: a service the request depends on is out for now (`service_unavailable`;
+ * already retried by the client, after `Retry-After`, `maxRetries` times).
  */
 export class PaymentsApiError extends PaymentsError {
   declare readonly error: InternalError | ServiceUnavailableError;

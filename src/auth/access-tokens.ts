@@ -10,16 +10,17 @@
  *   of its deletion. The token may do what both it and its client may: narrowing a client
  *   narrows the tokens it already holds.
  * - An external issuer's (`iss` = `JWT_ISSUER`, when configured): RS256, PS256, ES256 or EdDSA,
- *   keys from `JWT_JWKS_URL` (fetched when a `kid` is new, at most every 30 s), `aud` =
+ *   keys from `JWT_JWKS_URL` (fetched when a `kid` is new, at most once per 30 s whatever the
+ *   outcome: remote-key-set.ts), `aud` =
  *   `JWT_AUDIENCE`. The claim `account_id` names the account, which must exist; the scopes are
  *   `scope` (space-separated) or `scp` (an array), names this API does not know being ignored. A
  *   token with neither may do nothing that needs a scope.
  *
- * A refusal is `access_token_invalid` with an RFC 6750 challenge saying why. A database or JWKS
- * outage is not a refusal: it is thrown, and answered as the server's failure.
+ * A refusal is `access_token_invalid` with an RFC 6750 challenge saying why. An outage is not a
+ * refusal: the issuer's JWKS out is a 503 with `Retry-After` (`UncheckableCredential`), a
+ * database's is thrown and answered as the server's failure.
  */
 import {
-  createRemoteJWKSet,
   decodeJwt,
   decodeProtectedHeader,
   errors,
@@ -37,8 +38,9 @@ import { ACCESS_TOKEN_TYPE } from '../resources/oauth/access-tokens.service.js';
 import { findOAuthClient } from '../resources/oauth/oauth-clients.repo.js';
 import { isScope, scopeNames } from '../resources/oauth/oauth-scopes.js';
 import { findPublicKey, TOKEN_ALGORITHM, TOKEN_CLOCK_TOLERANCE_S } from '../resources/oauth/token-signing-keys.js';
-import type { AccessTokenSettings, ExternalJwtIssuer } from './auth-settings.js';
+import { DEFAULT_JWKS_TIMEOUT_MS, type AccessTokenSettings, type ExternalJwtIssuer } from './auth-settings.js';
 import { fail, type AuthResult } from './auth-result.js';
+import { createRemoteKeySet } from './remote-key-set.js';
 
 /** Verifies access tokens (JWT): this server's own, and an external issuer's when one is configured. */
 export interface AccessTokenVerifier {
@@ -170,7 +172,7 @@ function externalTokenVerifier(
   { db, clock }: AccessTokenDeps,
   external: ExternalJwtIssuer,
 ): (token: string) => Promise<AuthResult> {
-  const keys = createRemoteJWKSet(external.jwksUrl);
+  const keys = createRemoteKeySet({ url: external.jwksUrl, clock, timeoutMs: external.jwksTimeoutMs ?? DEFAULT_JWKS_TIMEOUT_MS });
   const accounts = new LRUCache<string, boolean>({ max: 10_000, ttl: TRUST_MS });
   const accountExists = async (id: string) => {
     let found = accounts.get(id);

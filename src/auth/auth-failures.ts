@@ -5,7 +5,7 @@
  *
  * Guarantees:
  * - Only refused credentials count: a request whose `Authorization` was checked and refused (a
- *   401). A request without `Authorization` is not a guess and is not counted; accepted
+ *   401), or could not be checked (a 503 while an identity provider is out: auth-result.ts). A request without `Authorization` is not a guess and is not counted; accepted
  *   credentials never are.
  * - Once an address has failed `points` times in the window, every authentication from it is
  *   refused with 429 `rate_limited` and `Retry-After` until the window ends, even with the right
@@ -28,6 +28,7 @@ import type { RateLimiterAbstract, RateLimiterRes } from 'rate-limiter-flexible'
 import type { Database } from '../db/database.js';
 import { createRateLimitStore, type RateLimitWindow } from '../db/rate-limit-store.js';
 import { ApiError } from '../domain/errors.js';
+import { UncheckableCredential } from './auth-result.js';
 
 /** The store calls the limiter makes (see `createRateLimitStore`). */
 export type FailureStore = Pick<RateLimiterAbstract, 'get' | 'penalty' | 'points' | 'duration'>;
@@ -115,8 +116,8 @@ export function createAuthFailureLimiter(
 
 /**
  * A credential check held to `limiter`: an address over its allowance is refused (the 429
- * `ApiError` is thrown) before its credentials are looked at, and a refused credential counts one
- * failure. `presented` says whether the request carried credentials at all.
+ * `ApiError` is thrown) before its credentials are looked at, and a refused credential (or one
+ * that could not be checked: `UncheckableCredential`, thrown on) counts one failure. `presented` says whether the request carried credentials at all.
  */
 export async function checkWithinAllowance<T extends { ok: boolean }>(
   limiter: AuthFailureLimiter | undefined,
@@ -128,7 +129,14 @@ export async function checkWithinAllowance<T extends { ok: boolean }>(
   const address = limiter.addressOf(from);
   const refusal = await limiter.refusal(address);
   if (refusal) throw refusal;
-  const result = await check();
+  let result: T;
+  try {
+    result = await check();
+  } catch (error) {
+    // A credential that could not be checked proves nothing: it counts as a guess would.
+    if (error instanceof UncheckableCredential && presented) await limiter.recordFailure(address);
+    throw error;
+  }
   if (!result.ok && presented) await limiter.recordFailure(address);
   return result;
 }

@@ -54,3 +54,16 @@ export function refusal(failure: AuthFailure): ApiError {
   const headers = failure.challenge === undefined ? undefined : { 'WWW-Authenticate': failure.challenge };
   return new ApiError(failure.code, failure.message, { headers });
 }
+
+/**
+ * A credential that could not be checked because a service it depends on is out (the identity
+ * provider whose keys verify an access token): 503 `service_unavailable` with `Retry-After`. It
+ * proves nothing, so it counts as a failed authentication of its address, as a refusal does.
+ */
+export class UncheckableCredential extends ApiError {
+  constructor(message: string, retryAfterS: number, cause?: unknown) {
+    super('service_unavailable', message, { headers: { 'Retry-After': String(retryAfterS) } });
+    // For the log line of the 503; the client sees only the message.
+    this.cause = cause;
+  }
+}

@@ -7,7 +7,8 @@
  * payload (`{"Authorization": "Bearer sk_test_…"}`); otherwise it is closed with 4403 and the reason.
  * A refused key counts as a failed authentication of the client's address, as over HTTP; an
  * address over its failed-attempt allowance is closed with 4429 and the reason, whatever it sends
- * (http/auth-failures.ts).
+ * (auth/auth-failures.ts); a token that cannot be checked now (its issuer's keys out of reach) is
+ * closed with 1013, try again later.
  * With rate limits on, each `connection_init` and each subscription is one request of that key: a
  * connection over the limit is closed with 4429 and the reason, a subscription over it gets an
  * error with code `rate_limited`.
@@ -51,6 +52,8 @@ const MAX_MESSAGE_BYTES = 1024 * 1024;
 const MAX_SUBSCRIPTIONS_PER_CONNECTION = 100;
 /** The close code for a connection refused by the rate limit (graphql-ws's "too many" code). */
 const RATE_LIMITED_CLOSE_CODE = CloseCode.TooManyInitialisationRequests;
+/** The close code for a credential that cannot be checked now (RFC 6455 registry: "Try Again Later"). */
+const TRY_AGAIN_LATER_CLOSE_CODE = 1013;
 /** How long clients get to answer the server's close frame at shutdown before their sockets are cut. */
 const CLOSE_GRACE_MS = 1000;
 /**
@@ -119,8 +122,9 @@ function serverOptions(deps: GraphQLSubscriptionDeps): Options {
         }
         ctx.extra.socket.close(RATE_LIMITED_CLOSE_CODE, closeReason(limited.message));
       } catch (error) {
-        if (isApiError(error) && error.code === 'rate_limited') {
-          ctx.extra.socket.close(RATE_LIMITED_CLOSE_CODE, closeReason(error.message));
+        if (isApiError(error) && (error.code === 'rate_limited' || error.code === 'service_unavailable')) {
+          const code = error.code === 'rate_limited' ? RATE_LIMITED_CLOSE_CODE : TRY_AGAIN_LATER_CLOSE_CODE;
+          ctx.extra.socket.close(code, closeReason(error.message));
           return false;
         }
         logger.error({ err: error }, 'GraphQL WebSocket authentication failed');

@@ -16,6 +16,8 @@ export type OperationId = keyof operations;
 export interface ServiceSettings {
   /** Allow webhook URLs on loopback and private networks (local development and tests only). */
   webhookAllowPrivateNetworks: boolean;
+  /** The DNS servers that webhook URL registration asks (tests); left out, the system's. */
+  webhookDnsServers?: readonly string[];
   /**
    * The client CA's certificates (`TLS_CLIENT_CA_FILE`), when the mutual-TLS listener runs: a client
    * certificate is registered only if one of them issued it. Left out: any issuer is accepted.

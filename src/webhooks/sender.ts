@@ -2,7 +2,8 @@ import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { isForbiddenAddress } from '../resources/webhook-endpoints/ssrf.js';
+import { createResolverLookup } from '../resources/webhook-endpoints/resolver-lookup.js';
+import { isForbiddenAddress, type LookupAll } from '../resources/webhook-endpoints/ssrf.js';
 
 /** What one HTTP attempt produced; `status` is absent when no response arrived. */
 export interface SendResult {
@@ -20,6 +21,11 @@ export interface SenderOptions {
   maxSocketsPerHost?: number;
   connectTimeoutMs?: number;
   totalTimeoutMs?: number;
+  /**
+   * Resolve names by asking these DNS servers (`host:port`) with a resolver of the sender's own
+   * (tests, whose DNS is a fake peer); left out, the OS resolver (`getaddrinfo`, `/etc/hosts`).
+   */
+  dnsServers?: readonly string[];
 }
 
 export type Sender = (url: string, body: string, headers: Record<string, string>) => Promise<SendResult>;
@@ -37,8 +43,10 @@ const RESPONSE_DRAIN_LIMIT = 1024 * 1024;
 export function createSender(options: SenderOptions): { send: Sender; close(): void } {
   const connectTimeoutMs = options.connectTimeoutMs ?? 5000;
   const totalTimeoutMs = options.totalTimeoutMs ?? 15_000;
+  const resolver = options.dnsServers && createResolverLookup({ servers: options.dnsServers });
+  const resolve = resolver ? resolverLookup(resolver.lookup) : dns.lookup;
   const lookup: LookupFunction = (hostname, lookupOptions, callback) => {
-    dns.lookup(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
+    resolve(hostname, { ...lookupOptions, all: true }, (error, addresses) => {
       if (error) return callback(error, '', 4);
       const refused = options.allowPrivateNetworks ? undefined : addresses.find((a) => isForbiddenAddress(a.address));
       if (refused) return callback(new Error(`refused: ${hostname} resolves to ${refused.address}`), '', 4);
@@ -107,6 +115,17 @@ export function createSender(options: SenderOptions): { send: Sender; close(): v
     close() {
       agents['http:'].destroy();
       agents['https:'].destroy();
+      resolver?.cancel();
     },
+  };
+}
+
+/** `dns.lookup(name, {all: true}, callback)` over a `LookupAll`; a name without addresses is ENOTFOUND. */
+function resolverLookup(lookupAll: LookupAll) {
+  return (hostname: string, _options: dns.LookupAllOptions, callback: (error: NodeJS.ErrnoException | null, addresses: dns.LookupAddress[]) => void) => {
+    lookupAll(hostname).then((addresses) => {
+      if (addresses.length > 0) return callback(null, addresses);
+      callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', hostname }), []);
+    }, (error: Error) => callback(error, []));
   };
 }

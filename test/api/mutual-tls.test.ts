@@ -2,6 +2,7 @@ import { createHash, X509Certificate } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { connect as tlsConnect, type ConnectionOptions } from 'node:tls';
 import { expect } from 'chai';
 import { loadConfig } from '../../src/config.js';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
@@ -10,7 +11,7 @@ import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { runMain } from '../helpers/run-main.js';
 import { useTestCertificates, type ClientCertificateName } from '../helpers/test-certificates.js';
-import { ADMIN_AUTHORIZATION, useTestServer } from '../helpers/test-server.js';
+import { ADMIN_AUTHORIZATION, useTestServer, type TestServer } from '../helpers/test-server.js';
 import { TlsClient } from '../helpers/tls-client.js';
 
 const ADMIN_HEADERS = { Authorization: ADMIN_AUTHORIZATION };
@@ -116,6 +117,15 @@ forEachDatabase('mutual TLS', (engine) => {
         expect(expectError(res, 400, 'parameter_invalid', 'certificate').message, name).to.match(message);
       }
       expect((await admin().list(server.accountIds.first)).body.data).to.deep.equal([]);
+    });
+
+    it('answers 400 naming certificate to one whose extended key usage excludes client authentication, which TLS refuses too', async () => {
+      const res = await admin().register(server.accountIds.first, { certificate: certificates.client('serverAuthOnly').cert });
+      const error = expectError(res, 400, 'parameter_invalid', 'certificate');
+      expect(error.message).to.include('extended key usage (1.3.6.1.5.5.7.3.1)').and.include('client authentication (1.3.6.1.5.5.7.3.2)');
+      expect((await admin().list(server.accountIds.first)).body.data).to.deep.equal([]);
+      // What registering it would have led to: every handshake presenting it is refused.
+      expectRefused(await tls('serverAuthOnly').get('/v1/customers'), 'client_certificate_invalid');
     });
 
     it('answers 400 to a certificate registered already (to any account), until that registration is revoked', async () => {
@@ -266,6 +276,66 @@ forEachDatabase('mutual TLS', (engine) => {
       expect((await server.api.get('/v1/customers')).status).to.equal(200);
       expectError(await server.anonymous.get('/v1/customers'), 401, 'api_key_missing');
     });
+  });
+});
+
+/** What a TLS handshake with the listener settled on, or the error that ended it. */
+function handshake(url: string, ca: string, options: ConnectionOptions): Promise<{ protocol: string | null; cipher: string } | Error> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = tlsConnect({ host: hostname, port: Number(port), ca, ...options }, () => {
+      const settled = { protocol: socket.getProtocol(), cipher: socket.getCipher().standardName };
+      socket.end();
+      resolve(settled);
+    });
+    socket.once('error', resolve);
+  });
+}
+
+describe('the mutual-TLS listener\'s protocol versions and cipher suites', () => {
+  const certificates = useTestCertificates();
+  const ecdsa = useTestServer('sqlite', { tls: certificates.listener }, { per: 'suite' });
+  const rsa = useTestServer('sqlite', { tls: certificates.rsaListener }, { per: 'suite' });
+  const TLS12 = { maxVersion: 'TLSv1.2' } as const;
+
+  it('speaks TLS 1.3, and TLS 1.2 with ECDHE and an AEAD cipher (GCM, ChaCha20-Poly1305)', async () => {
+    expect(await handshake(ecdsa.tlsUrl!, certificates.ca, {})).to.deep.include({ protocol: 'TLSv1.3' });
+    const accepted: Array<[TestServer, string, string]> = [
+      [ecdsa, 'ECDHE-ECDSA-AES128-GCM-SHA256', 'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256'],
+      [ecdsa, 'ECDHE-ECDSA-AES256-GCM-SHA384', 'TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384'],
+      [ecdsa, 'ECDHE-ECDSA-CHACHA20-POLY1305', 'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256'],
+      [rsa, 'ECDHE-RSA-AES128-GCM-SHA256', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'],
+      [rsa, 'ECDHE-RSA-CHACHA20-POLY1305', 'TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256'],
+    ];
+    for (const [server, cipher, standardName] of accepted) {
+      expect(await handshake(server.tlsUrl!, certificates.ca, { ...TLS12, ciphers: cipher }), cipher).to.deep.equal({
+        protocol: 'TLSv1.2',
+        cipher: standardName,
+      });
+    }
+  });
+
+  it('refuses a TLS 1.2 client that offers only CBC suites, or only static RSA key exchange', async () => {
+    const refused: Array<[TestServer, string]> = [
+      [ecdsa, 'ECDHE-ECDSA-AES128-SHA256:ECDHE-ECDSA-AES256-SHA384:ECDHE-ECDSA-AES128-SHA:ECDHE-ECDSA-AES256-SHA'],
+      [rsa, 'ECDHE-RSA-AES128-SHA256:ECDHE-RSA-AES256-SHA384:ECDHE-RSA-AES128-SHA:ECDHE-RSA-AES256-SHA'],
+      [rsa, 'AES128-GCM-SHA256:AES256-GCM-SHA384:AES128-SHA256:AES128-SHA'],
+      [rsa, 'DHE-RSA-AES128-GCM-SHA256:DHE-RSA-AES256-GCM-SHA384'],
+    ];
+    for (const [server, ciphers] of refused) {
+      const result = await handshake(server.tlsUrl!, certificates.ca, { ...TLS12, ciphers });
+      expect(result, ciphers).to.be.an.instanceOf(Error);
+      expect((result as Error).message, ciphers).to.match(/handshake failure|no shared cipher/i);
+    }
+  });
+
+  it('refuses TLS 1.1 and 1.0', async () => {
+    for (const version of ['TLSv1', 'TLSv1.1'] as const) {
+      // OpenSSL 3 offers these versions only at security level 0.
+      const result = await handshake(ecdsa.tlsUrl!, certificates.ca, { minVersion: version, maxVersion: version, ciphers: 'DEFAULT@SECLEVEL=0' });
+      expect(result, version).to.be.an.instanceOf(Error);
+      expect((result as Error).message, version).to.match(/protocol version|no protocols available/i);
+    }
   });
 });
 

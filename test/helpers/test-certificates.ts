@@ -14,17 +14,20 @@ export interface ClientCredentials {
 }
 
 /** The client certificates a test can present. */
-export type ClientCertificateName = 'alice' | 'bob' | 'expired' | 'notYetValid' | 'foreign';
+export type ClientCertificateName = 'alice' | 'bob' | 'expired' | 'notYetValid' | 'foreign' | 'serverAuthOnly';
 
 export interface TestCertificates {
   /** The server's mutual-TLS settings (`TLS_PORT` 0, the three files); usable at once, the files exist from `before`. */
   listener: { port: number; certFile: string; keyFile: string; clientCaFile: string };
+  /** The same listener with an RSA server key (the EC one cannot show which RSA key exchanges the server allows). */
+  rsaListener: { port: number; certFile: string; keyFile: string; clientCaFile: string };
   /** The client CA's certificate, PEM; the server's certificate is issued by it too, so clients trust it with this. */
   readonly ca: string;
   /**
    * Client certificates: `alice` and `bob` valid now (and at the test server's default clock), issued
    * by the client CA; `expired` (2020) and `notYetValid` (from tomorrow) by the same CA; `foreign` valid
-   * but issued by another CA.
+   * but issued by another CA; `serverAuthOnly` valid, of the client CA, but for servers only (extended key
+   * usage serverAuth).
    */
   client(name: ClientCertificateName): ClientCredentials;
 }
@@ -52,15 +55,17 @@ export function useTestCertificates(): TestCertificates {
     const day = 86_400_000;
     const valid = { from: Date.UTC(2020, 0, 1), to: now + VALID_DAYS * day };
     await issue(authority, 'server', 'localhost', valid, 'server');
+    await issue(authority, 'server-rsa', 'localhost', valid, 'server', RSA_KEY);
     const plans: Array<[ClientCertificateName, Authority, { from: number; to: number }]> = [
       ['alice', authority, valid],
       ['bob', authority, valid],
       ['expired', authority, { from: Date.UTC(2020, 0, 1), to: Date.UTC(2020, 0, 2) }],
       ['notYetValid', authority, { from: now + day, to: now + VALID_DAYS * day }],
       ['foreign', other, valid],
+      ['serverAuthOnly', authority, valid],
     ];
     for (const [name, issuer, validity] of plans) {
-      await issue(issuer, name, name, validity, 'client');
+      await issue(issuer, name, name, validity, name === 'serverAuthOnly' ? 'server' : 'client');
       clients.set(name, { cert: await readFile(file(`${name}.crt`), 'utf8'), key: await readFile(file(`${name}.key`), 'utf8') });
     }
     ca = await readFile(authority.certFile, 'utf8');
@@ -72,6 +77,7 @@ export function useTestCertificates(): TestCertificates {
 
   return {
     listener: { port: 0, certFile: file('server.crt'), keyFile: file('server.key'), clientCaFile: file('client-ca.crt') },
+    rsaListener: { port: 0, certFile: file('server-rsa.crt'), keyFile: file('server-rsa.key'), clientCaFile: file('client-ca.crt') },
     get ca() {
       if (ca === undefined) throw new Error('useTestCertificates: the certificates are made in `before`');
       return ca;
@@ -109,6 +115,8 @@ interface Authority {
 
 /** Elliptic-curve keys: made in milliseconds, where RSA keys would take a noticeable time. */
 const NEW_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes'];
+/** An RSA key, for the one server certificate that needs it. */
+const RSA_KEY = ['-newkey', 'rsa:2048', '-nodes'];
 
 async function makeAuthority(dir: string, name: string, commonName: string): Promise<Authority> {
   const certFile = path.join(dir, `${name}.crt`);
@@ -146,9 +154,10 @@ async function issue(
   commonName: string,
   validity: { from: number; to: number },
   extensions: 'client' | 'server',
+  newKey = NEW_KEY,
 ): Promise<void> {
   const at = (file: string) => path.join(authority.dir, file);
-  await run('openssl', ['req', '-new', ...NEW_KEY, '-keyout', at(`${name}.key`), '-out', at(`${name}.csr`), '-subj', `/CN=${commonName}/O=Payments Tests`]);
+  await run('openssl', ['req', '-new', ...newKey, '-keyout', at(`${name}.key`), '-out', at(`${name}.csr`), '-subj', `/CN=${commonName}/O=Payments Tests`]);
   await run('openssl', [
     'ca', '-batch', '-notext', '-config', authority.config, '-extensions', extensions,
     '-startdate', opensslDate(validity.from), '-enddate', opensslDate(validity.to),

@@ -99,6 +99,8 @@ export interface TestServerOptions {
   externalJwt?: CompositionConfig['externalJwt'];
   /** Run the mutual-TLS listener too (`TLS_PORT` 0 picks a free port); its URL is `tlsUrl`. */
   tls?: CompositionConfig['tls'];
+  /** Resolve webhook names by asking these DNS servers (a fake peer), at registration and in the worker; default: the system's. */
+  dnsServers?: string[];
 }
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -122,7 +124,7 @@ export function testConfig(options: TestServerOptions = {}): CompositionConfig {
     webhookDisableAfterSeconds: worker?.disableAfterMs === undefined ? undefined : worker.disableAfterMs / 1000,
     smtpUrl: worker?.smtpUrl,
     mailFrom: 'payments-api <hooks@test>',
-    settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false },
+    settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false, webhookDnsServers: options.dnsServers },
     accessTokens: options.accessTokens,
     externalJwt: options.externalJwt,
     tls: options.tls,
@@ -142,7 +144,7 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
     logger,
     adminDigest: adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`),
     // Receivers in tests listen on loopback and answer at once.
-    sender: { allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000 },
+    sender: { allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000, dnsServers: options.dnsServers },
     metrics: options.metrics !== undefined,
   });
   const { db, eventStream } = services;

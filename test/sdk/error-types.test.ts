@@ -126,6 +126,7 @@ describe('PaymentsError.from', () => {
     expect(PaymentsError.from(409, envelope('idempotency_error', 'idempotency_key_in_use'))).to.be.instanceOf(PaymentsIdempotencyError);
     expect(PaymentsError.from(429, envelope('rate_limit_error', 'rate_limited'))).to.be.instanceOf(PaymentsRateLimitError);
     expect(PaymentsError.from(500, envelope('api_error', 'internal_error'))).to.be.instanceOf(PaymentsApiError);
+    expect(PaymentsError.from(503, envelope('api_error', 'service_unavailable'))).to.be.instanceOf(PaymentsApiError);
     // A proxy's page, or a type this SDK does not know: still a PaymentsError, with the status.
     for (const body of ['<html>Bad gateway</html>', undefined, envelope('future_error', 'x')]) {
       const error = PaymentsError.from(502, body);

@@ -2254,9 +2254,11 @@ export interface InternalError {
 }
 
 /**
- * The database did not answer (503): the request was not carried out, or, when its answer was lost
-on the way, it may have been. Retry after `Retry-After` seconds; with the same `Idempotency-Key`,
-a retried POST is carried out at most once.
+ * A service the request depends on is out for now (503): the database did not answer, or its
+connection broke under the request (the request was not carried out or, when its answer was
+lost on the way, may have been: with the same `Idempotency-Key`, a retried POST is carried out
+at most once), or the identity provider whose keys verify an access token cannot be reached.
+Retry after `Retry-After` seconds.
 
  */
 export interface ServiceUnavailableError {
@@ -9499,7 +9501,7 @@ export const listAccountClientCertificates = async (
 };
 
 /**
- * Registers a client certificate (PEM) to the account: on the TLS listener, a connection that presents it authenticates as the account, with the `scopes` given (every scope when left out). It must be valid now and, when the server has a client CA, issued by it.
+ * Registers a client certificate (PEM) to the account: on the TLS listener, a connection that presents it authenticates as the account, with the `scopes` given (every scope when left out). It must be valid now, made for client authentication (an extended key usage, when it has one, that includes `clientAuth`) and, when the server has a client CA, issued by it.
  * @summary Create a client certificate for an account
  */
 export type createAccountClientCertificateResponse200 = {

@@ -14,7 +14,7 @@ import {
   listClientCertificateRows,
   revokeClientCertificateRow,
 } from './client-certificates.repo.js';
-import { factsOf, isIssuedByOneOf, pemCertificateBlocks, type CertificateFacts } from './client-certificates.x509.js';
+import { allowsClientAuthentication, CLIENT_AUTH_USAGE, factsOf, isIssuedByOneOf, pemCertificateBlocks, type CertificateFacts } from './client-certificates.x509.js';
 
 export type ClientCertificateCreateParams = components['schemas']['ClientCertificateCreateParams'];
 
@@ -28,8 +28,8 @@ export type ClientCertificateCreateParams = components['schemas']['ClientCertifi
 /**
  * Registers a certificate to an account, with `scopes` (every scope when left out). Refused (400,
  * naming `certificate`): text that is not one PEM certificate, a certificate not valid now (by the
- * server's clock), one the client CA did not issue (when the server has one), and one registered
- * already and not revoked.
+ * server's clock), one whose extended key usage excludes client authentication, one the client
+ * CA did not issue (when the server has one), and one registered already and not revoked.
  */
 export async function createClientCertificateForAccount(
   ctx: RequestContext,
@@ -41,6 +41,12 @@ export async function createClientCertificateForAccount(
   await requireAccount(ctx, accountId);
   const certificate = parseOneCertificate(pem);
   const facts = checkedFacts(certificate, unixSeconds(ctx.clock));
+  if (!allowsClientAuthentication(certificate)) {
+    throw invalidCertificate(
+      `The certificate's extended key usage (${certificate.keyUsage.join(', ')}) does not include client authentication ` +
+        `(${CLIENT_AUTH_USAGE}), so it could not authenticate a TLS connection: issue it with extendedKeyUsage = clientAuth.`,
+    );
+  }
   const authorities = ctx.settings.clientCertificateAuthorities;
   if (authorities && !isIssuedByOneOf(certificate, authorities)) {
     throw invalidCertificate(`The certificate (issuer "${facts.issuer}") was not issued by this server's client CA, so it could not authenticate.`);

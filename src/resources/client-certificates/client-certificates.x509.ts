@@ -53,6 +53,21 @@ export function isIssuedByOneOf(certificate: X509Certificate, authorities: reado
   return authorities.some((authority) => certificate.checkIssued(authority) && certificate.verify(authority.publicKey));
 }
 
+/** The extended key usage (RFC 5280 §4.2.1.12) of a TLS client's certificate. */
+export const CLIENT_AUTH_USAGE = '1.3.6.1.5.5.7.3.2';
+
+/**
+ * Whether the certificate may authenticate a TLS client: it has no extended key usage extension
+ * (any use), or the extension names client authentication. `anyExtendedKeyUsage` alone is not
+ * enough: OpenSSL, which checks the listener's handshakes, refuses it for a client
+ * ("unsuitable certificate purpose"), as it would refuse the certificate on every connection.
+ */
+export function allowsClientAuthentication(certificate: X509Certificate): boolean {
+  // Node names the extended key usages `keyUsage` (OIDs); undefined when the extension is absent.
+  const usages = certificate.keyUsage as string[] | undefined;
+  return usages === undefined || usages.includes(CLIENT_AUTH_USAGE);
+}
+
 /** Node writes a distinguished name one attribute a line (`C=US\nCN=client`); the API shows it as OpenSSL does, on one line. */
 function oneLineName(name: string): string {
   return name.split('\n').filter(Boolean).join(', ').slice(0, NAME_MAX);

@@ -1,4 +1,3 @@
-import dns from 'node:dns';
 import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
@@ -112,9 +111,6 @@ export function webhookUrlProblem(url: string, allowPrivateNetworks: boolean): s
 /** A resolver in the shape of `dns.lookup(name, {all: true})`. */
 export type LookupAll = (hostname: string) => Promise<{ address: string; family: number }[]>;
 
-/** The OS resolver (`getaddrinfo`), so `/etc/hosts` and the search domains count, as they do at connect time. */
-const osLookup: LookupAll = (hostname) => dns.promises.lookup(hostname, { all: true, verbatim: true });
-
 /** How long registration waits for DNS before it accepts the name and leaves it to the connect-time check. */
 const LOOKUP_TIMEOUT_MS = 2000;
 
@@ -126,7 +122,7 @@ const LOOKUP_TIMEOUT_MS = 2000;
  */
 export async function resolvedAddressProblem(
   name: string,
-  lookup: LookupAll = osLookup,
+  lookup: LookupAll,
   timeoutMs = LOOKUP_TIMEOUT_MS,
 ): Promise<string | undefined> {
   let timer: NodeJS.Timeout | undefined;
@@ -145,13 +141,13 @@ export async function resolvedAddressProblem(
 
 /**
  * Why a webhook URL is refused at registration, or undefined: `webhookUrlProblem`, then, for a
- * host name, every address it resolves to now. With `allowPrivateNetworks` only the URL's form
- * is checked.
+ * host name, every address `lookup` resolves it to now. With `allowPrivateNetworks` only the
+ * URL's form is checked.
  */
 export async function checkWebhookUrl(
   url: string,
   allowPrivateNetworks: boolean,
-  lookup: LookupAll = osLookup,
+  lookup: LookupAll,
 ): Promise<string | undefined> {
   const { problem, name } = inspect(url, allowPrivateNetworks);
   if (problem || name === undefined) return problem;

@@ -2,6 +2,7 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { newId, randomBase62 } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
+import { registrationLookup } from './registration-lookup.js';
 import { checkWebhookUrl } from './ssrf.js';
 import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
@@ -119,10 +120,12 @@ export async function listWebhookEndpoints(ctx: RequestContext, query: PageParam
 
 /**
  * Refuses a URL on loopback or private space, as written or as its name resolves now (see
- * ssrf.ts). It may wait on DNS, so the handlers run it before the transaction (`Preflight`).
+ * ssrf.ts), asking DNS through registration's own resolver (registration-lookup.ts). It may wait
+ * on DNS, so the handlers run it before the transaction (`Preflight`).
  */
 export async function assertDeliverableUrl(ctx: Pick<RequestContext, 'settings'>, url: string): Promise<void> {
-  const problem = await checkWebhookUrl(url, ctx.settings.webhookAllowPrivateNetworks);
+  const { webhookAllowPrivateNetworks, webhookDnsServers } = ctx.settings;
+  const problem = await checkWebhookUrl(url, webhookAllowPrivateNetworks, registrationLookup(webhookDnsServers));
   if (problem) throw new ApiError('parameter_invalid', `Invalid url: the webhook URL ${problem}.`, { param: 'url' });
 }
 
