@@ -1,5 +1,6 @@
 import type { Database } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import { idempotentPost, runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, Preflight, RequestContext, ServiceSettings } from './operations.js';
 import { scopeOf, type RouteOperation } from './routes.js';
@@ -12,6 +13,7 @@ export interface OperationDeps {
   readDb?: Database;
   clock: Clock;
   settings: ServiceSettings;
+  secrets: SecretBox;
   idempotencyTtlSeconds: number;
 }
 

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { DatabaseTarget } from '../../src/db/knex.js';
+import { TEST_SECRETS_ENV } from './secrets-key.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -40,6 +41,7 @@ export function runMain(env: Record<string, string>, deadlineMs = 60_000, root =
       ADMIN_USER: 'admin',
       ADMIN_PASSWORD: 'test-admin-password',
       RATE_LIMIT_PER_SECOND: '0',
+      ...TEST_SECRETS_ENV,
       ...env,
     },
   });
