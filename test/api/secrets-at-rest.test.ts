@@ -55,14 +55,26 @@ forEachDatabase('secrets at rest', (engine) => {
   const admin = () => new ApiClient(server.url);
   const adminHeaders = { headers: { Authorization: ADMIN_AUTHORIZATION } };
 
-  /** One secret of each kind the server must use again, each made and used through the API. */
+  /**
+   * One secret of each kind the server must use again, each made (with an `Idempotency-Key`, whose
+   * stored response holds it too) and used through the API; and the credentials it keeps hashed.
+   */
   async function oneOfEach(): Promise<Record<string, string | Buffer>> {
-    const created = await server.api.post('/v1/webhook_endpoints', { url: 'https://example.com/hooks', enabled_events: ['*'] });
+    const endpoint = { url: 'https://example.com/hooks', enabled_events: ['*'] };
+    const created = await server.api.post('/v1/webhook_endpoints', endpoint, { idempotencyKey: 'endpoint-1' });
     expect(created.status, JSON.stringify(created.body)).to.equal(200);
-    const rotated = await server.api.post(`/v1/webhook_endpoints/${created.body.id}/rotate_secret`, { expires_in: 3600 });
+    const replayed = await server.api.post('/v1/webhook_endpoints', endpoint, { idempotencyKey: 'endpoint-1' });
+    expect(replayed.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replayed.body, 'the stored response, opened for its replay').to.deep.equal(created.body);
+    const rotated = await server.api.post(
+      `/v1/webhook_endpoints/${created.body.id}/rotate_secret`,
+      { expires_in: 3600 },
+      { idempotencyKey: 'rotate-1' },
+    );
     expect(rotated.status, JSON.stringify(rotated.body)).to.equal(200);
 
-    const key = await admin().post(`/admin/accounts/${server.accountIds.first}/signing_keys`, undefined, adminHeaders);
+    const signingKeys = `/admin/accounts/${server.accountIds.first}/signing_keys`;
+    const key = await admin().post(signingKeys, undefined, { ...adminHeaders, idempotencyKey: 'signing-key-1' });
     expect(key.status, JSON.stringify(key.body)).to.equal(200);
     const signed = signRequest(
       { method: 'GET', url: `${server.url}/v1/customers`, headers: {} },
@@ -72,7 +84,8 @@ forEachDatabase('secrets at rest', (engine) => {
 
     // The token-signing key is made by the first token request; its private half is read back here
     // only through the test's own copy of the key ring.
-    const client = await admin().post(`/admin/accounts/${server.accountIds.first}/oauth_clients`, undefined, adminHeaders);
+    const clients = `/admin/accounts/${server.accountIds.first}/oauth_clients`;
+    const client = await admin().post(clients, undefined, { ...adminHeaders, idempotencyKey: 'client-1' });
     expect(client.status, JSON.stringify(client.body)).to.equal(200);
     const token = await fetch(`${server.url}/oauth/token`, {
       method: 'POST',
@@ -90,6 +103,8 @@ forEachDatabase('secrets at rest', (engine) => {
       'signing-key secret': key.body.secret,
       'token-signing private key (d)': jwk.d,
       'token-signing private key (bytes)': Buffer.from(jwk.d, 'base64url'),
+      'OAuth client secret (hashed)': client.body.client_secret,
+      'API key (hashed)': server.apiKeys.first,
     };
   }
 
