@@ -15,9 +15,10 @@ export interface MainRun {
   timedOut: boolean;
 }
 
-/** The environment of a database target, as `npm start` reads it. */
+/** The environment of a database target, as `npm start` reads it, with the key its secrets are sealed under. */
 export function databaseEnv(target: DatabaseTarget): Record<string, string> {
-  return target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) };
+  const where = target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) };
+  return { ...where, ...TEST_SECRETS_ENV };
 }
 
 /**
