@@ -53,8 +53,9 @@ function readKeyFile(name: string, file: string | undefined): Buffer | undefined
 /** `DATA_DIR/secrets-key`, made on the first start of a SQLite database; refused for Postgres. */
 function generatedKey(places: KeyPlaces): Buffer {
   if (servesSeveralProcesses(places.target) || !places.dataDir) {
+    const where = places.dataDir ? ' with a Postgres DATABASE_URL' : '';
     throw new StartupError(
-      'SECRETS_KEY or SECRETS_KEY_FILE must be set with a Postgres DATABASE_URL: stored secrets are sealed under it ' +
+      `SECRETS_KEY or SECRETS_KEY_FILE must be set${where}: stored secrets are sealed under it ` +
         'and it is never kept in the database (make one with: openssl rand -base64 32)',
     );
   }

@@ -17,7 +17,7 @@ export interface MainRun {
 
 /** The environment of a database target, as `npm start` reads it, with the key its secrets are sealed under. */
 export function databaseEnv(target: DatabaseTarget): Record<string, string> {
-  const where = target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) };
+  const where: Record<string, string> = target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) };
   return { ...where, ...TEST_SECRETS_ENV };
 }
 

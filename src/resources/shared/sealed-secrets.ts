@@ -20,6 +20,7 @@ export interface SealedColumn {
   column: string;
 }
 
+/** The sealed columns, one by one: webhook endpoints' secrets, signing keys' secrets, token-signing private JWKs. */
 export const WEBHOOK_SECRET: SealedColumn = { table: 'webhook_endpoints', idColumn: 'id', column: 'secret' };
 export const WEBHOOK_PREVIOUS_SECRET: SealedColumn = { table: 'webhook_endpoints', idColumn: 'id', column: 'previous_secret' };
 export const SIGNING_KEY_SECRET: SealedColumn = { table: 'signing_keys', idColumn: 'id', column: 'secret' };
