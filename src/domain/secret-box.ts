@@ -11,10 +11,13 @@
  * is, and the start seals it (resources/shared/sealed-secrets.ts).
  */
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 
 const PREFIX = 'sealed.v1.';
 const NONCE_BYTES = 12;
 const TAG_BYTES = 16;
+/** Values opened and remembered: a webhook is signed with its endpoint's secret on every attempt. */
+const OPENED_CACHE_SIZE = 10_000;
 /** AES-256: a key-encryption key is exactly 32 bytes. */
 export const SECRETS_KEY_BYTES = 32;
 
@@ -66,6 +69,8 @@ export class SecretBox {
   /** The id of the key new values are sealed under. */
   readonly currentKeyId: string;
   private readonly keys = new Map<string, Buffer>();
+  /** By place and sealed text together, so a value moved to another place is opened (and refused) afresh. */
+  private readonly opened = new LRUCache<string, string>({ max: OPENED_CACHE_SIZE });
 
   constructor(current: Buffer, previous: readonly Buffer[] = []) {
     for (const key of [current, ...previous]) {
@@ -97,6 +102,16 @@ export class SecretBox {
   /** The plain secret of a stored value (a plain value as it is); throws `SecretUnreadable`. */
   open(stored: string, place: SealedPlace): string {
     if (!isSealed(stored)) return stored;
+    const cacheKey = `${place.table}.${place.column}:${place.row}\0${stored}`;
+    let plain = this.opened.get(cacheKey);
+    if (plain === undefined) {
+      plain = this.decrypt(stored, place);
+      this.opened.set(cacheKey, plain);
+    }
+    return plain;
+  }
+
+  private decrypt(stored: string, place: SealedPlace): string {
     const [keyId, nonceText, sealedText] = stored.slice(PREFIX.length).split('.');
     const where = `${place.table}.${place.column} of ${place.row}`;
     const key = this.keys.get(keyId);

@@ -35,7 +35,9 @@ describe('SecretBox (secrets sealed at rest)', () => {
   for (const elsewhere of places) {
     it(`does not open a value moved to ${elsewhere.table}.${elsewhere.column} of ${elsewhere.row}`, () => {
       const box = new SecretBox(NEW);
-      expect(() => box.open(box.seal(SECRET, HERE), elsewhere)).to.throw(SecretUnreadable, /sealed for another place/);
+      const sealed = box.seal(SECRET, HERE);
+      expect(box.open(sealed, HERE), 'opened (and remembered) in its own place first').to.equal(SECRET);
+      expect(() => box.open(sealed, elsewhere)).to.throw(SecretUnreadable, /sealed for another place/);
     });
   }
 
