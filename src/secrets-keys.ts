@@ -14,7 +14,7 @@ import type { DatabaseTarget } from './db/knex.js';
 import { ensureDirectory, servesSeveralProcesses } from './db/open-database.js';
 import { SECRETS_KEY_BYTES, SecretBox } from './domain/secret-box.js';
 import type { Logger } from './logging/logger.js';
-import { StartupError } from './startup-failure.js';
+import { reasonOf, StartupError } from './startup-failure.js';
 
 /** The file a SQLite start generates the key into when none is configured. */
 export const GENERATED_KEY_FILE = 'secrets-key';
@@ -41,7 +41,7 @@ function readKeyFile(name: string, file: string | undefined): Buffer | undefined
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (error) {
-    throw new StartupError(`${name} (${file}) cannot be read: ${(error as NodeJS.ErrnoException).code ?? String(error)}`, { cause: error });
+    throw new StartupError(`${name} cannot be read: ${reasonOf(error)}`, { cause: error });
   }
   try {
     return secretsKeyOf(`${name} (${file})`, text);

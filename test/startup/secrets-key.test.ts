@@ -66,7 +66,7 @@ describe('the secrets key at start', function () {
     const short = await runMain({ SECRETS_KEY: Buffer.alloc(16).toString('base64'), DATA_DIR: '/nonexistent-unused' });
     expect(short.stderr.trim()).to.match(/^payments-api: invalid configuration: SECRETS_KEY must be 32 random bytes in base64 .*got 16 bytes$/);
     const missing = await runMain({ SECRETS_KEY: '', SECRETS_KEY_FILE: '/nonexistent/secrets-key', DATA_DIR: '/nonexistent-unused' });
-    expect(missing.stderr.trim()).to.equal('payments-api: SECRETS_KEY_FILE (/nonexistent/secrets-key) cannot be read: ENOENT');
+    expect(missing.stderr.trim()).to.equal('payments-api: SECRETS_KEY_FILE cannot be read: no such file or directory (open /nonexistent/secrets-key)');
   });
 
   it('on SQLite without a key, generates one into DATA_DIR (0600) on the first start, says so, and keeps using it', async () => {
