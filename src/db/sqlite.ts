@@ -269,14 +269,17 @@ export function sqliteFiles(filename: string): string[] {
  * Makes the database file readable by its owner only (0600), creating it empty if it is missing,
  * before SQLite opens it. SQLite creates the `-wal` and `-shm` files with the database file's own
  * permissions (os_unix.c, whatever the umask), so they are 0600 too; an existing database made
- * readable by others by an earlier version is narrowed, files left beside it included.
+ * readable by others by an earlier version is narrowed to its owner, files left beside it included.
+ * Not the umask: it is the whole process's, and would change every file made meanwhile.
  */
 export function keepSqliteFilesPrivate(filename: string): void {
   // `a`: created if missing (0600 before the umask, which only ever removes bits), never truncated.
   fs.closeSync(fs.openSync(filename, 'a', 0o600));
   for (const file of sqliteFiles(filename)) {
     try {
-      if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+      // Only the group's and others' bits go: a file its owner made read-only stays so.
+      const { mode } = fs.statSync(file);
+      if ((mode & 0o077) !== 0) fs.chmodSync(file, mode & 0o700);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }

@@ -3,10 +3,11 @@ import fs from 'node:fs';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { ApiClient } from '../helpers/api-client.js';
-import { forEachDatabase } from '../helpers/databases.js';
+import { createSqliteDatabase, forEachDatabase } from '../helpers/databases.js';
 import { send, signRequest } from '../helpers/message-signer.js';
 import { TEST_SECRET_BOX } from '../helpers/secrets-key.js';
 import { ADMIN_AUTHORIZATION, useTestServer, type TestServer } from '../helpers/test-server.js';
+import { openDatabase } from '../../src/db/open-database.js';
 import { sqliteFiles } from '../../src/db/sqlite.js';
 
 const run = promisify(execFile);
@@ -133,6 +134,23 @@ forEachDatabase('secrets at rest', (engine) => {
       for (const file of files) {
         expect(fs.existsSync(file), file).to.equal(true);
         expect((fs.statSync(file).mode & 0o777).toString(8), file).to.equal('600');
+      }
+    });
+
+    it('narrows to its owner a database that an earlier version left readable by others', async () => {
+      const database = createSqliteDatabase();
+      const filename = database.target.kind === 'sqlite' ? database.target.filename : '';
+      try {
+        await (await openDatabase(database.target)).close();
+        fs.chmodSync(filename, 0o644);
+        fs.writeFileSync(`${filename}-wal`, '', { mode: 0o644 });
+        fs.chmodSync(`${filename}-wal`, 0o644);
+        const db = await openDatabase(database.target);
+        await db.close();
+        expect((fs.statSync(filename).mode & 0o777).toString(8)).to.equal('600');
+        if (fs.existsSync(`${filename}-wal`)) expect((fs.statSync(`${filename}-wal`).mode & 0o777).toString(8)).to.equal('600');
+      } finally {
+        await database.drop();
       }
     });
   }
