@@ -5,6 +5,7 @@
  * what they exercise is what runs in production.
  *
  *   createServices  what the roles share: database (and its read replica), clock, logger,
+ *                   the key ring of the stored secrets,
  *                   authenticator, rate limiter, event stream, webhook sender, failure notifier,
  *                   metrics registry, settings
  *   startRoles      the API (HTTP server, app, GraphQL subscriptions, and the mutual-TLS listener

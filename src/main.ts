@@ -6,11 +6,11 @@
  * The last two are the composition root's (composition.ts), which the tests run too. The webhook
  * worker and the purge timers start only once the server listens, so a process that cannot serve
  * does no work in the background. Anything that stops the start (a malformed setting, an
- * operation without a handler, an unreachable database, an unwritable `DATA_DIR`, a taken port)
- * prints one line on stderr, `payments-api: <what>: <why>`, closes what was opened and exits with
- * status 1. Normal operation logs through pino on stdout.
+ * operation without a handler, no secrets key on Postgres, an unreachable database, an unwritable
+ * `DATA_DIR`, a taken port) prints one line on stderr, `payments-api: <what>: <why>`, closes what
+ * was opened and exits with status 1. Normal operation logs through pino on stdout.
  *
- * With `WEB_CONCURRENCY` above 1 on Postgres, this process runs the first three stages only, closes
+ * With `WEB_CONCURRENCY` above 1 on Postgres, this process runs the stages up to bootstrap only, closes
  * its database and supervises a cluster (cluster.ts): its children run this file again, each one
  * API process or the one webhook worker, and find the database migrated and the accounts made.
  */
