@@ -30,6 +30,7 @@
  * Last, the cores part (bench/web-concurrency.ts, on Postgres only): the GET by id against
  * `WEB_CONCURRENCY=1` and `2`, with requests per second and the whole machine's CPU per request.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -139,6 +140,9 @@ async function newestChargeId(server: ServerProcess): Promise<string> {
   return (json.data as Array<{ id: string }>)[0].id;
 }
 
+/** The key that seals the stored secrets of this run's servers. */
+const SECRETS_KEY = randomBytes(32).toString('base64');
+
 /** The server's environment on a data directory (SQLite there; a pass may set DATABASE_URL). */
 function serverEnv(dataDir: string): Record<string, string> {
   return {
@@ -149,6 +153,8 @@ function serverEnv(dataDir: string): Record<string, string> {
     ADMIN_USER: ADMIN.user,
     ADMIN_PASSWORD: ADMIN.password,
     DATABASE_URL: '',
+    // Required on Postgres; one key per run, shared by its passes' processes.
+    SECRETS_KEY: SECRETS_KEY,
     // One API key sends thousands of requests a second here: measure the pipeline, not the 429s.
     RATE_LIMIT_PER_SECOND: '0',
   };

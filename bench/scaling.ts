@@ -11,6 +11,7 @@
  * Linux only (/proc); Postgres on the same machine (its processes are found by their user).
  */
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -117,6 +118,7 @@ async function main(): Promise<void> {
   const env = {
     DATA_DIR: dataDir,
     DATABASE_URL: database.url,
+    SECRETS_KEY: randomBytes(32).toString('base64'),
     BOOTSTRAP_API_KEY: API_KEY,
     LOG_LEVEL: 'warn',
     NODE_ENV: 'production',

@@ -10,6 +10,7 @@ import { createGraphiQLRouter } from './graphql/graphiql.router.js';
 import type { EventStream } from './live-events/event-stream.js';
 import { createGraphQLRouter } from './graphql/http-handler.js';
 import type { Clock } from './domain/clock.js';
+import type { SecretBox } from './domain/secret-box.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { authenticateEarly } from './http/authenticate-early.js';
 import { bindOperation, dispatchOperations } from './http/binder.js';
@@ -48,6 +49,8 @@ export interface AppDeps {
   idempotencyTtlSeconds: number;
   validateResponses: boolean;
   settings: ServiceSettings;
+  /** Seals and opens the stored secrets. */
+  secrets: SecretBox;
   /** Counts API requests per credential; undefined: no rate limits (`RATE_LIMIT_PER_SECOND=0`, most tests). */
   rateLimiter?: RateLimiter;
   /** How long a request's body may take to arrive after its headers (`HTTP_BODY_TIMEOUT_SECONDS`); default 10 s. */

@@ -5,6 +5,7 @@
  * what they exercise is what runs in production.
  *
  *   createServices  what the roles share: database (and its read replica), clock, logger,
+ *                   the key ring of the stored secrets,
  *                   authenticator, rate limiter, event stream, webhook sender, failure notifier,
  *                   metrics registry, settings
  *   startRoles      the API (HTTP server, app, GraphQL subscriptions, and the mutual-TLS listener
@@ -29,6 +30,7 @@ import { openDatabase } from './db/open-database.js';
 import { describeReadReplica, openReadReplica } from './db/read-replica.js';
 import { createRequestRateLimiter } from './db/rate-limit-store.js';
 import { systemClock, unixSeconds, type Clock } from './domain/clock.js';
+import type { SecretBox } from './domain/secret-box.js';
 import { createAuthFailureLimiter } from './auth/auth-failures.js';
 import { createAuthenticator, type Authenticator } from './auth/authenticator.js';
 import { purgeClientDocuments } from './graphql/persisted-documents.js';
@@ -51,6 +53,8 @@ import { createRequestLogBuffer, type RequestLogBuffer } from './resources/reque
 import { purgeRequestLogs } from './resources/request-logs/request-logs.repo.js';
 import type { ServiceSettings } from './operations/operations.js';
 import { parseCertificateBundle } from './resources/client-certificates/client-certificates.x509.js';
+import { sealStoredSecrets } from './resources/shared/sealed-secrets.js';
+import { loadSecretBox } from './secrets-keys.js';
 import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
 import { createFailureNotifier, type FailureNotifier } from './webhooks/failure-notices.js';
 import { createSender, type Sender, type SenderOptions } from './webhooks/sender.js';
@@ -100,7 +104,8 @@ type NeededSetting =
   | 'validateResponses'
   | 'webhookRetryScheduleSeconds'
   | 'mailFrom'
-  | 'settings';
+  | 'settings'
+  | 'secretsKeys';
 
 /**
  * The settings it reads when they are given: left out, a limit or a mode is off (rate limits, the
@@ -139,8 +144,10 @@ export type CompositionConfig = Pick<Config, NeededSetting> & Partial<Pick<Confi
 export interface ServiceChoices {
   /** Where the database is (for the event stream's LISTEN connection, and to open it). */
   target: DatabaseTarget;
-  /** The database, open and migrated; when left out it is opened here, and closed with the rest. */
+  /** The database, open and migrated; when left out it is opened here (its secrets sealed), and closed with the rest. */
   db?: Database;
+  /** The key ring of the stored secrets; left out: made from `config.secretsKeys`, which must then name a key. */
+  secrets?: SecretBox;
   /** Default: the system clock. */
   clock?: Clock;
   logger: Logger;
@@ -177,6 +184,8 @@ export interface Services {
   /** One registry per process: its API requests and webhook attempts, and the outbox backlog. */
   metrics: Registry | undefined;
   settings: ServiceSettings;
+  /** Seals and opens the stored secrets (webhook, signing-key and token-signing secrets). */
+  secrets: SecretBox;
   opened: OpenedResources<Closable>;
 }
 
@@ -185,8 +194,12 @@ export async function createServices(config: CompositionConfig, choices: Service
   const { target, logger, adminDigest } = choices;
   const opened = choices.opened ?? new OpenedResources(CLOSE_ORDER);
   const clock = choices.clock ?? systemClock;
+  const secrets = choices.secrets ?? (await loadSecretBox(config.secretsKeys, { target }));
   const db = choices.db ?? (await openDatabase(target));
-  if (!choices.db) opened.track('database', () => db.close());
+  if (!choices.db) {
+    opened.track('database', () => db.close());
+    await sealStoredSecrets(db, secrets);
+  }
   // Only the API reads lists and events; a worker alone opens no pool on the replica.
   const readDb = config.databaseReadUrl && config.role !== 'worker' ? await openReadDatabase(config.databaseReadUrl, logger) : db;
   if (readDb !== db) opened.track('read database', () => readDb.close());
@@ -212,13 +225,22 @@ export async function createServices(config: CompositionConfig, choices: Service
     readDb,
     clock,
     logger,
-    auth: createAuthenticator({ db, adminDigest, failures, clock, accessTokens: config.accessTokens, externalJwt: config.externalJwt }),
+    auth: createAuthenticator({
+      db,
+      adminDigest,
+      failures,
+      clock,
+      secrets,
+      accessTokens: config.accessTokens,
+      externalJwt: config.externalJwt,
+    }),
     rateLimiter,
     eventStream,
     sender,
     notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
     metrics: choices.metrics === false ? undefined : createProcessMetrics(db, clock),
     settings: { ...config.settings, accessTokens: config.accessTokens, eventRetentionDays: config.eventRetentionDays },
+    secrets,
     opened,
   };
 }
@@ -303,7 +325,8 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
   const settings = tls ? { ...services.settings, clientCertificateAuthorities: tls.authorities } : services.settings;
   // What the REST and GraphQL doors (HTTP and WebSocket) share.
   const { idempotencyTtlSeconds } = config;
-  const shared = { db, readDb, clock, logger, auth, rateLimiter, eventStream, settings, idempotencyTtlSeconds };
+  const { secrets } = services;
+  const shared = { db, readDb, clock, logger, auth, rateLimiter, eventStream, settings, secrets, idempotencyTtlSeconds };
   const httpTimeouts = config.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS;
   // On the services' database, not the app's: the log's writes belong to no request (and tests
   // count the statements the app's requests run).
@@ -421,6 +444,7 @@ function startWorker(services: Services, choices: RoleChoices): WebhookWorker {
       clock,
       logger,
       send: services.sender.send,
+      secrets: services.secrets,
       retryScheduleSeconds: config.webhookRetryScheduleSeconds,
       disableAfterMs: milliseconds(config.webhookDisableAfterSeconds),
       notifyFailure: services.notifyFailure,

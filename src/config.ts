@@ -111,6 +111,8 @@ export interface Config {
    * the HTTP one, where client certificates issued by that CA authenticate (mutual TLS).
    */
   tls: TlsListener | undefined;
+  /** The key-encryption keys of the secrets stored sealed (see `SecretsKeySettings`). */
+  secretsKeys: SecretsKeySettings;
 }
 
 /** The HTTPS listener for mutual TLS. */
@@ -311,6 +313,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     accessTokens: accessTokens(env),
     externalJwt: externalJwt(env),
     tls: tlsListener(env),
+    secretsKeys: secretsKeys(env),
   };
 }
 
@@ -347,4 +350,43 @@ function tlsListener(env: NodeJS.ProcessEnv): TlsListener | undefined {
     throw new Error('TLS_PORT, TLS_CERT_FILE, TLS_KEY_FILE and TLS_CLIENT_CA_FILE must be set together');
   }
   return { port: portNumber('TLS_PORT', port, 0), certFile, keyFile, clientCaFile };
+}
+
+/**
+ * The keys that seal the stored secrets (webhook, signing-key and token-signing secrets), never
+ * kept in the database: `SECRETS_KEY` (base64 of 32 bytes) or `SECRETS_KEY_FILE` (a file holding
+ * that text); during a rotation also `SECRETS_KEY_PREVIOUS` or `SECRETS_KEY_PREVIOUS_FILE`, which
+ * still opens the values sealed under the old key. Files are read at start (secrets-keys.ts).
+ */
+export interface SecretsKeySettings {
+  key?: Buffer;
+  keyFile?: string;
+  previousKey?: Buffer;
+  previousKeyFile?: string;
+}
+
+/** A key given as base64 text: exactly 32 bytes, or a readable refusal naming the setting. */
+export function secretsKeyOf(name: string, text: string): Buffer {
+  const trimmed = text.trim();
+  const key = Buffer.from(trimmed, 'base64');
+  if (key.length !== 32 || !/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) {
+    throw new Error(`${name} must be 32 random bytes in base64 (make one with: openssl rand -base64 32), got ${key.length} bytes`);
+  }
+  return key;
+}
+
+function secretsKeys(env: NodeJS.ProcessEnv): SecretsKeySettings {
+  const pairs = [
+    ['SECRETS_KEY', 'SECRETS_KEY_FILE'],
+    ['SECRETS_KEY_PREVIOUS', 'SECRETS_KEY_PREVIOUS_FILE'],
+  ] as const;
+  for (const [value, file] of pairs) {
+    if (env[value] && env[file]) throw new Error(`${value} and ${file} cannot both be set: choose one`);
+  }
+  return {
+    key: env.SECRETS_KEY ? secretsKeyOf('SECRETS_KEY', env.SECRETS_KEY) : undefined,
+    keyFile: env.SECRETS_KEY_FILE || undefined,
+    previousKey: env.SECRETS_KEY_PREVIOUS ? secretsKeyOf('SECRETS_KEY_PREVIOUS', env.SECRETS_KEY_PREVIOUS) : undefined,
+    previousKeyFile: env.SECRETS_KEY_PREVIOUS_FILE || undefined,
+  };
 }

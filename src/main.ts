@@ -1,17 +1,17 @@
 /**
  * The entry point. It starts in stages, each finished before the next begins:
  *
- *   configuration → database → bootstrap → listen → worker
+ *   configuration → secrets key → database → bootstrap → listen → worker
  *
  * The last two are the composition root's (composition.ts), which the tests run too. The webhook
  * worker and the purge timers start only once the server listens, so a process that cannot serve
  * does no work in the background. Anything that stops the start (a malformed setting, an
- * operation without a handler, an unreachable database, an unwritable `DATA_DIR`, a taken port)
- * prints one line on stderr, `payments-api: <what>: <why>`, closes what was opened and exits with
- * status 1. Normal operation logs through pino on stdout: lines for a person on a terminal, JSON
- * elsewhere (`LOG_FORMAT` chooses).
+ * operation without a handler, no secrets key on Postgres, an unreachable database, an unwritable
+ * `DATA_DIR`, a taken port) prints one line on stderr, `payments-api: <what>: <why>`, closes what
+ * was opened and exits with status 1. Normal operation logs through pino on stdout: lines for a
+ * person on a terminal, JSON elsewhere (`LOG_FORMAT` chooses).
  *
- * With `WEB_CONCURRENCY` above 1 on Postgres, this process runs the first three stages only, closes
+ * With `WEB_CONCURRENCY` above 1 on Postgres, this process runs the stages up to bootstrap only, closes
  * its database and supervises a cluster (cluster.ts): its children run this file again, each one
  * API process or the one webhook worker, and find the database migrated and the accounts made.
  */
@@ -25,6 +25,8 @@ import { systemClock } from './domain/clock.js';
 import { assertEveryOperationBound } from './resources/handlers.js';
 import { routeOperations } from './operations/routes.js';
 import { chooseLogFormat, createLogger, type Logger } from './logging/logger.js';
+import { sealStoredSecrets } from './resources/shared/sealed-secrets.js';
+import { loadSecretBox } from './secrets-keys.js';
 import { describeStartupFailure, OpenedResources, startupStage } from './startup-failure.js';
 import { logStartSummary } from './startup-summary.js';
 
@@ -52,11 +54,16 @@ async function start(): Promise<Running> {
   const logger = createLogger(config.logLevel, chooseLogFormat(config.logFormat, Boolean(process.stdout.isTTY)));
   const clock = systemClock;
 
-  // Stage 2: the database, migrated and open.
+  // Stage 2: the key of the sealed secrets, then the database, migrated, open, its secrets sealed.
   const target = databaseTarget(config);
+  const secrets = await startupStage('cannot load the secrets key', () =>
+    loadSecretBox(config.secretsKeys, { target, dataDir: config.dataDir, logger }),
+  );
   const db = await startupStage(`cannot open the database (${describeTarget(target)})`, () => openDatabase(target));
   opened.track('database', () => db.close());
   logger.info({ database: describeTarget(target) }, 'database migrated');
+  const sealing = await startupStage('cannot seal the stored secrets', () => sealStoredSecrets(db, secrets));
+  if (sealing.sealed > 0) logger.info({ sealed: sealing.sealed, key_id: secrets.currentKeyId }, 'stored secrets sealed');
 
   // Stage 3: the admin credentials and the development account.
   const adminDigest = await startupStage('cannot prepare the admin credentials', () => ensureAdminCredentials(db, config, logger));
@@ -65,7 +72,7 @@ async function start(): Promise<Running> {
   if (apiProcesses > 1) return startCluster(config, target, logger, apiProcesses);
 
   // Stage 4, listening (the API, or a worker's METRICS_PORT), then stage 5, the worker and the purge timers.
-  const services = await createServices(config, { target, db, clock, logger, adminDigest, opened });
+  const services = await createServices(config, { target, db, secrets, clock, logger, adminDigest, opened });
   const roles = await startRoles(services);
   // In a cluster, the primary sums up the start once all its children are ready.
   if (roles.api && !isClusterChild()) logStartSummary(logger, config, target, roles.api.url);

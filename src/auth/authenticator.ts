@@ -4,6 +4,7 @@ import type { Request } from 'express';
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.js';
 import { systemClock, unixSeconds, type Clock } from '../domain/clock.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import type { AccessTokenSettings, ExternalJwtIssuer } from './auth-settings.js';
 import type { Grant } from '../operations/scopes.js';
 import { DEFAULT_TOKEN_SETTINGS } from '../resources/oauth/token-settings.js';
@@ -25,6 +26,8 @@ export interface AuthenticatorDeps {
   /** Failed attempts allowed per client address; left out, limits are off. */
   failures?: AuthFailureLimiter;
   clock?: Clock;
+  /** Opens the stored secrets of signing keys. */
+  secrets: SecretBox;
   /** The access tokens this server issues; default: issuer `payments-api`, 15 minutes, keys rotated every 30 days. */
   accessTokens?: AccessTokenSettings;
   /** An external issuer whose access tokens are accepted too. */
@@ -55,7 +58,7 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
   const clock = deps.clock ?? systemClock;
   const keys = new LRUCache<string, { accountId: string; grant: Grant; credentialId: string }>({ max: 10_000, ttl: KEY_CACHE_MS });
   const accessTokens = createAccessTokenVerifier({ db, clock, settings: deps.accessTokens ?? DEFAULT_TOKEN_SETTINGS, external: deps.externalJwt });
-  const signatures = createSignatureVerifier({ db, clock });
+  const signatures = createSignatureVerifier({ db, clock, secrets: deps.secrets });
   const certificates = createClientCertificateVerifier({ db, clock });
 
   const apiKey = async (key: string): Promise<AuthResult> => {

@@ -4,9 +4,11 @@ import { httpbis, UnacceptableSignatureError, type SignatureParameters } from 'h
 import { LRUCache } from 'lru-cache';
 import type { Queryable } from '../db/database.js';
 import { unixSeconds, type Clock } from '../domain/clock.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import type { Grant } from '../operations/scopes.js';
 import { recordSeenSignature } from '../resources/signing-keys/seen-signatures.repo.js';
 import { findWorkingSigningKey } from '../resources/signing-keys/signing-keys.repo.js';
+import { placeOf, SIGNING_KEY_SECRET } from '../resources/shared/sealed-secrets.js';
 import { fail, grantOf, type AuthFailure, type AuthResult } from './auth-result.js';
 
 /*
@@ -62,8 +64,8 @@ interface KnownKey {
   grant: Grant;
 }
 
-export function createSignatureVerifier(deps: { db: Queryable; clock: Clock }): SignatureVerifier {
-  const { db, clock } = deps;
+export function createSignatureVerifier(deps: { db: Queryable; clock: Clock; secrets: SecretBox }): SignatureVerifier {
+  const { db, clock, secrets } = deps;
   const keys = new LRUCache<string, KnownKey>({ max: 10_000, ttl: KEY_CACHE_MS });
 
   const keyOf = async (keyid: string): Promise<KnownKey | undefined> => {
@@ -71,7 +73,8 @@ export function createSignatureVerifier(deps: { db: Queryable; clock: Clock }): 
     if (!key) {
       const row = await findWorkingSigningKey(db, keyid);
       if (!row) return undefined;
-      key = { accountId: row.account_id, hmacKey: Buffer.from(row.secret, 'utf8'), grant: grantOf(row.scopes) };
+      const secret = secrets.open(row.secret, placeOf(SIGNING_KEY_SECRET, keyid));
+      key = { accountId: row.account_id, hmacKey: Buffer.from(secret, 'utf8'), grant: grantOf(row.scopes) };
       keys.set(keyid, key);
     }
     return key;

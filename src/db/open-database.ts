@@ -4,7 +4,7 @@ import type { Database } from './database.js';
 import { createKnex, type DatabaseTarget } from './knex.js';
 import { migrationSource } from './migrations/index.js';
 import { PostgresDatabase } from './postgres.js';
-import { SqliteDatabase } from './sqlite.js';
+import { keepSqliteFilesPrivate, SqliteDatabase } from './sqlite.js';
 
 /** The database named by the configuration: Postgres when `DATABASE_URL` is set, else SQLite. */
 export function databaseTarget(config: { databaseUrl?: string; dataDir: string }): DatabaseTarget {
@@ -52,7 +52,10 @@ export function ensureDirectory(dir: string): void {
 
 /** Applies every pending migration (Knex keeps its own lock, so concurrent starts are safe). */
 export async function migrate(target: DatabaseTarget): Promise<string[]> {
-  if (target.kind === 'sqlite') ensureDirectory(path.dirname(target.filename));
+  if (target.kind === 'sqlite') {
+    ensureDirectory(path.dirname(target.filename));
+    keepSqliteFilesPrivate(target.filename);
+  }
   const knex = createKnex(target);
   try {
     const [, applied] = (await knex.migrate.latest({ migrationSource })) as [number, string[]];

@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import BetterSqlite3 from 'better-sqlite3';
 import type { Database, Queryable, SqlValue } from './database.js';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from './sqlite-checkpointer.js';
@@ -74,6 +75,7 @@ export class SqliteDatabase implements Database {
 
   /** Opens (creating if needed) the file in WAL mode; see README "Durability on SQLite" for `synchronous`. */
   static open(filename: string): SqliteDatabase {
+    keepSqliteFilesPrivate(filename);
     const connection = new BetterSqlite3(filename);
     connection.pragma('journal_mode = WAL');
     connection.pragma('synchronous = NORMAL');
@@ -255,6 +257,32 @@ export class SqliteDatabase implements Database {
         next.resume();
       }
     });
+  }
+}
+
+/** The files of a SQLite database: the database itself, its write-ahead log and its shared-memory index. */
+export function sqliteFiles(filename: string): string[] {
+  return [filename, `${filename}-wal`, `${filename}-shm`];
+}
+
+/**
+ * Makes the database file readable by its owner only (0600), creating it empty if it is missing,
+ * before SQLite opens it. SQLite creates the `-wal` and `-shm` files with the database file's own
+ * permissions (os_unix.c, whatever the umask), so they are 0600 too; an existing database made
+ * readable by others by an earlier version is narrowed to its owner, files left beside it included.
+ * Not the umask: it is the whole process's, and would change every file made meanwhile.
+ */
+export function keepSqliteFilesPrivate(filename: string): void {
+  // `a`: created if missing (0600 before the umask, which only ever removes bits), never truncated.
+  fs.closeSync(fs.openSync(filename, 'a', 0o600));
+  for (const file of sqliteFiles(filename)) {
+    try {
+      // Only the group's and others' bits go: a file its owner made read-only stays so.
+      const { mode } = fs.statSync(file);
+      if ((mode & 0o077) !== 0) fs.chmodSync(file, mode & 0o700);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    }
   }
 }
 

@@ -43,6 +43,7 @@ export function createGraphQLContext(deps: GraphQLDeps, caller: GraphQLCaller): 
     readDb: deps.readDb ?? deps.db,
     clock: deps.clock,
     settings: deps.settings,
+    secrets: deps.secrets,
   };
   return { request, loaders: createLoaders(request), deps };
 }

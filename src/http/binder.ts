@@ -30,6 +30,7 @@ export function bindOperation(
       readDb: deps.readDb ?? deps.db,
       clock: deps.clock,
       settings: deps.settings,
+      secrets: deps.secrets,
     };
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};

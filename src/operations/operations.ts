@@ -2,6 +2,7 @@ import type { X509Certificate } from 'node:crypto';
 import type { operations } from '../../generated/openapi.js';
 import type { Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import type { Grant } from './scopes.js';
 
 /**
@@ -64,6 +65,8 @@ export interface RequestContext {
   readDb: Queryable;
   clock: Clock;
   settings: ServiceSettings;
+  /** Seals the secrets the services store and opens them again (`SECRETS_KEY`). */
+  secrets: SecretBox;
 }
 
 type Part<T> = [NonNullable<T>] extends [never] ? Record<string, never> : NonNullable<T>;

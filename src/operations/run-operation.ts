@@ -1,9 +1,27 @@
 import type { Database } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
+import type { SecretBox } from '../domain/secret-box.js';
 import { idempotentPost, runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, Preflight, RequestContext, ServiceSettings } from './operations.js';
 import { scopeOf, type RouteOperation } from './routes.js';
 import { assertGranted } from './scopes.js';
+
+/**
+ * The operations whose answer shows a credential once (a secret, an API key, an access token):
+ * the response an `Idempotency-Key` keeps for a replay is stored sealed, as the secrets are.
+ */
+const ANSWERS_WITH_CREDENTIALS: ReadonlySet<OperationId> = new Set<OperationId>([
+  'createWebhookEndpoint',
+  'rotateWebhookEndpointSecret',
+  'createApiKey',
+  'createAccessToken',
+  'createAccount',
+  'createAccountApiKey',
+  'rollApiKey',
+  'rollAccountApiKey',
+  'createAccountOAuthClient',
+  'createAccountSigningKey',
+]);
 
 /** What running an operation needs, whichever door it comes through. */
 export interface OperationDeps {
@@ -12,6 +30,7 @@ export interface OperationDeps {
   readDb?: Database;
   clock: Clock;
   settings: ServiceSettings;
+  secrets: SecretBox;
   idempotencyTtlSeconds: number;
 }
 
@@ -47,7 +66,8 @@ export async function runOperation(
   const execute = (tx: RequestContext['db']) => handler({ ...input, ctx: { ...ctx, db: tx, readDb: tx } });
   if (call.method === 'post' && ctx.idempotencyKey) {
     const { accountId, idempotencyKey: key, requestId } = ctx;
-    const request = idempotentPost(deps, { accountId, key, requestId, path: call.path, body: input.body });
+    const sealsResponse = ANSWERS_WITH_CREDENTIALS.has(call.operationId);
+    const request = idempotentPost(deps, { accountId, key, requestId, path: call.path, body: input.body, sealsResponse });
     return runIdempotent(deps.db, request, execute, call.idempotencyPrecheck);
   }
   return { response: await deps.db.transaction(execute), replayed: false };

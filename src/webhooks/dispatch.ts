@@ -1,4 +1,6 @@
+import type { SecretBox } from '../domain/secret-box.js';
 import type { Logger } from '../logging/logger.js';
+import { placeOf, WEBHOOK_PREVIOUS_SECRET, WEBHOOK_SECRET } from '../resources/shared/sealed-secrets.js';
 import { toEventResource } from '../resources/events/events.mapper.js';
 import type { EventRow } from '../resources/events/events.repo.js';
 import type { WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
@@ -14,6 +16,8 @@ import { signatureHeaders } from './signing.js';
 export interface DispatchDeps extends RecordDeps {
   logger: Logger;
   send: Sender;
+  /** Opens the endpoints' sealed secrets. */
+  secrets: SecretBox;
   retryScheduleSeconds: readonly number[];
   notifyFailure?: FailureNotifier;
   /** Told of every HTTP attempt as soon as it ends, before it is recorded (metrics); must not throw. */
@@ -67,7 +71,7 @@ async function sendAttempt(
 ): Promise<{ attempt: AttemptRow; result: SendResult }> {
   const body = JSON.stringify(toEventResource(event));
   const nowMs = deps.clock.nowMs();
-  const headers = signatureHeaders(body, event.id, validSecrets(endpoint, nowMs), Math.floor(nowMs / 1000));
+  const headers = signatureHeaders(body, event.id, validSecrets(deps.secrets, endpoint, nowMs), Math.floor(nowMs / 1000));
   const result = await deps.send(endpoint.url, body, headers);
   const attempt: AttemptRow = {
     delivery_id: delivery.id,
@@ -84,9 +88,11 @@ async function sendAttempt(
 }
 
 /** The current secret, and the previous one while its rotation overlap lasts. */
-function validSecrets(endpoint: WebhookEndpointRow, nowMs: number): string[] {
-  const secrets = [endpoint.secret];
-  if (endpoint.previous_secret && Number(endpoint.previous_secret_expires_at) > nowMs) secrets.push(endpoint.previous_secret);
+function validSecrets(box: SecretBox, endpoint: WebhookEndpointRow, nowMs: number): string[] {
+  const secrets = [box.open(endpoint.secret, placeOf(WEBHOOK_SECRET, endpoint.id))];
+  if (endpoint.previous_secret && Number(endpoint.previous_secret_expires_at) > nowMs) {
+    secrets.push(box.open(endpoint.previous_secret, placeOf(WEBHOOK_PREVIOUS_SECRET, endpoint.id)));
+  }
   return secrets;
 }
 

@@ -20,6 +20,7 @@ import { aCustomer, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { graphql } from '../helpers/graphql-client.js';
+import { TEST_SECRET_BOX } from '../helpers/secrets-key.js';
 import {
   ADMIN_AUTHORIZATION,
   basicAuthorization,
@@ -147,7 +148,8 @@ function oauthOf(server: TestServer) {
     const row = await server.db.one<{ kid: string; private_jwk: string }>(
       'SELECT kid, private_jwk FROM token_signing_keys WHERE superseded IS NULL',
     );
-    return { kid: row!.kid, key: (await importJWK(JSON.parse(row!.private_jwk) as JWK, 'ES256')) as CryptoKey };
+    const jwk = TEST_SECRET_BOX.open(row!.private_jwk, { table: 'token_signing_keys', column: 'private_jwk', row: row!.kid });
+    return { kid: row!.kid, key: (await importJWK(JSON.parse(jwk) as JWK, 'ES256')) as CryptoKey };
   };
 
   /** The claims of a token the server would issue to `client` now. */

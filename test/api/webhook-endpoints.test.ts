@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { TEST_SECRET_BOX } from '../helpers/secrets-key.js';
 import { startTestServer, useTestServer } from '../helpers/test-server.js';
 
 const ENDPOINT = { url: 'https://hooks.example.com/payments', enabled_events: ['charge.succeeded', 'charge.failed'] };
@@ -127,7 +128,10 @@ forEachDatabase('webhook endpoints', (engine) => {
       expect(rotated.status).to.equal(200);
       expect(rotated.body.secret).to.match(/^whsec_/).and.not.equal(created.secret);
       const row = await server.db.one<any>('SELECT previous_secret, previous_secret_expires_at FROM webhook_endpoints WHERE id = ?', [created.id]);
-      expect(row.previous_secret).to.equal(created.secret);
+      // Kept sealed, for its own column and row.
+      const place = { table: 'webhook_endpoints', column: 'previous_secret', row: created.id };
+      expect(TEST_SECRET_BOX.open(row.previous_secret, place)).to.equal(created.secret);
+      expect(row.previous_secret).to.not.include(created.secret.slice(6));
       expect(Number(row.previous_secret_expires_at)).to.equal(server.clock.nowMs() + 3_600_000);
     });
 

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import type { DatabaseTarget } from '../../src/db/knex.js';
+import { TEST_SECRETS_ENV } from './secrets-key.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const START_TIMEOUT_MS = 30_000;
@@ -50,6 +51,7 @@ export async function startApiProcess(target: DatabaseTarget, env: Record<string
       // Off unless a test turns them on, as in the in-process test server.
       RATE_LIMIT_PER_SECOND: '0',
       AUTH_FAILURES_PER_MINUTE: '0',
+      ...TEST_SECRETS_ENV,
       ...(target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) }),
       ...env,
     },

@@ -1,6 +1,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { DatabaseTarget } from '../../src/db/knex.js';
+import { TEST_SECRETS_ENV } from './secrets-key.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -14,9 +15,10 @@ export interface MainRun {
   timedOut: boolean;
 }
 
-/** The environment of a database target, as `npm start` reads it. */
+/** The environment of a database target, as `npm start` reads it, with the key its secrets are sealed under. */
 export function databaseEnv(target: DatabaseTarget): Record<string, string> {
-  return target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) };
+  const where: Record<string, string> = target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) };
+  return { ...where, ...TEST_SECRETS_ENV };
 }
 
 /**
@@ -40,6 +42,7 @@ export function runMain(env: Record<string, string>, deadlineMs = 60_000, root =
       ADMIN_USER: 'admin',
       ADMIN_PASSWORD: 'test-admin-password',
       RATE_LIMIT_PER_SECOND: '0',
+      ...TEST_SECRETS_ENV,
       ...env,
     },
   });

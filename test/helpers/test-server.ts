@@ -10,6 +10,7 @@ import type { RateLimitWindow } from '../../src/db/rate-limit-store.js';
 import type { LocalEventStream } from '../../src/live-events/event-stream.js';
 import { createDatabase, type Engine } from './databases.js';
 import { ApiClient } from './api-client.js';
+import { TEST_SECRETS_KEY } from './secrets-key.js';
 import { countingDatabase } from './statement-counter.js';
 
 export const ADMIN = { user: 'admin', password: 'test-admin-password' };
@@ -125,6 +126,7 @@ export function testConfig(options: TestServerOptions = {}): CompositionConfig {
     smtpUrl: worker?.smtpUrl,
     mailFrom: 'payments-api <hooks@test>',
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false, webhookDnsServers: options.dnsServers },
+    secretsKeys: { key: TEST_SECRETS_KEY },
     accessTokens: options.accessTokens,
     externalJwt: options.externalJwt,
     tls: options.tls,

@@ -2,6 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type { DatabaseTarget } from '../../src/db/knex.js';
 import { freePort } from './api-process.js';
+import { TEST_SECRETS_ENV } from './secrets-key.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -34,6 +35,7 @@ export async function startWorkerProcess(target: DatabaseTarget, env: Record<str
       ADMIN_USER: 'admin',
       ADMIN_PASSWORD: 'unused-in-workers',
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...TEST_SECRETS_ENV,
       ...(target.kind === 'postgres' ? { DATABASE_URL: target.url } : { DATA_DIR: path.dirname(target.filename) }),
       ...env,
     },

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { Clock } from '../../domain/clock.js';
+import type { SecretBox } from '../../domain/secret-box.js';
 
 /** One POST with an `Idempotency-Key`, as every stage sees it. */
 export interface IdempotentRequest {
@@ -12,12 +13,17 @@ export interface IdempotentRequest {
   body: unknown;
   nowMs: number;
   ttlSeconds: number;
+  /** Opens a stored response that was sealed, and seals this one when `sealsResponse`. */
+  secrets: SecretBox;
+  /** The response carries a credential (a secret shown once): it is stored sealed. */
+  sealsResponse: boolean;
 }
 
 /** What the stages need from the service: its clock and how long a key lives. */
 export interface IdempotencySettings {
   clock: Clock;
   idempotencyTtlSeconds: number;
+  secrets: SecretBox;
 }
 
 /** The parts of a POST that come from the request itself, whichever door it came through. */
@@ -28,11 +34,20 @@ export interface IdempotentPost {
   /** The concrete path the stored response is bound to (`/v1/charges/ch_…/refunds`, not the template). */
   path: string;
   body: unknown;
+  /** The operation answers with a credential, so its response is stored sealed; default false. */
+  sealsResponse?: boolean;
 }
 
 /** The idempotent request for a POST, read at the clock's current time. */
 export function idempotentPost(settings: IdempotencySettings, post: IdempotentPost): IdempotentRequest {
-  return { ...post, method: 'POST', nowMs: settings.clock.nowMs(), ttlSeconds: settings.idempotencyTtlSeconds };
+  return {
+    ...post,
+    method: 'POST',
+    nowMs: settings.clock.nowMs(),
+    ttlSeconds: settings.idempotencyTtlSeconds,
+    secrets: settings.secrets,
+    sealsResponse: post.sealsResponse ?? false,
+  };
 }
 
 /**

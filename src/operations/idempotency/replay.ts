@@ -1,6 +1,6 @@
 import type { Queryable } from '../../db/database.js';
 import { requestFingerprint, type IdempotentRequest } from './idempotent-request.js';
-import { isLive, isSameRequest, readKey, storedResponse } from './store.js';
+import { isLive, isSameRequest, readKey, responseJson, storedResponse } from './store.js';
 
 /**
  * What the replay check found for a request before validation: its fingerprint, and whether the
@@ -33,6 +33,6 @@ export async function findReplay(
   if (!row || !isLive(row, request) || !isSameRequest(row, request, precheck.fingerprint)) return { precheck };
   // A success is sent as stored, without a parse and a re-serialisation; an error names this request.
   const status = row.response_status!;
-  const json = status < 400 ? row.response_body! : JSON.stringify(storedResponse(row, request.requestId).body);
+  const json = status < 400 ? responseJson(row, request) : JSON.stringify(storedResponse(row, request).body);
   return { replay: { status, json }, precheck };
 }

@@ -1,6 +1,7 @@
 import type { Queryable, SqlValue } from '../../db/database.js';
 import { isUniqueViolationOn } from '../../db/dialect.js';
 import { ApiError } from '../../domain/errors.js';
+import type { SealedPlace } from '../../domain/secret-box.js';
 import type { IdempotentRequest } from './idempotent-request.js';
 
 /** A key's answer: the status and body the request got. */
@@ -24,6 +25,19 @@ export interface KeyRow {
   response_body: string | null;
   created: number;
   locked_at: number;
+}
+
+/**
+ * The stored response as JSON text: opened when it was stored sealed (the answer of an operation
+ * that shows a credential once, `IdempotentRequest.sealsResponse`).
+ */
+export function responseJson(row: KeyRow, request: IdempotentRequest): string {
+  return request.secrets.open(row.response_body!, responsePlace(request));
+}
+
+/** Where a stored response lives, bound into its sealing: it opens for its own account and key only. */
+function responsePlace(request: IdempotentRequest): SealedPlace {
+  return { table: 'idempotency_keys', column: 'response_body', row: `${request.accountId}/${request.key}` };
 }
 
 /** The one state this version writes: the row holds a completed request's response. */
@@ -77,13 +91,13 @@ export async function answerOfKey(
         `Try using a key other than '${request.key}' if you meant to execute a different request.`,
     );
   }
-  return storedResponse(row, request.requestId);
+  return storedResponse(row, request);
 }
 
 /** The stored answer of a live row; an error body names the replaying request, like every error body. */
-export function storedResponse(row: KeyRow, requestId: string): StoredResponse {
-  const body = JSON.parse(row.response_body!) as { error?: { request_id: string } };
-  if (body.error) body.error.request_id = requestId;
+export function storedResponse(row: KeyRow, request: IdempotentRequest): StoredResponse {
+  const body = JSON.parse(responseJson(row, request)) as { error?: { request_id: string } };
+  if (body.error) body.error.request_id = request.requestId;
   return { status: row.response_status!, body };
 }
 
@@ -126,6 +140,7 @@ const INSERT_KEY = `INSERT INTO idempotency_keys
  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 function keyRow(request: IdempotentRequest, fingerprint: string, response: StoredResponse): SqlValue[] {
+  const json = response.json ?? JSON.stringify(response.body);
   return [
     request.accountId,
     request.key,
@@ -134,7 +149,7 @@ function keyRow(request: IdempotentRequest, fingerprint: string, response: Store
     fingerprint,
     COMPLETED,
     response.status,
-    response.json ?? JSON.stringify(response.body),
+    request.sealsResponse ? request.secrets.seal(json, responsePlace(request)) : json,
     Math.floor(request.nowMs / 1000),
     request.nowMs,
   ];

@@ -38,7 +38,7 @@ export async function grantAccessToken(ctx: RequestContext, request: AccessToken
   const granted = grantedScopes(scope, client.scopes);
   const settings = tokenSettingsOf(ctx.settings);
   const now = unixSeconds(ctx.clock);
-  const key = await currentSigningKey(ctx.db, now, settings);
+  const key = await currentSigningKey(ctx.db, ctx.secrets, now, settings);
   const text = scopeText(granted);
   const token = await new SignJWT({ client_id: client.id, scope: text })
     .setProtectedHeader({ alg: TOKEN_ALGORITHM, kid: key.kid, typ: ACCESS_TOKEN_TYPE })
@@ -60,7 +60,7 @@ export async function grantAccessToken(ctx: RequestContext, request: AccessToken
 export async function retrieveKeySet(ctx: RequestContext): Promise<Jwks> {
   const settings = tokenSettingsOf(ctx.settings);
   const now = unixSeconds(ctx.clock);
-  await currentSigningKey(ctx.db, now, settings);
+  await currentSigningKey(ctx.db, ctx.secrets, now, settings);
   return { keys: await publishedKeys(ctx.db, now, settings) };
 }
 

@@ -5,7 +5,7 @@ export interface TokenSigningKeyRow {
   kid: string;
   /** `ES256`. */
   algorithm: string;
-  /** The private key as a JWK (JSON text). */
+  /** The private key as a JWK (JSON text), sealed (shared/sealed-secrets.ts). */
   private_jwk: string;
   /** The public key as a JWK (JSON text), as the JWKS publishes it. */
   public_jwk: string;

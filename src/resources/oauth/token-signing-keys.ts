@@ -22,6 +22,8 @@ import { LRUCache } from 'lru-cache';
 import type { components } from '../../../generated/openapi.js';
 import type { Queryable } from '../../db/database.js';
 import { tryLockKeyForTransaction } from '../../db/key-locks.js';
+import type { SecretBox } from '../../domain/secret-box.js';
+import { placeOf, TOKEN_PRIVATE_KEY } from '../shared/sealed-secrets.js';
 import type { TokenSettings } from './token-settings.js';
 import {
   findPublicKeyRow,
@@ -59,13 +61,19 @@ export interface SigningKey {
 const privateKeys = new LRUCache<string, Promise<CryptoKey>>({ max: 64 });
 
 /** The key that signs at `now` (unix seconds), made first if the current one is too old or there is none. */
-export async function currentSigningKey(db: Queryable, now: number, settings: TokenSettings): Promise<SigningKey> {
+export async function currentSigningKey(
+  db: Queryable,
+  secrets: SecretBox,
+  now: number,
+  settings: TokenSettings,
+): Promise<SigningKey> {
   let row = await findSigningKeyRow(db);
-  if (!row || isDue(row, now, settings)) row = await rotate(db, now, settings);
+  if (!row || isDue(row, now, settings)) row = await rotate(db, secrets, now, settings);
   let privateKey = privateKeys.get(row.kid);
   if (!privateKey) {
     const { kid } = row;
-    privateKey = (importJWK(JSON.parse(row.private_jwk) as JWK, TOKEN_ALGORITHM) as Promise<CryptoKey>).catch(
+    const jwk = JSON.parse(secrets.open(row.private_jwk, placeOf(TOKEN_PRIVATE_KEY, kid))) as JWK;
+    privateKey = (importJWK(jwk, TOKEN_ALGORITHM) as Promise<CryptoKey>).catch(
       (error: unknown) => {
         privateKeys.delete(kid);
         throw error;
@@ -100,8 +108,8 @@ function isDue(row: TokenSigningKeyRow, now: number, settings: TokenSettings): b
  * A new signing key, unless another transaction is making one or has just made one. The pair is
  * made before the transaction: nothing but the database is awaited between the check and the write.
  */
-async function rotate(db: Queryable, now: number, settings: TokenSettings): Promise<TokenSigningKeyRow> {
-  const fresh = await newKeyRow(now);
+async function rotate(db: Queryable, secrets: SecretBox, now: number, settings: TokenSettings): Promise<TokenSigningKeyRow> {
+  const fresh = await newKeyRow(secrets, now);
   return db.transaction(async (tx) => {
     if (!(await tryLockKeyForTransaction(tx, ROTATION_LOCK))) {
       // Another process is rotating: its key, or the one found, which stays published meanwhile.
@@ -119,7 +127,7 @@ async function rotate(db: Queryable, now: number, settings: TokenSettings): Prom
   });
 }
 
-async function newKeyRow(now: number): Promise<TokenSigningKeyRow> {
+async function newKeyRow(secrets: SecretBox, now: number): Promise<TokenSigningKeyRow> {
   const { privateKey, publicKey } = await generateKeyPair(TOKEN_ALGORITHM, { extractable: true });
   const { crv, x, y } = await exportJWK(publicKey);
   // The thumbprint of the public key (RFC 7638) names it: unique, and the same wherever it is computed.
@@ -128,7 +136,7 @@ async function newKeyRow(now: number): Promise<TokenSigningKeyRow> {
   return {
     kid,
     algorithm: TOKEN_ALGORITHM,
-    private_jwk: JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: TOKEN_ALGORITHM }),
+    private_jwk: secrets.seal(JSON.stringify({ ...(await exportJWK(privateKey)), kid, alg: TOKEN_ALGORITHM }), placeOf(TOKEN_PRIVATE_KEY, kid)),
     public_jwk: JSON.stringify(published),
     created: now,
     superseded: null,

@@ -7,7 +7,7 @@ export interface SigningKeyRow {
   /** `hmk_…`, the `keyid` of the key's signatures. */
   id: string;
   account_id: string;
-  /** `hmsec_…`, kept as it is: the server computes HMACs with it, it does not only compare it. */
+  /** `hmsec_…`, sealed (shared/sealed-secrets.ts): the server computes HMACs with it, so it is not only hashed. */
   secret: string;
   /** The key's scopes as a JSON array; null for every scope. */
   scopes: string | null;

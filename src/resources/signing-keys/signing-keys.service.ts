@@ -5,6 +5,7 @@ import { newId, randomBase62 } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { requireAccount } from '../accounts/api-keys.service.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
+import { placeOf, SIGNING_KEY_SECRET } from '../shared/sealed-secrets.js';
 import { allParamsRead } from '../shared/params.js';
 import { toSigningKeyResource, type SigningKey } from './signing-keys.mapper.js';
 import { insertSigningKey, listSigningKeyRows, revokeSigningKeyRow } from './signing-keys.repo.js';
@@ -34,10 +35,11 @@ export async function createSigningKeyForAccount(
   allParamsRead(unread);
   await requireAccount(ctx, accountId);
   const secret = generateSigningSecret();
+  const id = newId('signingKey');
   const row = {
-    id: newId('signingKey'),
+    id,
     account_id: accountId,
-    secret,
+    secret: ctx.secrets.seal(secret, placeOf(SIGNING_KEY_SECRET, id)),
     scopes: scopes ? JSON.stringify(scopes) : null,
     created: unixSeconds(ctx.clock),
   };

@@ -24,7 +24,10 @@ export function toWebhookEndpointResource(row: WebhookEndpointRow): WebhookEndpo
   };
 }
 
-/** The endpoint with its signing secret, which only the answers to create and rotate_secret show. */
-export function toWebhookEndpointWithSecret(row: WebhookEndpointRow): WebhookEndpointWithSecret {
-  return { ...toWebhookEndpointResource(row), secret: row.secret };
+/**
+ * The endpoint with its signing secret (`secret`, as generated: the row holds it sealed), which only
+ * the answers to create and rotate_secret show.
+ */
+export function toWebhookEndpointWithSecret(row: WebhookEndpointRow, secret: string): WebhookEndpointWithSecret {
+  return { ...toWebhookEndpointResource(row), secret };
 }

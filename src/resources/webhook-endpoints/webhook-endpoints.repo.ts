@@ -11,6 +11,7 @@ export interface WebhookEndpointRow {
   enabled_events: string;
   status: 'enabled' | 'disabled';
   metadata: string;
+  /** Sealed, as `previous_secret` (shared/sealed-secrets.ts). */
   secret: string;
   previous_secret: string | null;
   /** Unix milliseconds after which `previous_secret` no longer signs. */

@@ -8,6 +8,7 @@ import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
+import { placeOf, WEBHOOK_PREVIOUS_SECRET, WEBHOOK_SECRET } from '../shared/sealed-secrets.js';
 import {
   deleteWebhookEndpointRow,
   findWebhookEndpoint,
@@ -42,20 +43,22 @@ export async function createWebhookEndpoint(
 ): Promise<WebhookEndpointWithSecret> {
   const { url, enabled_events, description, metadata, ...unread } = params;
   allParamsRead(unread);
+  const id = newId('webhookEndpoint');
+  const secret = generateWebhookSecret();
   const row = await insertWebhookEndpoint(ctx.db, {
-    id: newId('webhookEndpoint'),
+    id,
     account_id: ctx.accountId,
     url,
     description: description ?? null,
     enabled_events: serializeEvents(enabled_events),
     status: 'enabled',
     metadata: initialMetadata(metadata),
-    secret: generateWebhookSecret(),
+    secret: ctx.secrets.seal(secret, placeOf(WEBHOOK_SECRET, id)),
     previous_secret: null,
     previous_secret_expires_at: null,
     created: unixSeconds(ctx.clock),
   });
-  return toWebhookEndpointWithSecret(row);
+  return toWebhookEndpointWithSecret(row, secret);
 }
 
 async function requireEndpoint(ctx: RequestContext, id: string): Promise<WebhookEndpointRow> {
@@ -99,13 +102,16 @@ export async function rotateWebhookEndpointSecret(
   const { expires_in: expiresIn = DEFAULT_SECRET_OVERLAP_SECONDS, ...unread } = params;
   allParamsRead(unread);
   const current = await requireEndpoint(ctx, id);
+  const secret = generateWebhookSecret();
+  // Sealed values are bound to their column: the old secret is sealed again as the previous one.
+  const previous = expiresIn > 0 ? ctx.secrets.open(current.secret, placeOf(WEBHOOK_SECRET, id)) : null;
   const rotated = await rotateSecretRow(ctx.db, ctx.accountId, id, {
-    secret: generateWebhookSecret(),
-    previous_secret: expiresIn > 0 ? current.secret : null,
+    secret: ctx.secrets.seal(secret, placeOf(WEBHOOK_SECRET, id)),
+    previous_secret: previous === null ? null : ctx.secrets.seal(previous, placeOf(WEBHOOK_PREVIOUS_SECRET, id)),
     previous_secret_expires_at: expiresIn > 0 ? ctx.clock.nowMs() + expiresIn * 1000 : null,
   });
   if (!rotated) throw notFound('webhook endpoint', id);
-  return toWebhookEndpointWithSecret(rotated);
+  return toWebhookEndpointWithSecret(rotated, secret);
 }
 
 export async function deleteWebhookEndpoint(ctx: RequestContext, id: string) {
