@@ -52,31 +52,53 @@ async function startVerifyingReceiver(secret: () => string) {
 }
 
 forEachDatabase('payments listen', (engine) => {
-  let database: TestDatabase;
+  // One server for the tests that only watch what happens from their start (listen and tail mark
+  // the events already there as seen); the resume test, which counts every event of its database
+  // and restarts its servers, has its own.
+  let shared: { database: TestDatabase; server: ApiProcess } | undefined;
   let dataDir: string;
   let servers: ApiProcess[];
+  let databases: TestDatabase[];
   let listener: CliProcess | undefined;
   let receiver: Awaited<ReturnType<typeof startVerifyingReceiver>>;
   let secret = '';
 
+  before(async function () {
+    this.timeout(60_000);
+    const database = await createDatabase(engine);
+    try {
+      shared = { database, server: await startApiProcess(database.target, { BOOTSTRAP_API_KEY: API_KEY }) };
+    } catch (error) {
+      await database.drop();
+      throw error;
+    }
+  });
+  after(async function () {
+    this.timeout(30_000);
+    await shared?.server.stop();
+    await shared?.database.drop();
+    shared = undefined;
+  });
   beforeEach(async function () {
     this.timeout(60_000);
-    database = await createDatabase(engine);
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-listen-'));
     servers = [];
+    databases = [];
     receiver = await startVerifyingReceiver(() => secret);
   });
   afterEach(async function () {
     this.timeout(30_000);
     await listener?.stop();
     listener = undefined;
-    for (const server of servers) await server.stop();
+    await Promise.all(servers.map((server) => server.stop()));
     await receiver.close();
-    await database.drop();
+    for (const database of databases) await database.drop();
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  const startServer = async (env: Record<string, string> = {}) => {
+  const sharedServer = () => shared!.server;
+  /** A server of the test's own database (`database`), stopped after the test. */
+  const startServer = async (database: TestDatabase, env: Record<string, string> = {}) => {
     const server = await startApiProcess(database.target, { BOOTSTRAP_API_KEY: API_KEY, ...env });
     servers.push(server);
     return server;
@@ -94,7 +116,7 @@ forEachDatabase('payments listen', (engine) => {
 
   it('forwards the events that trigger makes in another process, signed with the secret it printed', async function () {
     this.timeout(90_000);
-    const server = await startServer();
+    const server = sharedServer();
     const { ready, listener } = await listen(server.url);
     expect(secret).to.match(/^whsec_[A-Za-z0-9]{32}$/);
     expect(ready).to.include(secret).and.to.include(receiver.url);
@@ -116,7 +138,7 @@ forEachDatabase('payments listen', (engine) => {
 
   it('forwards only the types asked for, and says what a handler that cannot be reached did', async function () {
     this.timeout(90_000);
-    const server = await startServer();
+    const server = sharedServer();
     const { listener } = await listen(server.url, '--events', 'customer.created');
     const api = new ApiClient(server.url, API_KEY);
     await aCharge(api);
@@ -133,23 +155,25 @@ forEachDatabase('payments listen', (engine) => {
 
   it('resumes after the server restarts and forwards every event committed meanwhile, each once', async function () {
     this.timeout(120_000);
+    const database = await createDatabase(engine);
+    databases.push(database);
     const port = String(await freePort());
-    const first = await startServer({ PORT: port });
-    const { listener } = await listen(first.url);
+    const first = await startServer(database, { PORT: port });
+    // The other process over the same database is started while the first serves (it finds the
+    // database migrated and the key made), so that only the commits below fall in the outage.
+    const [other, { listener }] = await Promise.all([startServer(database), listen(first.url)]);
     await aCharge(new ApiClient(first.url, API_KEY));
     await eventually(() => expect(receiver.received).to.have.length(3), 15_000);
 
     // The listened-to server goes away; another process over the same database keeps committing.
     await first.stop();
     await listener.waitForErrLine(/connection lost/);
-    const other = await startServer();
     const throughOther = new ApiClient(other.url, API_KEY);
     await aCharge(throughOther);
     await aCustomer(throughOther);
-    await other.stop();
 
     // The server comes back on its address: listen reconnects, catches up, and goes on live.
-    const again = await startServer({ PORT: port });
+    const [again] = await Promise.all([startServer(database, { PORT: port }), other.stop()]);
     await listener.waitForErrLine(/^reconnected/, 30_000);
     const api = new ApiClient(again.url, API_KEY);
     await aCustomer(api);
@@ -164,7 +188,7 @@ forEachDatabase('payments listen', (engine) => {
 
   it('events tail prints each new event as one line of JSON, and nothing from before it started', async function () {
     this.timeout(60_000);
-    const server = await startServer();
+    const server = sharedServer();
     const api = new ApiClient(server.url, API_KEY);
     await aCustomer(api);
     listener = startCli(['--api-base', server.url, 'events', 'tail', '--json'], cliEnv());
@@ -179,12 +203,16 @@ forEachDatabase('payments listen', (engine) => {
 
   it('fails with exit 1 when the key is refused, and 2 for an unknown event type', async function () {
     this.timeout(60_000);
-    const server = await startServer();
-    const refused = await runCli(['--api-base', server.url, '--api-key', 'sk_test_notAKeyOfThisServer00000', 'listen', '--forward-to', receiver.url], { DATA_DIR: dataDir });
+    const server = sharedServer();
+    // Two independent runs, each with a data directory of its own (both would make a listen secret).
+    const keyless = fs.mkdtempSync(path.join(dataDir, 'keyless-'));
+    const [refused, unknown] = await Promise.all([
+      runCli(['--api-base', server.url, '--api-key', 'sk_test_notAKeyOfThisServer00000', 'listen', '--forward-to', receiver.url], { DATA_DIR: keyless }),
+      runCli(['--api-base', server.url, 'listen', '--events', 'charge.exploded'], cliEnv()),
+    ]);
     expect(refused.code).to.equal(1);
     expect(refused.stderr).to.match(/API key|Invalid|invalid/);
 
-    const unknown = await runCli(['--api-base', server.url, 'listen', '--events', 'charge.exploded'], cliEnv());
     expect(unknown.code).to.equal(2);
     expect(unknown.stderr).to.include('charge.exploded');
   });

@@ -69,7 +69,7 @@ interface LoadResult {
  * `LOAD_CLIENTS` clients creating charges until `stop()`, each retrying its request with the same
  * `Idempotency-Key` (after a connection error, a 503 or a 409) until it succeeds.
  */
-function startLoad(client: ApiClient, run: string): { stop(): Promise<LoadResult> } {
+function startLoad(client: ApiClient, run: string): { succeeded(): number; succeededSince(at: number): number; stop(): Promise<LoadResult> } {
   const result: LoadResult = { charges: new Map(), statuses: new Map(), malformed: [], succeededAt: [] };
   let stopping = false;
   const runClient = async (n: number) => {
@@ -101,6 +101,8 @@ function startLoad(client: ApiClient, run: string): { stop(): Promise<LoadResult
   };
   const clients = Promise.all(Array.from({ length: LOAD_CLIENTS }, (_, n) => runClient(n)));
   return {
+    succeeded: () => result.succeededAt.length,
+    succeededSince: (at) => result.succeededAt.filter((when) => when >= at).length,
     async stop() {
       stopping = true;
       await clients;
@@ -111,14 +113,94 @@ function startLoad(client: ApiClient, run: string): { stop(): Promise<LoadResult
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** One deployment's processes, its own database, and the proxy and receiver between them. */
+interface Setup {
+  database: TestDatabase;
+  databaseName: string;
+  proxy: TcpFaultProxy;
+  receiver: Awaited<ReturnType<typeof startCaptureReceiver>>;
+  processes: { api: ApiProcess; worker?: WorkerProcess };
+  admin: pg.Client;
+  client: ApiClient;
+}
+
+/**
+ * Starts a deployment over its own database and proxy, and resolves once every process has started
+ * (its LISTEN connections are open) and the worker delivers. On a failure, what it started is
+ * stopped before it rejects.
+ */
+async function startDeployment(deployment: Deployment): Promise<Setup> {
+  const parts: Partial<Setup> = {};
+  try {
+    parts.database = await createDatabase('postgres');
+    const url = new URL((parts.database.target as { url: string }).url);
+    parts.databaseName = url.pathname.slice(1);
+    parts.admin = new pg.Client({ connectionString: url.toString() });
+    await parts.admin.connect();
+    parts.proxy = await startTcpFaultProxy(Number(url.port || 5432), url.hostname);
+    parts.receiver = await startCaptureReceiver();
+    url.port = String(parts.proxy.port);
+    parts.processes = await deployment.start(
+      { kind: 'postgres', url: url.toString() },
+      {
+        ...ADMIN,
+        BOOTSTRAP_API_KEY: API_KEY,
+        WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
+        // Deliveries whose outcome could not be recorded are due again soon.
+        WEBHOOK_LEASE_SECONDS: '3',
+        WEBHOOK_RETRY_SCHEDULE: '1,1,1',
+      },
+    );
+    const setup = parts as Setup;
+    setup.client = new ApiClient(setup.processes.api.url, API_KEY);
+    await eventually(async () => {
+      const listening = await setup.admin.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'payments-api-listen'",
+        [setup.databaseName],
+      );
+      expect(listening.rows[0].n, 'LISTEN connections').to.equal(deployment.listeners);
+    }, 60_000);
+    expect((await setup.client.post('/v1/webhook_endpoints', { url: setup.receiver.url, enabled_events: ['*'] })).status).to.equal(200);
+    // The worker runs: a first charge's event is delivered.
+    expect((await setup.client.post('/v1/charges', { amount: 500, currency: 'usd', source: 'tok_visa' })).status).to.equal(200);
+    await setup.receiver.waitFor(1, 20_000);
+    return setup;
+  } catch (error) {
+    await stopDeployment(parts);
+    throw error;
+  }
+}
+
+async function stopDeployment(setup: Partial<Setup>): Promise<void> {
+  await setup.processes?.worker?.stop();
+  await setup.processes?.api.stop();
+  await setup.proxy?.close();
+  await setup.receiver?.close();
+  await setup.admin?.end();
+  await setup.database?.drop();
+}
+
 forEachDatabase('database faults', (engine) => {
   // The faults are of a database server's connections; SQLite, a file, has none.
   if (engine === 'sqlite') return;
 
-  for (const deployment of DEPLOYMENTS) {
+  // The deployments share nothing (each its own database, proxy and receiver): they start together,
+  // and each waits idle until its tests run.
+  let starting: Promise<Setup>[] = [];
+  before(function () {
+    starting = DEPLOYMENTS.map((deployment) => startDeployment(deployment));
+    // Each is awaited by its own tests; a failed start fails those, not the others.
+    for (const setup of starting) setup.catch(() => undefined);
+  });
+  after(async function () {
+    this.timeout(60_000);
+    const started = await Promise.allSettled(starting);
+    for (const outcome of started) if (outcome.status === 'fulfilled') await stopDeployment(outcome.value);
+  });
+
+  DEPLOYMENTS.forEach((deployment, index) => {
     describe(deployment.name, function () {
       this.timeout(120_000);
-      let database: TestDatabase;
       let databaseName: string;
       let proxy: TcpFaultProxy;
       let receiver: Awaited<ReturnType<typeof startCaptureReceiver>>;
@@ -130,54 +212,17 @@ forEachDatabase('database faults', (engine) => {
       let runs = 0;
 
       before(async function () {
-        database = await createDatabase('postgres');
-        const url = new URL((database.target as { url: string }).url);
-        databaseName = url.pathname.slice(1);
-        admin = new pg.Client({ connectionString: url.toString() });
-        await admin.connect();
-        proxy = await startTcpFaultProxy(Number(url.port || 5432), url.hostname);
-        receiver = await startCaptureReceiver();
-        url.port = String(proxy.port);
-        processes = await deployment.start(
-          { kind: 'postgres', url: url.toString() },
-          {
-            ...ADMIN,
-            BOOTSTRAP_API_KEY: API_KEY,
-            WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
-            // Deliveries whose outcome could not be recorded are due again soon.
-            WEBHOOK_LEASE_SECONDS: '3',
-            WEBHOOK_RETRY_SCHEDULE: '1,1,1',
-          },
-        );
-        client = new ApiClient(processes.api.url, API_KEY);
-        await eventually(async () => {
-          const listening = await admin.query<{ n: number }>(
-            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'payments-api-listen'",
-            [databaseName],
-          );
-          expect(listening.rows[0].n, 'LISTEN connections').to.equal(deployment.listeners);
-        }, 60_000);
-        expect((await client.post('/v1/webhook_endpoints', { url: receiver.url, enabled_events: ['*'] })).status).to.equal(200);
-        // The worker runs: a first charge's event is delivered.
-        expect((await client.post('/v1/charges', { amount: 500, currency: 'usd', source: 'tok_visa' })).status).to.equal(200);
-        await receiver.waitFor(1, 20_000);
-      });
-
-      after(async function () {
-        await processes?.worker?.stop();
-        await processes?.api.stop();
-        await proxy?.close();
-        await receiver?.close();
-        await admin?.end();
-        await database?.drop();
+        ({ databaseName, proxy, receiver, processes, admin, client } = await starting[index]);
       });
 
       /** Runs load around `fault`, then checks what every fault must leave behind; returns the figures. */
       async function underLoad(fault: () => Promise<number>): Promise<{ requestsMs: number; deliveriesMs: number }> {
         const load = startLoad(client, String((runs += 1)));
-        await sleep(1_000);
+        // The fault comes in the middle of load: once it has made as many charges as it has clients.
+        await eventually(() => expect(load.succeeded(), 'requests that succeeded before the fault').to.be.at.least(LOAD_CLIENTS), 30_000);
         const backAt = await fault();
-        await sleep(2_000);
+        // And load goes on after it, until as many more have succeeded.
+        await eventually(() => expect(load.succeededSince(backAt), 'requests that succeeded after the fault').to.be.at.least(LOAD_CLIENTS), 30_000);
         const result = await load.stop();
 
         expect(result.statuses.get(500) ?? 0, 'requests that answered 500').to.equal(0);
@@ -239,7 +284,7 @@ forEachDatabase('database faults', (engine) => {
         console.log(`      ${deployment.name}, sessions terminated: requests succeed again ${figures.requestsMs} ms and deliveries resume ${figures.deliveriesMs} ms after`);
       });
     });
-  }
+  });
 });
 
 /** A lone worker with its database away: up (`/healthz`), not ready (`/readyz`), `/metrics` still guarded. */

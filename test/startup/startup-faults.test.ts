@@ -70,20 +70,39 @@ async function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
 describe('start-up faults: one line on stderr, exit 1, nothing left running', function () {
   this.timeout(180_000);
   let dataDir: string;
-  beforeEach(() => {
+  /**
+   * The refused starts of these tests, each a process of its own over its own directory, all
+   * started together before the first test (they share nothing); each test checks its own.
+   */
+  let runs: Record<'port' | 'schedule' | 'address' | 'unreachable' | 'underFile' | 'proc', Promise<MainRun>>;
+  const dirs: Record<'malformed' | 'address' | 'unreachable' | 'underFile', string> = { malformed: '', address: '', unreachable: '', underFile: '' };
+  before(() => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'startup-faults-'));
+    for (const name of Object.keys(dirs) as (keyof typeof dirs)[]) dirs[name] = fs.mkdtempSync(path.join(dataDir, `${name}-`));
+    const file = path.join(dirs.underFile, 'a-file');
+    fs.writeFileSync(file, '');
+    runs = {
+      port: runMain({ DATA_DIR: dirs.malformed, PORT: 'abc' }),
+      schedule: runMain({ DATA_DIR: dirs.malformed, WEBHOOK_RETRY_SCHEDULE: 'garbage' }),
+      address: runMain({ DATA_DIR: dirs.address, HOST: '203.0.113.1', PORT: '4242' }),
+      unreachable: runMain({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/x', DATA_DIR: dirs.unreachable }),
+      underFile: runMain({ DATA_DIR: path.join(file, 'data') }),
+      proc: runMain({ DATA_DIR: '/proc/payments-api-data' }),
+    };
   });
-  afterEach(() => {
+  after(async () => {
+    // Every run has ended (each is killed at its deadline) before its directory goes.
+    await Promise.all(Object.values(runs ?? {}));
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('refuses malformed settings, naming the setting, before opening anything', async () => {
-    expectRefusedStart(await runMain({ DATA_DIR: dataDir, PORT: 'abc' }), /^payments-api: invalid configuration: PORT must be a whole number, got "abc"$/);
+    expectRefusedStart(await runs.port, /^payments-api: invalid configuration: PORT must be a whole number, got "abc"$/);
     expectRefusedStart(
-      await runMain({ DATA_DIR: dataDir, WEBHOOK_RETRY_SCHEDULE: 'garbage' }),
+      await runs.schedule,
       /^payments-api: invalid configuration: WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "garbage"$/,
     );
-    expect(fs.readdirSync(dataDir)).to.deep.equal([]);
+    expect(fs.readdirSync(dirs.malformed)).to.deep.equal([]);
   });
 
   it('words every malformed setting as one line (the same stage as main, without a process each)', async () => {
@@ -115,13 +134,13 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
   });
 
   it('refuses an address this machine does not have (EADDRNOTAVAIL)', async () => {
-    const run = await runMain({ DATA_DIR: dataDir, HOST: '203.0.113.1', PORT: '4242' });
+    const run = await runs.address;
     expectRefusedStart(run, /^payments-api: cannot listen on 203\.0\.113\.1:4242: the address is not available on this machine$/);
-    expect(fs.existsSync(path.join(dataDir, 'payments.sqlite-wal')), 'the database was not closed').to.equal(false);
+    expect(fs.existsSync(path.join(dirs.address, 'payments.sqlite-wal')), 'the database was not closed').to.equal(false);
   });
 
   it('refuses an unreachable Postgres without showing its password', async () => {
-    const run = await runMain({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/x', DATA_DIR: dataDir });
+    const run = await runs.unreachable;
     expectRefusedStart(run, /^payments-api: cannot open the database \(postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/x\): connection refused$/);
     expect(run.stderr + run.stdout).not.to.include('s3cret');
   });
@@ -145,14 +164,12 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
   });
 
   it('refuses a DATA_DIR it cannot create: under a regular file, or where the kernel refuses one', async () => {
-    const file = path.join(dataDir, 'a-file');
-    fs.writeFileSync(file, '');
     expectRefusedStart(
-      await runMain({ DATA_DIR: path.join(file, 'data') }),
+      await runs.underFile,
       /^payments-api: cannot open the database \(SQLite .*\): a part of the path is not a directory \(mkdir .*a-file\/data\)$/,
     );
     if (process.platform === 'linux') {
-      expectRefusedStart(await runMain({ DATA_DIR: '/proc/payments-api-data' }), /^payments-api: cannot open the database \(SQLite \/proc\/payments-api-data\/payments\.sqlite\): /);
+      expectRefusedStart(await runs.proc, /^payments-api: cannot open the database \(SQLite \/proc\/payments-api-data\/payments\.sqlite\): /);
     }
   });
 });
@@ -175,9 +192,12 @@ forEachDatabase('a second start on a taken port', (engine) => {
       }
 
       const env = { ...databaseEnv(database.target), BOOTSTRAP_API_KEY: API_KEY, WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' };
-      const second = await runMain({ ...env, ROLE: 'all', PORT: String(held.port) });
+      // Two refused starts at once: each fails on the held port whatever the other does.
+      const [second, worker] = await Promise.all([
+        runMain({ ...env, ROLE: 'all', PORT: String(held.port) }),
+        runMain({ ...env, ROLE: 'worker', METRICS_PORT: String(held.port) }),
+      ]);
       expectRefusedStart(second, new RegExp(`^payments-api: cannot listen on 127\\.0\\.0\\.1:${held.port}: the port is already in use$`));
-      const worker = await runMain({ ...env, ROLE: 'worker', METRICS_PORT: String(held.port) });
       expectRefusedStart(
         worker,
         new RegExp(`^payments-api: cannot listen on 127\\.0\\.0\\.1:${held.port} \\(METRICS_PORT\\): the port is already in use$`),

@@ -19,6 +19,8 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 const API_KEY = 'sk_test_webConcurrency0001';
 /** Starting three processes of tsx on a busy machine takes a while; a start that hangs still fails. */
 const START_TIMEOUT_MS = 120_000;
+/** How often a check that runs `ps` or `ss` is retried: not so often that it slows the starts it waits on. */
+const PROCESS_POLL_MS = 200;
 
 /** `src/main.ts` as `npm start` runs it, with the processes it forks. */
 interface Started {
@@ -214,17 +216,21 @@ forEachDatabase('WEB_CONCURRENCY', (engine) => {
       const kill = async (pid: number): Promise<number | undefined> => {
         process.kill(pid, 'SIGKILL');
         let replacement: number | undefined;
-        await eventually(async () => {
-          replacement = (await childrenOf(primary.pid)).find((child) => !children.includes(child));
-          expect(replacement !== undefined || exited, 'neither replaced nor given up').to.equal(true);
-        }, 30_000);
+        await eventually(
+          async () => {
+            replacement = (await childrenOf(primary.pid)).find((child) => !children.includes(child));
+            expect(replacement !== undefined || exited, 'neither replaced nor given up').to.equal(true);
+          },
+          30_000,
+          PROCESS_POLL_MS,
+        );
         if (replacement !== undefined) children.push(replacement);
         return exited ? undefined : replacement;
       };
       const first = (await kill(original[0]))!;
       expect(first, 'the first death is replaced').to.be.a('number');
       // The replacement serves beside the survivor.
-      await eventually(async () => expect(await answeringPid(primary.url, children)).to.equal(first), START_TIMEOUT_MS);
+      await eventually(async () => expect(await answeringPid(primary.url, children)).to.equal(first), START_TIMEOUT_MS, PROCESS_POLL_MS);
 
       // Deaths in quick succession: the budget of 2 a minute runs out at the second or third of these
       // (the third, if the first replacement took over a minute to serve on a slow machine).
@@ -280,8 +286,11 @@ forEachDatabase('WEB_CONCURRENCY', (engine) => {
 
     it('refuses 0 and x with one line', async function () {
       this.timeout(120_000);
-      for (const value of ['0', 'x']) {
-        const refused = await runMain({ ...databaseEnv(database.target), WEB_CONCURRENCY: value });
+      // Two refused starts, each on its own, run at once.
+      const values = ['0', 'x'];
+      const runs = await Promise.all(values.map((value) => runMain({ ...databaseEnv(database.target), WEB_CONCURRENCY: value })));
+      for (const [i, value] of values.entries()) {
+        const refused = runs[i];
         expect(refused.code, refused.stderr).to.equal(1);
         expect(refused.stderr).to.equal(
           `payments-api: invalid configuration: WEB_CONCURRENCY must be a whole number of at least 1, or auto, got "${value}"\n`,
