@@ -184,23 +184,10 @@ forEachDatabase('database faults', (engine) => {
   // The faults are of a database server's connections; SQLite, a file, has none.
   if (engine === 'sqlite') return;
 
-  // The deployments share nothing (each its own database, proxy and receiver): they start together,
-  // and each waits idle until its tests run.
-  let starting: Promise<Setup>[] = [];
-  before(function () {
-    starting = DEPLOYMENTS.map((deployment) => startDeployment(deployment));
-    // Each is awaited by its own tests; a failed start fails those, not the others.
-    for (const setup of starting) setup.catch(() => undefined);
-  });
-  after(async function () {
-    this.timeout(60_000);
-    const started = await Promise.allSettled(starting);
-    for (const outcome of started) if (outcome.status === 'fulfilled') await stopDeployment(outcome.value);
-  });
-
-  DEPLOYMENTS.forEach((deployment, index) => {
+  for (const deployment of DEPLOYMENTS) {
     describe(deployment.name, function () {
       this.timeout(120_000);
+      let setup: Setup | undefined;
       let databaseName: string;
       let proxy: TcpFaultProxy;
       let receiver: Awaited<ReturnType<typeof startCaptureReceiver>>;
@@ -212,7 +199,12 @@ forEachDatabase('database faults', (engine) => {
       let runs = 0;
 
       before(async function () {
-        ({ databaseName, proxy, receiver, processes, admin, client } = await starting[index]);
+        setup = await startDeployment(deployment);
+        ({ databaseName, proxy, receiver, processes, admin, client } = setup);
+      });
+
+      after(async function () {
+        if (setup) await stopDeployment(setup);
       });
 
       /** Runs load around `fault`, then checks what every fault must leave behind; returns the figures. */
@@ -284,7 +276,7 @@ forEachDatabase('database faults', (engine) => {
         console.log(`      ${deployment.name}, sessions terminated: requests succeed again ${figures.requestsMs} ms and deliveries resume ${figures.deliveriesMs} ms after`);
       });
     });
-  });
+  }
 });
 
 /** A lone worker with its database away: up (`/healthz`), not ready (`/readyz`), `/metrics` still guarded. */

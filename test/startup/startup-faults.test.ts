@@ -67,6 +67,22 @@ async function holdPort(): Promise<{ port: number; release(): Promise<void> }> {
   };
 }
 
+/** Runs the tasks given to it `width` at a time, each once a slot is free, in the order given. */
+function inTurns(width: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= width) await new Promise<void>((resolve) => waiting.push(resolve));
+    running += 1;
+    try {
+      return await task();
+    } finally {
+      running -= 1;
+      waiting.shift()?.();
+    }
+  };
+}
+
 describe('start-up faults: one line on stderr, exit 1, nothing left running', function () {
   this.timeout(180_000);
   let dataDir: string;
@@ -81,13 +97,15 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
     for (const name of Object.keys(dirs) as (keyof typeof dirs)[]) dirs[name] = fs.mkdtempSync(path.join(dataDir, `${name}-`));
     const file = path.join(dirs.underFile, 'a-file');
     fs.writeFileSync(file, '');
+    // As many at a time as there are CPUs: more would only slow each (its deadline runs from its start).
+    const run = inTurns(os.availableParallelism());
     runs = {
-      port: runMain({ DATA_DIR: dirs.malformed, PORT: 'abc' }),
-      schedule: runMain({ DATA_DIR: dirs.malformed, WEBHOOK_RETRY_SCHEDULE: 'garbage' }),
-      address: runMain({ DATA_DIR: dirs.address, HOST: '203.0.113.1', PORT: '4242' }),
-      unreachable: runMain({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/x', DATA_DIR: dirs.unreachable }),
-      underFile: runMain({ DATA_DIR: path.join(file, 'data') }),
-      proc: runMain({ DATA_DIR: '/proc/payments-api-data' }),
+      port: run(() => runMain({ DATA_DIR: dirs.malformed, PORT: 'abc' })),
+      schedule: run(() => runMain({ DATA_DIR: dirs.malformed, WEBHOOK_RETRY_SCHEDULE: 'garbage' })),
+      address: run(() => runMain({ DATA_DIR: dirs.address, HOST: '203.0.113.1', PORT: '4242' })),
+      unreachable: run(() => runMain({ DATABASE_URL: 'postgres://postgres:s3cret@127.0.0.1:1/x', DATA_DIR: dirs.unreachable })),
+      underFile: run(() => runMain({ DATA_DIR: path.join(file, 'data') })),
+      proc: run(() => runMain({ DATA_DIR: '/proc/payments-api-data' })),
     };
   });
   after(async () => {
