@@ -102,6 +102,8 @@ export interface TestServerOptions {
   tls?: CompositionConfig['tls'];
   /** Resolve webhook names by asking these DNS servers (a fake peer), at registration and in the worker; default: the system's. */
   dnsServers?: string[];
+  /** How long a found API key is trusted (the bound on revocation); default: the production second. */
+  apiKeyTrustMs?: number;
 }
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -148,6 +150,7 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
     // Receivers in tests listen on loopback and answer at once.
     sender: { allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000, dnsServers: options.dnsServers },
     metrics: options.metrics !== undefined,
+    apiKeyTrustMs: options.apiKeyTrustMs,
   });
   const { db, eventStream } = services;
   await eventStream!.ready();
@@ -220,8 +223,11 @@ export function useTestServer(
   return currentServer(server);
 }
 
-/** A `TestServer` whose every property is read from `server()` when used. */
-function currentServer(server: () => TestServer): TestServer {
+/**
+ * A `TestServer` whose every property is read from `server()` when used (for a file that picks,
+ * test by test, which of its servers a test talks to).
+ */
+export function currentServer(server: () => TestServer): TestServer {
   return {
     get url() { return server().url; },
     get db() { return server().db; },
