@@ -104,6 +104,8 @@ export interface TestServerOptions {
   dnsServers?: string[];
   /** How long a found API key is trusted (the bound on revocation); default: the production second. */
   apiKeyTrustMs?: number;
+  /** The HTTP server's headers, body and keep-alive timeouts (`HTTP_*_TIMEOUT_SECONDS`); default: the production ones. */
+  httpTimeouts?: CompositionConfig['httpTimeouts'];
 }
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -132,6 +134,7 @@ export function testConfig(options: TestServerOptions = {}): CompositionConfig {
     accessTokens: options.accessTokens,
     externalJwt: options.externalJwt,
     tls: options.tls,
+    httpTimeouts: options.httpTimeouts,
   };
 }
 
