@@ -194,7 +194,9 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
  * Starts a test server for the tests of the enclosing `describe` and stops it after them, so that
  * a test file declares its server in one line. `per: 'test'` (the default) gives every test a
  * fresh server and an empty database; `per: 'suite'` one server for the whole `describe`, for
- * tests that neither count what other tests made nor move the clock.
+ * tests that neither count what other tests made nor move the clock; `per: 'account'` one server
+ * too, but two new accounts for every test (`api`, `otherApi`, `apiKeys`, `accountIds`), for tests
+ * that read only what their accounts made and do not move the clock.
  *
  * The object returned reads the server of the moment: use its properties inside hooks and tests,
  * never while mocha is collecting them.
@@ -202,9 +204,10 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
 export function useTestServer(
   engine: Engine,
   options: TestServerOptions = {},
-  { per = 'test' }: { per?: 'test' | 'suite' } = {},
+  { per = 'test' }: { per?: 'test' | 'suite' | 'account' } = {},
 ): TestServer {
   let current: TestServer | undefined;
+  let accounts: TestAccounts | undefined;
   const server = (): TestServer => {
     if (!current) throw new Error('useTestServer: no server outside the tests and hooks of its describe');
     return current;
@@ -223,7 +226,31 @@ export function useTestServer(
     before(start);
     after(stop);
   }
-  return currentServer(server);
+  if (per === 'account') {
+    beforeEach(async () => {
+      accounts = await newTestAccounts(server());
+    });
+    afterEach(() => {
+      accounts = undefined;
+    });
+  }
+  return currentServer(() => (accounts ? { ...server(), ...accounts } : server()));
+}
+
+/** The two accounts a test talks as. */
+type TestAccounts = Pick<TestServer, 'api' | 'otherApi' | 'accountIds' | 'apiKeys'>;
+
+/** Two new accounts on `server`, made as `startTestServer` makes its own. */
+async function newTestAccounts(server: TestServer): Promise<TestAccounts> {
+  const { db, clock, url } = server;
+  const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
+  const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
+  return {
+    api: new ApiClient(url, first.api_key),
+    otherApi: new ApiClient(url, second.api_key),
+    accountIds: { first: first.id, second: second.id },
+    apiKeys: { first: first.api_key, second: second.api_key },
+  };
 }
 
 /**
