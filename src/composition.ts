@@ -159,6 +159,8 @@ export interface ServiceChoices {
   sender?: Partial<SenderOptions>;
   /** Keep the process's metrics registry (default true); false: no `/metrics` and nothing measured (most tests). */
   metrics?: boolean;
+  /** How long a found API key is trusted before it is read again; default: the authenticator's second (tests: shorter, to see revocations sooner). */
+  apiKeyTrustMs?: number;
 }
 
 /** What the roles of one process share. */
@@ -233,6 +235,7 @@ export async function createServices(config: CompositionConfig, choices: Service
       secrets,
       accessTokens: config.accessTokens,
       externalJwt: config.externalJwt,
+      keyTrustMs: choices.apiKeyTrustMs,
     }),
     rateLimiter,
     eventStream,

@@ -32,6 +32,8 @@ export interface AuthenticatorDeps {
   accessTokens?: AccessTokenSettings;
   /** An external issuer whose access tokens are accepted too. */
   externalJwt?: ExternalJwtIssuer;
+  /** How long a found API key is trusted without asking the database again; default one second (the bound on revocation). */
+  keyTrustMs?: number;
 }
 
 /**
@@ -56,7 +58,7 @@ export interface AuthenticatorDeps {
 export function createAuthenticator(deps: AuthenticatorDeps) {
   const { db, adminDigest, failures } = deps;
   const clock = deps.clock ?? systemClock;
-  const keys = new LRUCache<string, { accountId: string; grant: Grant; credentialId: string }>({ max: 10_000, ttl: KEY_CACHE_MS });
+  const keys = new LRUCache<string, { accountId: string; grant: Grant; credentialId: string }>({ max: 10_000, ttl: deps.keyTrustMs ?? KEY_CACHE_MS });
   const accessTokens = createAccessTokenVerifier({ db, clock, settings: deps.accessTokens ?? DEFAULT_TOKEN_SETTINGS, external: deps.externalJwt });
   const signatures = createSignatureVerifier({ db, clock, secrets: deps.secrets });
   const certificates = createClientCertificateVerifier({ db, clock });

@@ -8,6 +8,8 @@ export interface HttpTimeouts {
   bodyMs: number;
   /** How long an idle keep-alive connection is kept open after a response (`HTTP_KEEP_ALIVE_TIMEOUT_SECONDS`). */
   keepAliveMs: number;
+  /** Margin of Node's `requestTimeout` over the other two; default `BACKSTOP_MARGIN_MS` (tests with short timeouts: shorter too). */
+  backstopMarginMs?: number;
 }
 
 export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
@@ -35,7 +37,7 @@ const BACKSTOP_MARGIN_MS = 5_000;
  */
 export function applyServerTimeouts(server: Server, timeouts: HttpTimeouts): void {
   server.headersTimeout = timeouts.headersMs;
-  server.requestTimeout = timeouts.headersMs + timeouts.bodyMs + BACKSTOP_MARGIN_MS;
+  server.requestTimeout = timeouts.headersMs + timeouts.bodyMs + (timeouts.backstopMarginMs ?? BACKSTOP_MARGIN_MS);
   server.keepAliveTimeout = timeouts.keepAliveMs;
   (server as Server & { connectionsCheckingInterval: number }).connectionsCheckingInterval =
     Math.min(1000, Math.max(100, Math.floor(timeouts.headersMs / 4)));

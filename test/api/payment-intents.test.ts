@@ -142,7 +142,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('createPaymentIntent', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it('creates an intent waiting for a payment method, and records payment_intent.created', async () => {
       const res = await server.api.post('/v1/payment_intents', {
@@ -240,7 +240,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('retrievePaymentIntent and listPaymentIntents', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it("retrieves the intent, and answers 404 for an unknown one and another account's", async () => {
       const intent = await anIntent(server.api);
@@ -278,7 +278,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('updatePaymentIntent', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it('changes what it pays before confirmation, and confirming pays what it now says', async () => {
       const customer = await aCustomer(server.api);
@@ -365,7 +365,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('confirmPaymentIntent', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it('pays with capture_method automatic: the charge is captured, and each step records its events', async () => {
       const intent = await anIntent(server.api, { payment_method: 'pm_card_visa' });
@@ -472,7 +472,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe("the customer's action (requires_action)", () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it('waits with next_action and no charge, then pays once authenticated through next_action', async () => {
       const intent = await anIntent(server.api, { payment_method: 'pm_card_authenticationRequired' });
@@ -536,7 +536,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('capturePaymentIntent', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it('captures part of an authorisation, releases the rest, and records each step with the objects as they were', async () => {
       const customer = await aCustomer(server.api);
@@ -618,7 +618,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('cancelPaymentIntent', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it('releases an authorisation in full: refund.created, charge.refunded, then payment_intent.canceled', async () => {
       const intent = await anAuthorisedIntent(server.api);
@@ -689,7 +689,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('Idempotency-Key', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     /** Sends the same request three times with one key: the first executes, the others replay it. */
     async function sentThrice(path: string, body: Record<string, unknown>, key: string): Promise<ApiResponse> {
@@ -769,7 +769,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('expansion', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it('answers the latest charge with expand[]=latest_charge, on retrieve and on the confirmation itself', async () => {
       const intent = await anIntent(server.api, { payment_method: 'pm_card_visa' });
@@ -899,7 +899,7 @@ forEachDatabase('payment intents', (engine) => {
   });
 
   describe('concurrent changes', () => {
-    const server = useTestServer(engine);
+    const server = useTestServer(engine, {}, { per: 'account' });
 
     it('captures once when two captures of one intent arrive at once: the other is refused', async () => {
       for (let round = 0; round < 5; round++) {

@@ -5,13 +5,21 @@ import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { RawConnection, requestHead } from '../helpers/raw-http.js';
+import { useTestServer } from '../helpers/test-server.js';
 import { bearer, nextValue } from '../graphql/live-events.js';
 
 const API_KEY = 'sk_test_slowclients0123456789';
 const AUTHORIZATION: [string, string] = ['Authorization', `Bearer ${API_KEY}`];
 const JSON_TYPE: [string, string] = ['Content-Type', 'application/json'];
-/** Every timeout of the process under test, in seconds: short, so that the tests are quick. */
+/** Every timeout of the real API process, in seconds (the unit of its settings): each bound is waited out once, there. */
 const TIMEOUT_SECONDS = 1;
+/**
+ * The timeouts of the in-process servers: headers and body half a second, so that the tests that
+ * wait them out are quick while an answer that must come first (a 401, a 100 Continue) still has
+ * room on a busy machine; keep-alive a whole second, the unit in which `Keep-Alive` announces it;
+ * Node's backstop a second after headers and body, still behind the app's 408.
+ */
+const SHORT_TIMEOUTS = { headersMs: 500, bodyMs: 500, keepAliveMs: 1000, backstopMarginMs: 1000 };
 /** How long a test waits for what must happen before it fails: a bound against hanging, never a measurement. */
 const BOUND_MS = 15_000;
 
@@ -38,38 +46,27 @@ function expectEnvelope(
   return body.error as { message: string; param?: string };
 }
 
-forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
-  let database: TestDatabase;
-  let api: ApiProcess;
+// The server is built by the composition root as `npm start` builds it, with short timeouts; the
+// settings that set them in a real process are proven after this, each bound waited out once.
+forEachDatabase('slow and hostile clients (the HTTP server, short timeouts)', (engine) => {
+  const server = useTestServer(engine, { httpTimeouts: SHORT_TIMEOUTS }, { per: 'suite' });
   const open: RawConnection[] = [];
   const connect = async () => {
-    const connection = await RawConnection.open(api.url);
+    const connection = await RawConnection.open(server.url);
     open.push(connection);
     return connection;
   };
+  /** The `Authorization` header of the server's first account. */
+  const authorization = (): [string, string] => ['Authorization', `Bearer ${server.apiKeys.first}`];
 
-  before(async function () {
-    this.timeout(60_000);
-    database = await createDatabase(engine);
-    api = await startApiProcess(database.target, {
-      BOOTSTRAP_API_KEY: API_KEY,
-      HTTP_HEADERS_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
-      HTTP_BODY_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
-      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
-    });
-  });
   afterEach(() => open.splice(0).forEach((connection) => connection.destroy()));
-  after(async () => {
-    await api?.stop();
-    await database?.drop();
-  });
 
   describe('bodies that never arrive', () => {
     it('refuses a declared Content-Length over 1 MB with 413 before reading it, then closes the stalled connection', async () => {
       const connection = await connect();
       connection.write(
         requestHead('POST', '/v1/customers', [
-          AUTHORIZATION,
+          authorization(),
           JSON_TYPE,
           ['Content-Length', '2097152'],
         ]) + '{',
@@ -93,7 +90,7 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
 
       const graphql = await connect();
       graphql.write(
-        requestHead('POST', '/graphql', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '2097152']]) +
+        requestHead('POST', '/graphql', [authorization(), JSON_TYPE, ['Content-Length', '2097152']]) +
           '{',
       );
       const res = await graphql.response(BOUND_MS);
@@ -142,7 +139,7 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
 
       const invited = await connect();
       invited.write(
-        requestHead('POST', '/v1/users', [AUTHORIZATION, JSON_TYPE, ['Expect', '100-continue'], ['Content-Length', '25']]),
+        requestHead('POST', '/v1/users', [authorization(), JSON_TYPE, ['Expect', '100-continue'], ['Content-Length', '25']]),
       );
       expect((await invited.response(BOUND_MS)).status).to.equal(100);
       invited.write('{"email":"a@example.com"}');
@@ -179,16 +176,16 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
     it('answers 408 request_timeout in the envelope, with Connection: close, to a client that stalls its body', async () => {
       const connection = await connect();
       connection.write(
-        requestHead('POST', '/v1/customers', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '50']]) +
+        requestHead('POST', '/v1/customers', [authorization(), JSON_TYPE, ['Content-Length', '50']]) +
           '{"ema',
       );
       const res = await connection.response(BOUND_MS);
       const error = expectEnvelope(res, 408, 'request_timeout', 'invalid_request_error');
-      expect(error.message).to.include(`${TIMEOUT_SECONDS} s`);
+      expect(error.message).to.include(`${SHORT_TIMEOUTS.bodyMs / 1000} s`);
       expect(res.headers.connection).to.equal('close');
       await connection.closedWithin(BOUND_MS);
       // Nothing was created from the half body.
-      expect((await new ApiClient(api.url, API_KEY).get('/v1/customers')).body.data).to.deep.equal(
+      expect((await server.api.get('/v1/customers')).body.data).to.deep.equal(
         [],
       );
     });
@@ -197,7 +194,7 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
       const connection = await connect();
       connection.write(
         requestHead('POST', '/v1/customers', [
-          AUTHORIZATION,
+          authorization(),
           JSON_TYPE,
           ['Transfer-Encoding', 'chunked'],
         ]) + '5\r\n{"ema\r\n',
@@ -214,7 +211,7 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
     it("answers 408 in GraphQL's shape to a /graphql body that stalls", async () => {
       const connection = await connect();
       connection.write(
-        requestHead('POST', '/graphql', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '60']]) +
+        requestHead('POST', '/graphql', [authorization(), JSON_TYPE, ['Content-Length', '60']]) +
           '{"query":',
       );
       const res = await connection.response(BOUND_MS);
@@ -247,17 +244,17 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
       connection.write(requestHead('GET', '/healthz', []));
       const res = await connection.response(BOUND_MS);
       expect(res.status).to.equal(200);
-      expect(res.headers['keep-alive']).to.equal(`timeout=${TIMEOUT_SECONDS}`);
+      expect(res.headers['keep-alive']).to.equal(`timeout=${SHORT_TIMEOUTS.keepAliveMs / 1000}`);
       await connection.closedWithin(BOUND_MS);
     });
   });
 
   describe('repeated headers', () => {
     it('refuses two Authorization headers with 400 naming Authorization, even when both are valid', async () => {
-      for (const second of [`Bearer ${API_KEY}`, 'Bearer sk_test_someoneelse000000000']) {
+      for (const second of [`Bearer ${server.apiKeys.first}`, 'Bearer sk_test_someoneelse000000000']) {
         const connection = await connect();
         connection.write(
-          requestHead('GET', '/v1/customers', [AUTHORIZATION, ['authorization', second]]),
+          requestHead('GET', '/v1/customers', [authorization(), ['authorization', second]]),
         );
         const error = expectEnvelope(
           await connection.response(BOUND_MS),
@@ -274,7 +271,7 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
       const connection = await connect();
       const body = '{"email":"twice@example.com"}';
       const headers: Array<[string, string]> = [
-        AUTHORIZATION,
+        authorization(),
         JSON_TYPE,
         ['Idempotency-Key', 'key-a'],
         ['Idempotency-Key', 'key-b'],
@@ -288,7 +285,7 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
         'invalid_request_error',
       );
       expect(error.param).to.equal('Idempotency-Key');
-      const customers = await new ApiClient(api.url, API_KEY).get('/v1/customers');
+      const customers = await server.api.get('/v1/customers');
       expect(customers.body.data.map((c: { email: string }) => c.email)).to.not.include(
         'twice@example.com',
       );
@@ -299,8 +296,8 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
       const body = '{"query":"{ __typename }"}';
       connection.write(
         requestHead('POST', '/graphql', [
-          AUTHORIZATION,
-          AUTHORIZATION,
+          authorization(),
+          authorization(),
           JSON_TYPE,
           ['Content-Length', String(body.length)],
         ]) + body,
@@ -315,7 +312,7 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
   });
 
   // The HTTP server's timers, not the database, decide this: one engine proves it, and the wait
-  // (past every timeout, about ten seconds) is not paid twice.
+  // (past every timeout) is not paid twice.
   if (engine === 'sqlite') describe('GraphQL subscriptions', () => {
     let client: Client | undefined;
     afterEach(async () => {
@@ -325,9 +322,9 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
     it('keep their WebSocket open past every HTTP timeout, and still receive events', async function () {
       this.timeout(60_000);
       client = createClient({
-        url: `${api.url.replace(/^http/, 'ws')}/graphql`,
+        url: server.wsUrl,
         webSocketImpl: WebSocket,
-        connectionParams: bearer(API_KEY),
+        connectionParams: bearer(server.apiKeys.first),
         retryAttempts: 0,
         lazy: false,
       });
@@ -337,15 +334,73 @@ forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
         query: 'subscription { events { type } }',
       });
       const first = nextValue(events, BOUND_MS * 2);
-      // Longer than the headers, body and keep-alive timeouts and Node's request-timeout backstop
-      // (headers + body + 5 s), with the socket idle the whole time.
-      await new Promise((resolve) => setTimeout(resolve, (3 * TIMEOUT_SECONDS + 5) * 1000 + 1500));
+      // Longer than the headers, body and keep-alive timeouts (Node adds a second to keep-alive) and
+      // Node's request-timeout backstop (headers + body + margin), with the socket idle the whole time.
+      const { headersMs, bodyMs, keepAliveMs, backstopMarginMs } = SHORT_TIMEOUTS;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(headersMs + bodyMs + backstopMarginMs, keepAliveMs + 1000) + 1500));
       expect(closed, 'the WebSocket was closed').to.equal(undefined);
-      const created = await new ApiClient(api.url, API_KEY).post('/v1/customers', {
+      const created = await server.api.post('/v1/customers', {
         email: 'live@example.com',
       });
       expect(created.status).to.equal(200);
       expect((await first).data!.events.type).to.equal('customer.created');
     });
+  });
+});
+
+// The HTTP server's timers, not the database, decide these: one engine proves each setting.
+describe('slow clients of a real API process, cut off by the timeouts of its settings [sqlite]', () => {
+  let database: TestDatabase;
+  let api: ApiProcess;
+  const open: RawConnection[] = [];
+  const connect = async () => {
+    const connection = await RawConnection.open(api.url);
+    open.push(connection);
+    return connection;
+  };
+
+  before(async function () {
+    this.timeout(60_000);
+    database = await createDatabase('sqlite');
+    api = await startApiProcess(database.target, {
+      BOOTSTRAP_API_KEY: API_KEY,
+      HTTP_HEADERS_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
+      HTTP_BODY_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
+      HTTP_KEEP_ALIVE_TIMEOUT_SECONDS: String(TIMEOUT_SECONDS),
+    });
+  });
+  afterEach(() => open.splice(0).forEach((connection) => connection.destroy()));
+  after(async () => {
+    await api?.stop();
+    await database?.drop();
+  });
+
+  it('disconnects a client that never finishes its headers (HTTP_HEADERS_TIMEOUT_SECONDS)', async () => {
+    const connection = await connect();
+    connection.write('POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ');
+    await connection.closedWithin(BOUND_MS);
+  });
+
+  it('answers 408 request_timeout, naming the time allowed, to a client that stalls its body (HTTP_BODY_TIMEOUT_SECONDS)', async () => {
+    const connection = await connect();
+    connection.write(
+      requestHead('POST', '/v1/customers', [AUTHORIZATION, JSON_TYPE, ['Content-Length', '50']]) +
+        '{"ema',
+    );
+    const res = await connection.response(BOUND_MS);
+    const error = expectEnvelope(res, 408, 'request_timeout', 'invalid_request_error');
+    expect(error.message).to.include(`${TIMEOUT_SECONDS} s`);
+    expect(res.headers.connection).to.equal('close');
+    await connection.closedWithin(BOUND_MS);
+    expect((await new ApiClient(api.url, API_KEY).get('/v1/customers')).body.data).to.deep.equal([]);
+  });
+
+  it('announces the keep-alive timeout and closes an idle connection after it (HTTP_KEEP_ALIVE_TIMEOUT_SECONDS)', async () => {
+    const connection = await connect();
+    connection.write(requestHead('GET', '/healthz', []));
+    const res = await connection.response(BOUND_MS);
+    expect(res.status).to.equal(200);
+    expect(res.headers['keep-alive']).to.equal(`timeout=${TIMEOUT_SECONDS}`);
+    await connection.closedWithin(BOUND_MS);
   });
 });

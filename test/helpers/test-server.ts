@@ -102,6 +102,10 @@ export interface TestServerOptions {
   tls?: CompositionConfig['tls'];
   /** Resolve webhook names by asking these DNS servers (a fake peer), at registration and in the worker; default: the system's. */
   dnsServers?: string[];
+  /** How long a found API key is trusted (the bound on revocation); default: the production second. */
+  apiKeyTrustMs?: number;
+  /** The HTTP server's headers, body and keep-alive timeouts (`HTTP_*_TIMEOUT_SECONDS`); default: the production ones. */
+  httpTimeouts?: CompositionConfig['httpTimeouts'];
 }
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -130,6 +134,7 @@ export function testConfig(options: TestServerOptions = {}): CompositionConfig {
     accessTokens: options.accessTokens,
     externalJwt: options.externalJwt,
     tls: options.tls,
+    httpTimeouts: options.httpTimeouts,
   };
 }
 
@@ -148,6 +153,7 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
     // Receivers in tests listen on loopback and answer at once.
     sender: { allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000, dnsServers: options.dnsServers },
     metrics: options.metrics !== undefined,
+    apiKeyTrustMs: options.apiKeyTrustMs,
   });
   const { db, eventStream } = services;
   await eventStream!.ready();
@@ -188,7 +194,9 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
  * Starts a test server for the tests of the enclosing `describe` and stops it after them, so that
  * a test file declares its server in one line. `per: 'test'` (the default) gives every test a
  * fresh server and an empty database; `per: 'suite'` one server for the whole `describe`, for
- * tests that neither count what other tests made nor move the clock.
+ * tests that neither count what other tests made nor move the clock; `per: 'account'` one server
+ * too, but two new accounts for every test (`api`, `otherApi`, `apiKeys`, `accountIds`), for tests
+ * that read only what their accounts made and do not move the clock.
  *
  * The object returned reads the server of the moment: use its properties inside hooks and tests,
  * never while mocha is collecting them.
@@ -196,9 +204,10 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
 export function useTestServer(
   engine: Engine,
   options: TestServerOptions = {},
-  { per = 'test' }: { per?: 'test' | 'suite' } = {},
+  { per = 'test' }: { per?: 'test' | 'suite' | 'account' } = {},
 ): TestServer {
   let current: TestServer | undefined;
+  let accounts: TestAccounts | undefined;
   const server = (): TestServer => {
     if (!current) throw new Error('useTestServer: no server outside the tests and hooks of its describe');
     return current;
@@ -217,11 +226,38 @@ export function useTestServer(
     before(start);
     after(stop);
   }
-  return currentServer(server);
+  if (per === 'account') {
+    beforeEach(async () => {
+      accounts = await newTestAccounts(server());
+    });
+    afterEach(() => {
+      accounts = undefined;
+    });
+  }
+  return currentServer(() => (accounts ? { ...server(), ...accounts } : server()));
 }
 
-/** A `TestServer` whose every property is read from `server()` when used. */
-function currentServer(server: () => TestServer): TestServer {
+/** The two accounts a test talks as. */
+type TestAccounts = Pick<TestServer, 'api' | 'otherApi' | 'accountIds' | 'apiKeys'>;
+
+/** Two new accounts on `server`, made as `startTestServer` makes its own. */
+async function newTestAccounts(server: TestServer): Promise<TestAccounts> {
+  const { db, clock, url } = server;
+  const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
+  const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
+  return {
+    api: new ApiClient(url, first.api_key),
+    otherApi: new ApiClient(url, second.api_key),
+    accountIds: { first: first.id, second: second.id },
+    apiKeys: { first: first.api_key, second: second.api_key },
+  };
+}
+
+/**
+ * A `TestServer` whose every property is read from `server()` when used (for a file that picks,
+ * test by test, which of its servers a test talks to).
+ */
+export function currentServer(server: () => TestServer): TestServer {
   return {
     get url() { return server().url; },
     get db() { return server().db; },
