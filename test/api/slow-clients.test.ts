@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { RawConnection, requestHead } from '../helpers/raw-http.js';
 import { bearer, nextValue } from '../graphql/live-events.js';
 
@@ -39,6 +40,9 @@ function expectEnvelope(
 }
 
 forEachDatabase('slow and hostile clients (a real API process)', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   let database: TestDatabase;
   let api: ApiProcess;
   const open: RawConnection[] = [];

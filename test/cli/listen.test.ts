@@ -11,6 +11,7 @@ import { aCharge, aCustomer } from '../helpers/builders.js';
 import { runCli, startCli, type CliProcess } from '../helpers/cli-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 const API_KEY = 'sk_test_cliListenForwarding000001';
 
@@ -52,6 +53,9 @@ async function startVerifyingReceiver(secret: () => string) {
 }
 
 forEachDatabase('payments listen', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   let database: TestDatabase;
   let dataDir: string;
   let servers: ApiProcess[];
