@@ -248,7 +248,7 @@ describe('npm run graphql:persist', function () {
 
   after(async () => {
     await db?.close();
-    await database.drop();
+    await database?.drop();
   });
 
   it('registers files as trusted documents in the DATA_DIR database and prints their ids', async () => {

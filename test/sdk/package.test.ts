@@ -49,7 +49,7 @@ describe('the SDK as a package', function () {
     });
   });
   after(() => {
-    fs.rmSync(project, { recursive: true, force: true });
+    if (project) fs.rmSync(project, { recursive: true, force: true });
   });
 
   it('packs the compiled code and types of both entry points', () => {
