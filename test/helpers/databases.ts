@@ -36,9 +36,21 @@ async function canReachPostgres(): Promise<boolean> {
   }
 }
 
-/** A new, empty SQLite file in a temporary directory. */
+/** Where test SQLite files go: tmpfs when the machine has a writable one (no disk, no fsync), else the temporary directory. */
+const SQLITE_PARENT = writable('/dev/shm') ? '/dev/shm' : os.tmpdir();
+
+function writable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A new, empty SQLite file in a temporary directory of its own. */
 export function createSqliteDatabase(): TestDatabase {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-test-'));
+  const dir = fs.mkdtempSync(path.join(SQLITE_PARENT, 'payments-test-'));
   return {
     target: { kind: 'sqlite', filename: path.join(dir, 'payments.sqlite') },
     drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
