@@ -5,6 +5,7 @@ import { expectError } from '../helpers/builders.js';
 import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { graphql } from '../helpers/graphql-client.js';
 import { ADMIN_AUTHORIZATION, startTestServer, useTestServer } from '../helpers/test-server.js';
 
@@ -329,6 +330,9 @@ forEachDatabase('idempotency', (engine) => {
     expect(states).to.deep.equal([{ state: 'done' }]);
   });
   describe('across API processes over one database', () => {
+    before(function () {
+      requireProcesses(this);
+    });
     const apiKey = 'sk_test_idempotencyscaleout';
     let database: TestDatabase;
     const processes: ApiProcess[] = [];

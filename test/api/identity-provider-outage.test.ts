@@ -79,7 +79,7 @@ forEachDatabase('an identity provider\'s outage', (engine) => {
       jwksTimeoutMs: FETCH_TIMEOUT_MS,
     };
   });
-  after(() => provider.close());
+  after(() => provider?.close());
   const server = useTestServer(engine, options);
   beforeEach(() => provider.behave('ok', 'count afresh'));
 
@@ -197,7 +197,7 @@ forEachDatabase('an identity provider\'s outage, with failed authentications lim
     provider = await startProvider();
     options.externalJwt = { issuer: provider.issuer, audience: provider.audience, jwksUrl: provider.jwksUrl, jwksTimeoutMs: FETCH_TIMEOUT_MS };
   });
-  after(() => provider.close());
+  after(() => provider?.close());
   const server = useTestServer(engine, options);
 
   it('counts every 503 as a failed authentication of the address', async () => {

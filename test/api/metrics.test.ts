@@ -8,6 +8,7 @@ import { aCustomer, expectError } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase, type Engine } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { ADMIN, FakeClock, startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 
@@ -216,6 +217,9 @@ forEachDatabase('GET /metrics', (engine) => {
 });
 
 forEachDatabase('a ROLE=worker process with METRICS_PORT', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   let server: MeasuredServer | undefined;
   let receiver: Awaited<ReturnType<typeof startCaptureReceiver>> | undefined;
   let worker: WorkerProcess | undefined;

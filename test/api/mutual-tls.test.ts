@@ -9,6 +9,7 @@ import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { aCustomer, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { runMain } from '../helpers/run-main.js';
 import { useTestCertificates, type ClientCertificateName } from '../helpers/test-certificates.js';
 import { ADMIN_AUTHORIZATION, useTestServer, type TestServer } from '../helpers/test-server.js';
@@ -354,6 +355,7 @@ describe('mutual TLS settings', () => {
   });
 
   it('refuses to start, naming the variable, when a file cannot be read', async function () {
+    requireProcesses(this);
     this.timeout(120_000);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'mtls-start-'));
     try {

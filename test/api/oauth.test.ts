@@ -779,7 +779,7 @@ forEachDatabase('access tokens of an external issuer', (engine) => {
     issuer = await startIssuer();
     options.externalJwt = { issuer: issuer.issuer, audience: issuer.audience, jwksUrl: issuer.jwksUrl };
   });
-  after(() => issuer.close());
+  after(() => issuer?.close());
   const server = useTestServer(engine, options);
 
   /** A token of the external issuer for the first test account, with `claims` over the defaults, signed RS256. */

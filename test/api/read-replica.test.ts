@@ -10,6 +10,7 @@ import { createAccount } from '../../src/resources/accounts/accounts.service.js'
 import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess } from '../helpers/api-process.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { graphql } from '../helpers/graphql-client.js';
 import { replicaUnavailableReason, startReplicatedPostgres, type ReplicatedPostgres } from '../helpers/postgres-replica.js';
 import { runMain } from '../helpers/run-main.js';
@@ -29,6 +30,9 @@ function idsOf(response: { status: number; body: { data: Array<{ id: string }> }
  * made by the test, with the replica's replay paused so that it lags for as long as a test needs.
  */
 describe('read replicas (DATABASE_READ_URL)', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   let cluster: ReplicatedPostgres | undefined;
   let services: Services | undefined;
   let roles: Roles | undefined;
@@ -215,6 +219,7 @@ describe('DATABASE_READ_URL settings', () => {
   });
 
   it('stops a start on SQLite with one clear line and status 1', async function () {
+    requireProcesses(this);
     this.timeout(60_000);
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-read-url-'));
     try {

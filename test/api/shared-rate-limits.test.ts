@@ -8,6 +8,7 @@ import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { freePort, startApiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type Engine, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { requireRedis, TEST_REDIS_URL, testRedisClient } from '../helpers/redis.js';
 import { ADMIN_AUTHORIZATION } from '../helpers/test-server.js';
 
@@ -99,6 +100,7 @@ function useLimitedProcesses(engine: Engine, store: Store, count: number) {
   };
   let database: TestDatabase | undefined;
   before(async function () {
+    requireProcesses(this);
     this.timeout(START_TIMEOUT_MS);
     if (store === 'redis') await requireRedis(this);
     database = await createDatabase(engine);
@@ -195,6 +197,7 @@ forEachDatabase('rate limits shared in slices', (engine) => {
     });
 
     it('starts, says so, and serves requests counting them in memory, with no 500', async function () {
+      requireProcesses(this);
       this.timeout(START_TIMEOUT_MS);
       database = await createDatabase(engine);
       // A port nothing listens on: connections are refused.

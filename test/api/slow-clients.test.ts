@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { RawConnection, requestHead } from '../helpers/raw-http.js';
 import { useTestServer } from '../helpers/test-server.js';
 import { bearer, nextValue } from '../graphql/live-events.js';
@@ -360,6 +361,7 @@ describe('slow clients of a real API process, cut off by the timeouts of its set
   };
 
   before(async function () {
+    requireProcesses(this);
     this.timeout(60_000);
     database = await createDatabase('sqlite');
     api = await startApiProcess(database.target, {

@@ -7,6 +7,7 @@ import { createProgram } from '../../src/cli/program.js';
 import { freePort } from '../helpers/api-process.js';
 import { runCli } from '../helpers/cli-process.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { against, useCliServer } from './cli-server.js';
 
 // eslint-disable-next-line no-control-regex
@@ -18,6 +19,9 @@ function commandPaths(command: Command, prefix: string[] = []): string[][] {
 }
 
 describe('payments CLI: help and usage errors', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(60_000);
 
   it("prints every command's --help with an example, exit 0", async () => {
@@ -67,6 +71,9 @@ describe('payments CLI: help and usage errors', function () {
 });
 
 forEachDatabase('payments get/post/delete', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   const server = useCliServer(engine);
 
   it('creates with form fields in bracket notation, reads with query parameters, deletes', async () => {

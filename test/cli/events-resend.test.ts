@@ -3,11 +3,15 @@ import { runCli } from '../helpers/cli-process.js';
 import { eventually } from '../helpers/eventually.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { against, useCliServer } from './cli-server.js';
 
 type Receiver = Awaited<ReturnType<typeof startCaptureReceiver>>;
 
 forEachDatabase('payments events resend', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   // The worker runs in the API process (ROLE=all) and may deliver to the receivers on 127.0.0.1.
   const server = useCliServer(engine, { ROLE: 'all', WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true' });
   const receivers: Receiver[] = [];

@@ -11,6 +11,7 @@ import { aCharge, aCustomer } from '../helpers/builders.js';
 import { runCli, startCli, type CliProcess } from '../helpers/cli-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 const API_KEY = 'sk_test_cliListenForwarding000001';
 
@@ -52,6 +53,9 @@ async function startVerifyingReceiver(secret: () => string) {
 }
 
 forEachDatabase('payments listen', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   // One server for the tests that only watch what happens from their start (listen and tail mark
   // the events already there as seen); the resume test, which counts every event of its database
   // and restarts its servers, has its own.

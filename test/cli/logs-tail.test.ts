@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startCli, type CliProcess } from '../helpers/cli-process.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { against, useCliServer, type CliServer } from './cli-server.js';
 
 /** Makes a request that the account's log records, and answers its request id. */
@@ -11,6 +12,9 @@ async function aRequest(server: CliServer, path = '/v1/customers'): Promise<stri
 }
 
 forEachDatabase('payments logs tail', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   const server = useCliServer(engine);
   let tail: CliProcess | undefined;
 

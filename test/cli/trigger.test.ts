@@ -5,6 +5,7 @@ import YAML from 'yaml';
 import { isTrigger, TRIGGERS } from '../../src/cli/triggers.js';
 import { runCli, type CliResult } from '../helpers/cli-process.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { against, useCliServer } from './cli-server.js';
 
 const SPEC = path.resolve(import.meta.dirname, '../../openapi/openapi.yaml');
@@ -41,7 +42,8 @@ describe('payments trigger: the event types it knows', function () {
     }
   });
 
-  it('lists every event type in --help, and refuses an unknown one with exit 2, listing the supported ones', async () => {
+  it('lists every event type in --help, and refuses an unknown one with exit 2, listing the supported ones', async function () {
+    requireProcesses(this);
     const [help, unknown, untriggerable] = await Promise.all([
       runCli(['trigger', '--help']),
       runCli(['trigger', 'charge.exploded'], { PAYMENTS_API_KEY: 'sk_test_x' }),
@@ -58,6 +60,9 @@ describe('payments trigger: the event types it knows', function () {
 });
 
 forEachDatabase('payments trigger', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   const server = useCliServer(engine);
 
   it('makes an event of each type it can trigger, about the objects it prints', async function () {

@@ -8,6 +8,7 @@ import { stringify } from 'yaml';
 import { CONTRACT_FILES, compareContractFiles, hasBreaking, readContract, type ContractDiff } from '../../scripts/api-diff.js';
 import { breakingReport } from '../../scripts/api-report.js';
 import { bumpVersion, release, type ReleaseFiles } from '../../scripts/api-versioning.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -130,7 +131,8 @@ describe('REST breaking-change check (npm run api:breaking)', function () {
     });
   }
 
-  it('exits non-zero with the list on a breaking change, zero with one line otherwise', async () => {
+  it('exits non-zero with the list on a breaking change, zero with one line otherwise', async function () {
+    requireProcesses(this);
     const tsx = path.join(root, 'node_modules/.bin/tsx');
     const failing = await run(tsx, ['scripts/api-breaking.ts', published, edited((s) => delete s.paths['/v1/charges'].get, 'broken.yaml')], { cwd: root }).then(
       () => undefined,

@@ -4,6 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, '../..');
@@ -26,6 +27,9 @@ async function typecheck(source: string): Promise<string> {
 }
 
 describe('typed handlers', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(120_000);
 
   it('fails the typecheck, naming the operation, when a handler is missing or returns what the spec does not declare', async () => {

@@ -12,6 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { expect } from 'chai';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { bodyOperations, loadSpec } from '../helpers/spec-walk.js';
 
 const run = promisify(execFile);
@@ -70,6 +71,9 @@ async function typecheckServicesWith(generatedOpenapi: string): Promise<string> 
 }
 
 describe('request params are read exhaustively', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(180_000);
 
   it('fails the typecheck in the service, naming the property, when a params type gains one it does not read', async () => {

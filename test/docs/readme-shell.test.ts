@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { readmeBlocks, type ReadmeBlock } from '../helpers/readme-blocks.js';
 import { ReadmeProject } from '../helpers/readme-project.js';
 import { runBlock, standInFor, unmatched } from '../helpers/readme-runner.js';
@@ -35,6 +36,9 @@ function title(block: ReadmeBlock): string {
  * output is checked (`readme-claims.ts`); a failure names the README line.
  */
 describe('README.md: every shell block, in order, against a real server', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(60_000);
   const blocks = readmeBlocks(fs.readFileSync(README, 'utf8'));
   const shellBlocks = blocks.filter((block) => block.language === 'bash');

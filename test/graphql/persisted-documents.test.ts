@@ -14,6 +14,7 @@ import {
   type DocumentResolution,
 } from '../../src/graphql/persisted-documents.js';
 import { createDatabase, createSqliteDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const OPEN = { trustedOnly: false };
@@ -231,6 +232,9 @@ forEachDatabase('persisted GraphQL documents', (engine) => {
 });
 
 describe('npm run graphql:persist', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   // Each test starts a real process through npm (tsx compiles on start).
   this.timeout(60_000);
   let database: TestDatabase;
@@ -244,7 +248,7 @@ describe('npm run graphql:persist', function () {
 
   after(async () => {
     await db?.close();
-    await database.drop();
+    await database?.drop();
   });
 
   it('registers files as trusted documents in the DATA_DIR database and prints their ids', async () => {

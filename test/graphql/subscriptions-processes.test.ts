@@ -4,6 +4,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { aCharge } from '../helpers/builders.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { ARRIVAL_BOUND_MS, bearer, rejectionOf, subscriptionClient } from './live-events.js';
 
 const API_KEY = 'sk_test_liveEventsAcrossProcesses01';
@@ -11,6 +12,9 @@ const API_KEY = 'sk_test_liveEventsAcrossProcesses01';
 type EventsResult = ExecutionResult<{ events: { type: string; object: { id: string } } }>;
 
 forEachDatabase('GraphQL subscriptions across server processes', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   let database: TestDatabase;
   let processes: ApiProcess[];
   let client: Client | undefined;

@@ -1,5 +1,6 @@
 import fs from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { FAST_RUN } from './fast-run.js';
 
 /** Debian's Chromium; `.ci/run` installs it. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -7,8 +8,9 @@ export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 /** CI sets this, so that a missing browser fails the run instead of skipping the page tests. */
 const BROWSER_REQUIRED = process.env.REQUIRE_BROWSER === 'true';
 
-/** Whether page tests can run here (a missing browser fails them when REQUIRE_BROWSER=true). */
+/** Whether page tests can run here: not in the fast run; a missing browser fails them when REQUIRE_BROWSER=true. */
 export function browserAvailable(): boolean {
+  if (FAST_RUN) return false;
   const found = fs.existsSync(CHROMIUM_PATH);
   if (!found && BROWSER_REQUIRED) throw new Error(`REQUIRE_BROWSER is set but ${CHROMIUM_PATH} does not exist`);
   return found;

@@ -7,6 +7,7 @@ import pg from 'pg';
 import { randomBase62 } from '../../src/domain/ids.js';
 import type { DatabaseTarget } from '../../src/db/knex.js';
 import { migrate } from '../../src/db/open-database.js';
+import { FAST_RUN } from './fast-run.js';
 
 /** The server that Postgres test databases are created on (the machine's, by default). */
 export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -35,9 +36,21 @@ async function canReachPostgres(): Promise<boolean> {
   }
 }
 
-/** A new, empty SQLite file in a temporary directory. */
+/** Where test SQLite files go: tmpfs when the machine has a writable one (no disk, no fsync), else the temporary directory. */
+const SQLITE_PARENT = writable('/dev/shm') ? '/dev/shm' : os.tmpdir();
+
+function writable(dir: string): boolean {
+  try {
+    fs.accessSync(dir, fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A new, empty SQLite file in a temporary directory of its own. */
 export function createSqliteDatabase(): TestDatabase {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-test-'));
+  const dir = fs.mkdtempSync(path.join(SQLITE_PARENT, 'payments-test-'));
   return {
     target: { kind: 'sqlite', filename: path.join(dir, 'payments.sqlite') },
     drop: async () => fs.rmSync(dir, { recursive: true, force: true }),
@@ -131,7 +144,8 @@ async function migratedPostgresTemplate(): Promise<string> {
 export type Engine = 'sqlite' | 'postgres';
 
 /**
- * Runs a suite once per engine: SQLite always, Postgres when reachable (required in CI).
+ * Runs a suite once per engine: SQLite always, Postgres when reachable (required in CI) and not
+ * in the fast run.
  * The suite receives the engine name; each suite creates its own databases with `createDatabase`.
  */
 export function forEachDatabase(title: string, suite: (engine: Engine) => void): void {
@@ -139,6 +153,7 @@ export function forEachDatabase(title: string, suite: (engine: Engine) => void):
     describe(`${title} [${engine}]`, function () {
       if (engine === 'postgres') {
         before(async function () {
+          if (FAST_RUN) this.skip();
           postgresReachable ??= canReachPostgres();
           if (!(await postgresReachable)) this.skip();
         });

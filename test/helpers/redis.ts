@@ -1,4 +1,5 @@
 import { Redis } from 'ioredis';
+import { FAST_RUN } from './fast-run.js';
 
 /** The Redis that tests count rate limits in (the machine's, by default). */
 export const TEST_REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
@@ -29,8 +30,9 @@ async function canReachRedis(): Promise<boolean> {
   }
 }
 
-/** In a `before` hook: skips the suite when Redis is unreachable, or fails it when CI requires Redis. */
+/** In a `before` hook: skips the suite when Redis is unreachable or in the fast run, or fails it when CI requires Redis. */
 export async function requireRedis(context: Mocha.Context): Promise<void> {
+  if (FAST_RUN) context.skip();
   reachable ??= canReachRedis();
   if (!(await reachable)) context.skip();
 }

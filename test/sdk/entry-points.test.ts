@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { expect } from 'chai';
 import { createTypeScriptProject, REPO_DIR, type TypeScriptProject } from './typescript-project.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 /**
  * A browser's or an edge runtime's project: the DOM library, no `@types/node`, no dependencies at
@@ -22,6 +23,9 @@ const WITHOUT_NODE = {
 };
 
 describe('the SDK main entry', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(60_000);
   let project: TypeScriptProject | undefined;
   afterEach(() => project?.remove());

@@ -19,6 +19,7 @@ import {
   type PaymentsErrorObject,
 } from '../../sdk/src/index.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { useTestServer } from '../helpers/test-server.js';
 import { createTypeScriptProject, REPO_DIR } from './typescript-project.js';
 
@@ -137,6 +138,9 @@ describe('PaymentsError.from', () => {
 });
 
 describe('the SDK error types, as a consumer compiles them', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(60_000);
 
   it('holds at compile time: tsc finds nothing to report in this file', async () => {

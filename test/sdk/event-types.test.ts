@@ -12,6 +12,7 @@ import { createWebhookHandler, type PaymentsEvent } from '../../sdk/src/node.js'
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { deref, loadSpec, type Schema, type Spec } from '../helpers/spec-walk.js';
 import { useTestServer } from '../helpers/test-server.js';
 import { CONSUMER_TSCONFIG, createTypeScriptProject, REPO_DIR, typecheck, type TypeScriptProject } from './typescript-project.js';
@@ -135,6 +136,9 @@ function errorsIn(diagnostics: string, file: string): string[] {
 }
 
 describe('the SDK event union, as a consumer compiles it', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(120_000);
   let project: TypeScriptProject;
   let diagnostics: string;
@@ -175,6 +179,9 @@ describe('the SDK event union, as a consumer compiles it', function () {
 });
 
 describe('scripts/generate-sdk-events.mjs', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(30_000);
   let dir: string;
   beforeEach(() => {

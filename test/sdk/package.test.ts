@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { useTestServer } from '../helpers/test-server.js';
 import { REPO_DIR, typecheck } from './typescript-project.js';
 
@@ -27,6 +28,9 @@ const STRICT = {
  * from plain Node and from TypeScript (no access to this repository's sources).
  */
 describe('the SDK as a package', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(120_000);
   const server = useTestServer('sqlite', {}, { per: 'suite' });
   let project: string;
@@ -45,7 +49,7 @@ describe('the SDK as a package', function () {
     });
   });
   after(() => {
-    fs.rmSync(project, { recursive: true, force: true });
+    if (project) fs.rmSync(project, { recursive: true, force: true });
   });
 
   it('packs the compiled code and types of both entry points', () => {

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { expect } from 'chai';
 import { CONSUMER_TSCONFIG, createTypeScriptProject, REPO_DIR, type TypeScriptProject } from './typescript-project.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 const README = path.join(REPO_DIR, 'sdk/README.md');
 
@@ -21,6 +22,9 @@ function readmeModules(markdown: string): string[] {
 }
 
 describe("the SDK README's TypeScript examples", function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(60_000);
   let project: TypeScriptProject | undefined;
   afterEach(() => project?.remove());

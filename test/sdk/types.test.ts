@@ -14,6 +14,7 @@ import {
   type PaymentsClient,
 } from '../../sdk/src/index.js';
 import { createTypeScriptProject, REPO_DIR } from './typescript-project.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 /**
  * The SDK's types as a consumer meets them. Each `@ts-expect-error` line is a mistake that must
@@ -118,7 +119,8 @@ describe('the SDK types, as a consumer compiles them', function () {
     expect(requests[0].headers.get('Idempotency-Key')).to.match(/^[0-9a-f-]{36}$/);
   });
 
-  it('holds at compile time: tsc finds nothing to report in this file', async () => {
+  it('holds at compile time: tsc finds nothing to report in this file', async function () {
+    requireProcesses(this);
     const self = fileURLToPath(import.meta.url);
     const project = createTypeScriptProject(
       {

@@ -5,6 +5,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { freePort } from '../helpers/api-process.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DESCRIPTION = 'description: Customers, newest first.';
@@ -32,6 +33,9 @@ async function servedDescription(url: string): Promise<string | undefined> {
  * one short block saying what is wrong while the last good server keeps answering.
  */
 describe('npm run dev', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(180_000);
   let copy: string;
   let dev: ChildProcess | undefined;

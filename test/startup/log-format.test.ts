@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { humanMessage } from '../../src/logging/human-lines.js';
 import { chooseLogFormat } from '../../src/logging/logger.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { runMain, type MainRun } from '../helpers/run-main.js';
 
 const run = promisify(execFile);
@@ -51,7 +52,8 @@ describe('log format: lines for a person on a terminal, JSON elsewhere', functio
     expect(failed.split('\n')).to.deep.equal(['request failed', '    Error: boom', '        at f (x.ts:1:1)']);
   });
 
-  it('writes JSON when stdout is not a terminal, and lines for a person with LOG_FORMAT=pretty', async () => {
+  it('writes JSON when stdout is not a terminal, and lines for a person with LOG_FORMAT=pretty', async function () {
+    requireProcesses(this);
     const [json, pretty] = await Promise.all([startOnTakenPort({}), startOnTakenPort({ LOG_FORMAT: 'pretty' })]);
     for (const { run: started } of [json, pretty]) expect(started.stderr).to.match(/the port is already in use/);
 
@@ -67,6 +69,7 @@ describe('log format: lines for a person on a terminal, JSON elsewhere', functio
   });
 
   it('writes lines for a person, in colour, under a real terminal (script(1) gives one)', async function () {
+    requireProcesses(this);
     const script = await run('script', ['--version']).then(
       () => true,
       () => false,

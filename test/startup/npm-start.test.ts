@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { freePort } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { databaseEnv } from '../helpers/run-main.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -107,6 +108,9 @@ function npmStart(env: Record<string, string>) {
 }
 
 forEachDatabase('npm start: one process tree, stopped as a whole by a signal to its PID', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   // SQLite serves from one process; Postgres with WEB_CONCURRENCY=2 from a primary, two API
   // processes and the worker. One is stopped as a service manager does (SIGTERM to npm's PID),
   // the other as Ctrl-C does: SIGINT to every process of the terminal's group, so the server gets

@@ -12,6 +12,7 @@ import { SEALED_COLUMNS } from '../../src/resources/shared/sealed-secrets.js';
 import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { send, signRequest } from '../helpers/message-signer.js';
 import { databaseEnv, runMain } from '../helpers/run-main.js';
 import { TEST_SECRETS_ENV, TEST_SECRETS_KEY } from '../helpers/secrets-key.js';
@@ -53,6 +54,9 @@ async function keyIdsOf(database: TestDatabase): Promise<Record<string, string[]
 }
 
 describe('the secrets key at start', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(120_000);
   it('refuses to start on Postgres without SECRETS_KEY or SECRETS_KEY_FILE, in one line naming them', async () => {
     const started = await runMain({ DATABASE_URL: 'postgres://postgres@127.0.0.1:5432/test', SECRETS_KEY: '' });
@@ -103,6 +107,9 @@ describe('the secrets key at start', function () {
 });
 
 forEachDatabase('stored secrets: sealing existing rows, and rotating the key', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   let database: TestDatabase;
   const plain = { webhook: 'whsec_plainWebhookSecret000000000000001', previous: 'whsec_plainPreviousSecret00000000000001', signing: 'hmsec_plainSigningSecret0000000000000001' };
   let accountId: string;

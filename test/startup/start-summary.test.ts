@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 
 /** The JSON log lines a process wrote whose message starts with `prefix`. */
 function logLines(output: string, prefix: string): Array<Record<string, string>> {
@@ -18,6 +19,9 @@ function logLines(output: string, prefix: string): Array<Record<string, string>>
  * the API key is and the pages to open; on the first, the key itself; and at `/`, a page of links.
  */
 describe('start-up, as a developer sees it on SQLite', function () {
+  before(function () {
+    requireProcesses(this);
+  });
   this.timeout(60_000);
   let dataDir: string;
   let running: ApiProcess | undefined;

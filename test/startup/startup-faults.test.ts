@@ -13,6 +13,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess } from '../helpers/api-process.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { createDatabase, forEachDatabase, POSTGRES_ADMIN_URL } from '../helpers/databases.js';
+import { FAST_RUN, requireProcesses } from '../helpers/fast-run.js';
 import { databaseEnv, runMain, type MainRun } from '../helpers/run-main.js';
 import { startWorkerProcess } from '../helpers/worker-process.js';
 
@@ -97,6 +98,8 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
     for (const name of Object.keys(dirs) as (keyof typeof dirs)[]) dirs[name] = fs.mkdtempSync(path.join(dataDir, `${name}-`));
     const file = path.join(dirs.underFile, 'a-file');
     fs.writeFileSync(file, '');
+    // The fast run starts none; each test that reads a run skips there (requireProcesses).
+    if (FAST_RUN) return;
     // As many at a time as there are CPUs: more would only slow each (its deadline runs from its start).
     const run = inTurns(os.availableParallelism());
     runs = {
@@ -114,7 +117,8 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it('refuses malformed settings, naming the setting, before opening anything', async () => {
+  it('refuses malformed settings, naming the setting, before opening anything', async function () {
+    requireProcesses(this);
     expectRefusedStart(await runs.port, /^payments-api: invalid configuration: PORT must be a whole number, got "abc"$/);
     expectRefusedStart(
       await runs.schedule,
@@ -151,19 +155,22 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
     expect(config.settings.webhookAllowPrivateNetworks).to.equal(true);
   });
 
-  it('refuses an address this machine does not have (EADDRNOTAVAIL)', async () => {
+  it('refuses an address this machine does not have (EADDRNOTAVAIL)', async function () {
+    requireProcesses(this);
     const run = await runs.address;
     expectRefusedStart(run, /^payments-api: cannot listen on 203\.0\.113\.1:4242: the address is not available on this machine$/);
     expect(fs.existsSync(path.join(dirs.address, 'payments.sqlite-wal')), 'the database was not closed').to.equal(false);
   });
 
-  it('refuses an unreachable Postgres without showing its password', async () => {
+  it('refuses an unreachable Postgres without showing its password', async function () {
+    requireProcesses(this);
     const run = await runs.unreachable;
     expectRefusedStart(run, /^payments-api: cannot open the database \(postgres:\/\/postgres:\*\*\*@127\.0\.0\.1:1\/x\): connection refused$/);
     expect(run.stderr + run.stdout).not.to.include('s3cret');
   });
 
   it('refuses a Postgres database that does not exist, and a role that does not exist', async function () {
+    requireProcesses(this);
     const probe = new pg.Client({ connectionString: POSTGRES_ADMIN_URL, connectionTimeoutMillis: 2000 });
     const reachable = await probe.connect().then(
       () => true,
@@ -181,7 +188,8 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
     expectRefusedStart(role, /^payments-api: cannot open the database \(postgres:\/\/payments_no_such_role@.*\): role "payments_no_such_role" does not exist$/);
   });
 
-  it('refuses a DATA_DIR it cannot create: under a regular file, or where the kernel refuses one', async () => {
+  it('refuses a DATA_DIR it cannot create: under a regular file, or where the kernel refuses one', async function () {
+    requireProcesses(this);
     expectRefusedStart(
       await runs.underFile,
       /^payments-api: cannot open the database \(SQLite .*\): a part of the path is not a directory \(mkdir .*a-file\/data\)$/,
@@ -193,6 +201,9 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
 });
 
 forEachDatabase('a second start on a taken port', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   it('exits 1 saying the port is in use, without delivering webhooks, for the API and for a worker with METRICS_PORT', async function () {
     this.timeout(180_000);
     const database = await createDatabase(engine);
@@ -264,6 +275,7 @@ describe('every operation of the spec has a handler (the start-up check)', () =>
   });
 
   it('refuses `npm start` of a spec with an operation no handler serves, naming it in one line', async function () {
+    requireProcesses(this);
     this.timeout(120_000);
     const copy = projectWithExtraOperation('frobnicateWidget');
     try {

@@ -12,6 +12,7 @@ import { freePort } from '../helpers/api-process.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { databaseEnv, runMain } from '../helpers/run-main.js';
 
 const run = promisify(execFile);
@@ -141,6 +142,9 @@ async function expectAllGone(pids: number[]): Promise<void> {
 }
 
 forEachDatabase('WEB_CONCURRENCY', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   let database: TestDatabase;
   let running: Started | undefined;
   const children: number[] = [];

@@ -21,7 +21,7 @@ forEachDatabase('webhook endpoint registration while the worker\'s look-ups are 
     });
     options.dnsServers = [dns.server];
   });
-  after(() => dns.close());
+  after(() => dns?.close());
   const server = useTestServer(engine, options);
 
   it('still resolves a registration\'s name and refuses a private answer, and accepts a name that does not resolve or answer', async () => {

@@ -1,11 +1,15 @@
 import { expect } from 'chai';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 
 const ADMIN = { user: 'admin', password: 'worker-health-admin' };
 const basic = `Basic ${Buffer.from(`${ADMIN.user}:${ADMIN.password}`).toString('base64')}`;
 
 forEachDatabase('a ROLE=worker process on its own port', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   let database: TestDatabase;
   let worker: WorkerProcess;
   before(async function () {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { startTestServer, type TestServer } from '../helpers/test-server.js';
 import { startWorkerProcess, type WorkerProcess } from '../helpers/worker-process.js';
 
@@ -23,6 +24,9 @@ async function until(condition: () => boolean, timeoutMs: number, what: string):
 }
 
 forEachDatabase('webhook worker processes', (engine) => {
+  before(function () {
+    requireProcesses(this);
+  });
   let server: TestServer;
   let receiver: Awaited<ReturnType<typeof startCaptureReceiver>>;
   const workers: WorkerProcess[] = [];
