@@ -14,5 +14,5 @@ module.exports = {
   exit: true,
   parallel: true,
   jobs: 2,
-  require: ['test/helpers/fast-run-guard.ts'],
+  require: ['test/helpers/file-timing.cjs', 'test/helpers/fast-run-guard.ts'],
 };
