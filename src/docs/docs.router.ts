@@ -62,8 +62,9 @@ let served: { json: string; yaml: string } | undefined;
 /**
  * The contract as `/openapi.json` and `/openapi.yaml` serve it: the spec with its own origin made
  * relative (see {@link originRelativeUrls}). The YAML keeps the file's comments and anchors.
- * Made once per process, as the spec is read once (loadSpec): re-reading the YAML document takes
- * a quarter of a second, which every app built in the process (each test's server) would pay.
+ * Made on the first request for it, once per process: re-reading the YAML document takes a
+ * quarter to half a second, which neither a start nor every app built in the process (each test's
+ * server) should pay.
  */
 function servedContract(): { json: string; yaml: string } {
   served ??= renderContract();
@@ -89,12 +90,11 @@ function renderContract(): { json: string; yaml: string } {
 export function createDocsRouter(): RequestHandler {
   const router = express.Router();
   const pageHeaders = helmet();
-  const contract = servedContract();
   router.get('/openapi.json', pageHeaders, (_req, res) => {
-    res.type('application/json').send(contract.json);
+    res.type('application/json').send(servedContract().json);
   });
   router.get('/openapi.yaml', pageHeaders, (_req, res) => {
-    res.type('application/yaml').send(contract.yaml);
+    res.type('application/yaml').send(servedContract().yaml);
   });
   router.get('/docs', pageHeaders, (_req, res) => {
     res.type('html').send(PAGE);

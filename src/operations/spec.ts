@@ -1,4 +1,6 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
+import path from 'node:path';
 import { parse } from 'yaml';
 import { projectFile } from './project-files.js';
 
@@ -27,6 +29,53 @@ let cached: SpecDocument | undefined;
 
 /** The spec, parsed once per process. Callers that mutate must clone it. */
 export function loadSpec(): SpecDocument {
-  cached ??= parse(fs.readFileSync(SPEC_PATH, 'utf8')) as SpecDocument;
+  cached ??= parseSpec(fs.readFileSync(SPEC_PATH, 'utf8'));
   return cached;
+}
+
+/**
+ * Where parsed specs are kept between processes, by the hash of their text: the usual cache
+ * folder of tools run from a project (`node_modules/.cache`).
+ */
+const PARSED_CACHE_DIR = projectFile('node_modules/.cache/payments-api/spec');
+
+/**
+ * The spec's YAML as a document. Parsing the YAML takes about 0.4 s of CPU, the largest part of a
+ * process's start; reading the same text's JSON takes a few milliseconds. So the parse is kept as
+ * JSON under the text's SHA-256, and a process whose spec is unchanged since the last start (every
+ * cluster child, every restart, every test process) reads that. A text not seen before is parsed
+ * (a spec that does not parse fails here, as without the cache); a cache that cannot be read or
+ * written is passed by.
+ */
+function parseSpec(text: string): SpecDocument {
+  const cachedFile = path.join(PARSED_CACHE_DIR, `${createHash('sha256').update(text).digest('hex')}.json`);
+  try {
+    return JSON.parse(fs.readFileSync(cachedFile, 'utf8')) as SpecDocument;
+  } catch {
+    // Not parsed before (or unreadable): parse it below.
+  }
+  const spec = parse(text) as SpecDocument;
+  try {
+    fs.mkdirSync(PARSED_CACHE_DIR, { recursive: true });
+    forgetOldestParses();
+    // Written aside then renamed, so a process starting meanwhile never reads half a file.
+    const partial = `${cachedFile}.${process.pid}.tmp`;
+    fs.writeFileSync(partial, JSON.stringify(spec));
+    fs.renameSync(partial, cachedFile);
+  } catch {
+    // A read-only install: every start parses.
+  }
+  return spec;
+}
+
+/** How many parsed specs are kept: a designer's recent edits; each is about a quarter megabyte. */
+const KEPT_PARSES = 8;
+
+/** Deletes all but the newest few parses, so that a long editing session does not fill the disk. */
+function forgetOldestParses(): void {
+  const files = fs.readdirSync(PARSED_CACHE_DIR).map((name) => path.join(PARSED_CACHE_DIR, name));
+  const newestFirst = files
+    .map((file) => ({ file, mtime: fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+    .sort((a, b) => b.mtime - a.mtime);
+  for (const { file } of newestFirst.slice(KEPT_PARSES - 1)) fs.rmSync(file, { force: true });
 }

@@ -3,11 +3,12 @@ import net from 'node:net';
 import path from 'node:path';
 import type { DatabaseTarget } from '../../src/db/knex.js';
 import { TEST_SECRETS_ENV } from './secrets-key.js';
+import { compiledScript } from './server-entry.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const START_TIMEOUT_MS = 30_000;
 
-/** A real `ROLE=api` process of the server (`tsx src/main.ts`) over the test's database. */
+/** A real `ROLE=api` process of the server (compiled `src/main.ts`) over the test's database. */
 export interface ApiProcess {
   /** `http://127.0.0.1:<port>`. */
   url: string;
@@ -36,7 +37,7 @@ export async function freePort(): Promise<number> {
 export async function startApiProcess(target: DatabaseTarget, env: Record<string, string> = {}): Promise<ApiProcess> {
   // A restart on the same address gives `PORT`; otherwise the OS picks one.
   const port = env.PORT ? Number(env.PORT) : await freePort();
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, compiledScript('src/main.ts'), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

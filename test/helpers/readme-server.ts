@@ -1,17 +1,12 @@
 /**
- * The server as `npm start` runs it (`src/main.ts`, here through tsx instead of compiled), but from
+ * The server as `npm start` runs it (`src/main.ts`, compiled), but from
  * another directory: the process's working directory is a project-like folder, so `./data` (the
  * default `DATA_DIR`) and relative paths in its settings (`TLS_CERT_FILE=tls/server.crt`) are that
  * folder's.
  */
 import { spawn } from 'node:child_process';
-import { createRequire } from 'node:module';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { compiledScript } from './server-entry.js';
 
-const ROOT = path.resolve(import.meta.dirname, '../..');
-/** tsx's loader by its file URL: `--import tsx` would look for the package in the working directory. */
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 /** The variables of the test's own environment that a server start may see: none of its settings. */
@@ -46,7 +41,7 @@ export function logLines(output: string, prefix: string): Array<Record<string, s
  */
 export async function startReadmeServer(projectDir: string, port: number, settings: Record<string, string>): Promise<ReadmeServer> {
   const inherited = Object.fromEntries(INHERITED.filter((name) => process.env[name]).map((name) => [name, process.env[name]]));
-  const child = spawn(process.execPath, ['--import', TSX_LOADER, path.join(ROOT, 'src/main.ts')], {
+  const child = spawn(process.execPath, compiledScript('src/main.ts'), {
     cwd: projectDir,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...inherited, PORT: String(port), ...settings },

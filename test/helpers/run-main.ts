@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import path from 'node:path';
 import type { DatabaseTarget } from '../../src/db/knex.js';
 import { TEST_SECRETS_ENV } from './secrets-key.js';
+import { compiledScript } from './server-entry.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -22,15 +23,15 @@ export function databaseEnv(target: DatabaseTarget): Record<string, string> {
 }
 
 /**
- * Runs `node --import tsx src/main.ts` (what `npm start` runs, compiled; npm-start.test.ts runs
- * that) with `env` over a neutral base (no `DATABASE_URL` from the caller's environment) and waits
+ * Runs `src/main.ts` as `npm start` does, compiled (through tsx when `root` is another project,
+ * which has no build), with `env` over a neutral base (no `DATABASE_URL` from the caller's environment) and waits
  * for it to exit; a process still running after `deadlineMs` is killed and reported as `timedOut`,
  * so a start that hangs fails the test instead of hanging it. `root` is the project to run (a
  * copy, for a test that changes the spec).
  */
 export function runMain(env: Record<string, string>, deadlineMs = 60_000, root = ROOT): Promise<MainRun> {
   const { DATABASE_URL: _inherited, ...base } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, root === ROOT ? compiledScript('src/main.ts') : ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

@@ -3,6 +3,7 @@ import path from 'node:path';
 import type { DatabaseTarget } from '../../src/db/knex.js';
 import { freePort } from './api-process.js';
 import { TEST_SECRETS_ENV } from './secrets-key.js';
+import { compiledScript } from './server-entry.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -22,7 +23,7 @@ export interface WorkerProcess {
 /** Starts a worker, listening on a free port (or `env.PORT`), and resolves once its loop has started. */
 export async function startWorkerProcess(target: DatabaseTarget, env: Record<string, string> = {}): Promise<WorkerProcess> {
   const port = env.PORT ?? String(await freePort());
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, compiledScript('src/main.ts'), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {

@@ -13,6 +13,7 @@ import { ApiClient } from '../helpers/api-client.js';
 import { startApiProcess } from '../helpers/api-process.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { requireProcesses } from '../helpers/fast-run.js';
+import { compiledScript } from '../helpers/server-entry.js';
 import { send, signRequest } from '../helpers/message-signer.js';
 import { databaseEnv, runMain } from '../helpers/run-main.js';
 import { TEST_SECRETS_ENV, TEST_SECRETS_KEY } from '../helpers/secrets-key.js';
@@ -27,7 +28,7 @@ const NEW_KEY_ENV = { SECRETS_KEY: NEW_KEY.toString('base64') };
 async function rotateSecrets(env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const { DATABASE_URL: _url, SECRETS_KEY: _key, ...base } = process.env;
   try {
-    const { stdout, stderr } = await run(process.execPath, ['--import', 'tsx', 'src/secrets-rotate-cli.ts'], {
+    const { stdout, stderr } = await run(process.execPath, compiledScript('src/secrets-rotate-cli.ts'), {
       cwd: ROOT,
       env: { ...base, ...env },
     });

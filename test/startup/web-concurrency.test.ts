@@ -14,6 +14,7 @@ import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/d
 import { eventually } from '../helpers/eventually.js';
 import { requireProcesses } from '../helpers/fast-run.js';
 import { databaseEnv, runMain } from '../helpers/run-main.js';
+import { compiledScript } from '../helpers/server-entry.js';
 
 const run = promisify(execFile);
 const ROOT = path.resolve(import.meta.dirname, '../..');
@@ -40,7 +41,7 @@ interface Started {
 async function startMain(target: DatabaseTarget, env: Record<string, string>, readyLine = 'Ready at'): Promise<Started> {
   const port = await freePort();
   const { DATABASE_URL: _inherited, ...base } = process.env;
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, compiledScript('src/main.ts'), {
     cwd: ROOT,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: {
