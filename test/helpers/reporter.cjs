@@ -5,6 +5,7 @@ const fs = require('node:fs');
 const os = require('node:os');
 const path = require('node:path');
 const Mocha = require('mocha');
+const { keepDurations } = require('./file-order.cjs');
 
 const SLOWEST_FILES_SHOWN = 8;
 
@@ -31,7 +32,10 @@ class ClosingLineReporter extends Mocha.reporters.Spec {
     runner.once('end', () => {
       const timed = readTimings(timingsFile);
       fs.rmSync(path.dirname(timingsFile), { recursive: true, force: true });
-      if (timed.size > 0) writeTimeSpent(timed);
+      if (timed.size > 0) {
+        writeTimeSpent(timed);
+        keepDurations([...timed.values()].map(({ file, ms }) => [file, ms]));
+      }
       else writeSlowest([...fileMs].map(([file, ms]) => ({ file, ms })));
       process.stdout.write(`\nWall time: ${((Date.now() - startedAt) / 1000).toFixed(0)} s\n`);
       const { passes, failures, pending } = this.stats;

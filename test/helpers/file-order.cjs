@@ -1,0 +1,55 @@
+// The order in which `npm test` hands test files to its workers: longest first, so that the run
+// does not end with one worker busy on a long file while the other is idle. A file's length is its
+// wall time in the last parallel run on this checkout (the reporter keeps them, reporter.cjs);
+// a file not timed yet (a fresh clone, a new file) is placed by its folder, the folders whose files
+// start processes first, and then by size.
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '../..');
+/** Where the reporter keeps each file's wall time of the last parallel run. */
+const DURATIONS_FILE = path.join(ROOT, 'node_modules/.cache/payments-api/test-durations.json');
+/** Folders whose files start servers, clusters, the CLI or a browser: these take longest. */
+const SLOW_FOLDERS = ['startup', 'cli', 'faults', 'webhooks', 'pages', 'contract', 'docs'];
+
+function readDurations() {
+  try {
+    return JSON.parse(fs.readFileSync(DURATIONS_FILE, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
+/** Every test file under test/, longest first (paths relative to the project's root). */
+function testFilesLongestFirst() {
+  const durations = readDurations();
+  const files = fs
+    .readdirSync(path.join(ROOT, 'test'), { recursive: true })
+    .filter((file) => file.endsWith('.test.ts'))
+    .map((file) => path.join('test', file));
+  const folderRank = (file) => {
+    const rank = SLOW_FOLDERS.indexOf(file.split(path.sep)[1]);
+    return rank === -1 ? SLOW_FOLDERS.length : rank;
+  };
+  const size = (file) => fs.statSync(path.join(ROOT, file)).size;
+  return files.sort((a, b) => {
+    const [timedA, timedB] = [durations[a], durations[b]];
+    if (timedA !== undefined && timedB !== undefined) return timedB - timedA;
+    // Untimed files go first: a new file may be long, and what is known fills in behind it.
+    if (timedA !== undefined || timedB !== undefined) return timedA === undefined ? -1 : 1;
+    return folderRank(a) - folderRank(b) || size(b) - size(a);
+  });
+}
+
+/** Keeps the wall time of each file of a parallel run (`file` → ms), for the next run's order. */
+function keepDurations(durationsByFile) {
+  try {
+    const kept = { ...readDurations(), ...Object.fromEntries(durationsByFile) };
+    fs.mkdirSync(path.dirname(DURATIONS_FILE), { recursive: true });
+    fs.writeFileSync(DURATIONS_FILE, JSON.stringify(kept, null, 1));
+  } catch {
+    // A read-only checkout: the next run orders by folder and size.
+  }
+}
+
+module.exports = { testFilesLongestFirst, keepDurations };
