@@ -1,9 +1,7 @@
 import { cardErrorBody } from '../../domain/errors.js';
 import { ok, type Handlers } from '../../operations/operations.js';
-import { listRefundsOfCharge } from '../refunds/refunds.service.js';
-import { refundExpandableFields } from '../refunds/refunds.expansion.js';
 import { listExpansion, objectExpansion } from '../shared/expansion.js';
-import { chargeExpandableFields } from './charges.expansion.js';
+import { chargeExpandableFields } from '../payments/payments.expansion.js';
 import * as charges from './charges.service.js';
 
 // `expand` is checked before the service runs, so a path that cannot be expanded changes nothing.
@@ -42,11 +40,11 @@ export const chargeHandlers = {
     const expand = expandCharge(body.expand);
     return ok(await expand(ctx, await charges.captureCharge(ctx, path.id, body)));
   },
-  listChargeRefunds: async ({ path, query, ctx }) => {
-    const expand = listExpansion(refundExpandableFields, query.expand);
-    return ok(await expand(ctx, await listRefundsOfCharge(ctx, path.id, query)));
+  listCustomerCharges: async ({ path, query, ctx }) => {
+    const expand = listExpansion(chargeExpandableFields, query.expand);
+    return ok(await expand(ctx, await charges.listChargesOfCustomer(ctx, path.id, query)));
   },
 } satisfies Pick<
   Handlers,
-  'listCharges' | 'createCharge' | 'retrieveCharge' | 'updateCharge' | 'updateChargeByPost' | 'captureCharge' | 'listChargeRefunds'
+  'listCharges' | 'createCharge' | 'retrieveCharge' | 'updateCharge' | 'updateChargeByPost' | 'captureCharge' | 'listCustomerCharges'
 >;

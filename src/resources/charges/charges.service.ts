@@ -2,20 +2,20 @@ import { ApiError, notFound, type DeclineCode } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
-import { captureAuthorization } from '../payment-intents/authorizations.js';
-import { makePayment } from '../payment-intents/payment-attempts.js';
-import { insertPaymentIntent, type PaymentIntentRow } from '../payment-intents/payment-intents.repo.js';
-import { toPaymentIntentResource, type PaymentIntent } from '../payment-intents/payment-intents.mapper.js';
-import { newIntent, requireLocked } from '../payment-intents/payment-intents.service.js';
+import { captureAuthorization } from '../payments/authorizations.js';
+import { makePayment, newIntent } from '../payments/payment-attempts.js';
+import { insertPaymentIntent, type PaymentIntentRow } from '../payments/payment-intents.repo.js';
+import { toPaymentIntentResource, type PaymentIntent } from '../payments/payment-intents.mapper.js';
+import { requireLocked } from '../payments/payment-intents.transitions.js';
 import { updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
-import { toCharge, toCharges } from './charge-resources.js';
-import { findCharge, findChargeForUpdate, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
-import { type Charge, type ChargeCaptureParams, type ChargeCreateParams, type ChargeUpdateParams } from './charges.mapper.js';
-import { findTestSource } from './test-sources.js';
+import { toCharge, toCharges } from '../payments/charge-resources.js';
+import { findCharge, findChargeForUpdate, listChargeRows, updateChargeDetails, type ChargeRow } from '../payments/charges.repo.js';
+import { type Charge, type ChargeCaptureParams, type ChargeCreateParams, type ChargeUpdateParams } from '../payments/charges.mapper.js';
+import { findTestSource } from '../payments/test-sources.js';
 
 /** A charge as created: succeeded (perhaps only authorised), or recorded as failed with why the card was declined. */
 export interface ChargeOutcome {

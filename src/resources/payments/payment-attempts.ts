@@ -2,13 +2,18 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, cardErrorBody, type CardErrorBody, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { insertCharge } from '../charges/charges.repo.js';
-import { NO_REFUNDS, toChargeResource, type Charge } from '../charges/charges.mapper.js';
-import { findTestSource, type TestSource } from '../charges/test-sources.js';
+import { insertCharge } from './charges.repo.js';
+import { NO_REFUNDS, toChargeResource, type Charge } from './charges.mapper.js';
+import { findTestSource, type TestSource } from './test-sources.js';
 import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
 import { updatePaymentIntentRow, type PaymentIntentChanges, type PaymentIntentRow } from './payment-intents.repo.js';
-import { toPaymentIntentResource, type PaymentError, type PaymentIntent } from './payment-intents.mapper.js';
+import {
+  toPaymentIntentResource,
+  type PaymentError,
+  type PaymentIntent,
+  type PaymentIntentCreateParams,
+} from './payment-intents.mapper.js';
 
 /** How long an authorisation may be captured: 7 days, as card networks hold them. */
 export const AUTHORIZATION_SECONDS = 7 * 24 * 60 * 60;
@@ -19,6 +24,35 @@ export interface PaymentOutcome {
   /** The charge the attempt made, when it got as far as making one. */
   charge?: Charge;
   decline?: { code: DeclineCode; message: string; chargeId: string };
+}
+
+/**
+ * A new intent's row, not yet written: `requires_payment_method`, or `requires_confirmation` with a
+ * payment method; captured automatically unless `capture_method` says `manual`.
+ */
+export function newIntent(
+  ctx: RequestContext,
+  fields: Pick<PaymentIntentCreateParams, 'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata'>,
+): Omit<PaymentIntentRow, 'seq'> {
+  return {
+    id: newId('paymentIntent'),
+    account_id: ctx.accountId,
+    customer_id: fields.customer ?? null,
+    amount: fields.amount,
+    amount_capturable: 0,
+    amount_received: 0,
+    currency: fields.currency.toLowerCase(),
+    capture_method: fields.capture_method ?? 'automatic',
+    status: fields.payment_method === undefined ? 'requires_payment_method' : 'requires_confirmation',
+    payment_method: fields.payment_method ?? null,
+    latest_charge_id: null,
+    last_payment_error: null,
+    description: fields.description ?? null,
+    metadata: initialMetadata(fields.metadata),
+    canceled_at: null,
+    cancellation_reason: null,
+    created: unixSeconds(ctx.clock),
+  };
 }
 
 /** The test payment method of this name, or 400 naming `param`. */

@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { firstRefundsOfCharges } from '../refunds/refunds.repo.js';
+import { firstRefundsOfCharges } from './refunds.repo.js';
 import type { ChargeRow } from './charges.repo.js';
 import { EMBEDDED_REFUNDS, NO_REFUNDS, toChargeResource, type Charge } from './charges.mapper.js';
 

@@ -1,6 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
-import type { RefundRow } from '../refunds/refunds.repo.js';
-import { toRefundResource } from '../refunds/refunds.mapper.js';
+import type { RefundRow } from './refunds.repo.js';
+import { toRefundResource } from './refunds.mapper.js';
 import { parseMetadata } from '../shared/metadata.js';
 import type { ChargeRow } from './charges.repo.js';
 
