@@ -1,8 +1,7 @@
 import DataLoader from 'dataloader';
 import type { Queryable } from '../db/database.js';
 import type { RequestContext } from '../operations/operations.js';
-import { toCharges } from '../resources/payments/charge-resources.js';
-import type { Charge } from '../resources/payments/charges.mapper.js';
+import { toCharges, type Charge } from '../resources/payments/charges.mapper.js';
 import {
   findChargesByIds,
   firstChargesOfCustomers,

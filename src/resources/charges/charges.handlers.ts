@@ -1,6 +1,6 @@
-import { cardErrorBody } from '../../domain/errors.js';
 import { ok, type Handlers } from '../../operations/operations.js';
 import { listExpansion, objectExpansion } from '../shared/expansion.js';
+import { declineBody } from '../payments/payment-attempts.js';
 import { chargeExpandableFields } from '../payments/payments.expansion.js';
 import * as charges from './charges.service.js';
 
@@ -14,15 +14,10 @@ export const chargeHandlers = {
   },
   createCharge: async ({ body, ctx }) => {
     const expand = expandCharge(body.expand);
-    const { charge, decline } = await charges.createCharge(ctx, body);
+    const { charge, intent, decline } = await charges.createCharge(ctx, body);
     if (!decline) return ok(await expand(ctx, charge));
-    // A decline is a committed outcome, answered (and replayed) as 402 with the failed charge's id
-    // and its intent, as confirming an intent answers.
-    const error = cardErrorBody(
-      { declineCode: decline.code, message: decline.message, charge: charge.id, paymentIntent: decline.intent },
-      ctx.requestId,
-    );
-    return { status: 402, body: { error } };
+    // A decline is a committed outcome, answered (and replayed) as 402, as confirming an intent answers.
+    return { status: 402, body: { error: declineBody({ intent, decline }, ctx.requestId) } };
   },
   retrieveCharge: async ({ path, query, ctx }) => {
     const expand = expandCharge(query.expand);

@@ -4,8 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
 import { captureChargeRow, findChargeForUpdate, findExpiredAuthorizations, releaseChargeRow, type ChargeRow } from './charges.repo.js';
-import { toCharge } from './charge-resources.js';
-import { NO_REFUNDS, toChargeResource } from './charges.mapper.js';
+import { toCharge } from './charges.mapper.js';
 import { previousAttributes } from '../shared/updates.js';
 import { recordEvents, type EventContext, type EventRecord } from '../events/events.service.js';
 import { insertRefund, type RefundRow } from './refunds.repo.js';
@@ -69,7 +68,7 @@ export async function releaseAuthorization(
       : {
           type: 'charge.refunded',
           object: chargeAfter,
-          previousAttributes: previousAttributes(toChargeResource(charge, NO_REFUNDS), chargeAfter),
+          previousAttributes: previousAttributes(await toCharge(ctx.db, ctx.accountId, charge), chargeAfter),
         },
   );
   return { charge: released, refund, events };

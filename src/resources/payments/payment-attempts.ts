@@ -3,7 +3,7 @@ import { ApiError, cardErrorBody, type CardErrorBody, type DeclineCode } from '.
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { insertCharge } from './charges.repo.js';
-import { NO_REFUNDS, toChargeResource, type Charge } from './charges.mapper.js';
+import { toCharge, type Charge } from './charges.mapper.js';
 import { findTestSource, type TestSource } from './test-sources.js';
 import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
@@ -25,6 +25,9 @@ export interface PaymentOutcome {
   charge?: Charge;
   decline?: { code: DeclineCode; message: string; chargeId: string };
 }
+
+/** The outcome of a payment made (not waiting on the customer): it always holds its charge. */
+export type PaymentMade = PaymentOutcome & { charge: Charge };
 
 /**
  * A new intent's row, not yet written: `requires_payment_method`, or `requires_confirmation` with a
@@ -107,7 +110,7 @@ export async function makePayment(
   method: string,
   source: TestSource,
   options: PaymentOptions = {},
-): Promise<PaymentOutcome> {
+): Promise<PaymentMade> {
   const preceding = options.precedingEvents ?? [];
   const writeIntent = options.writeIntent ?? ((changes) => updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, changes));
   const now = unixSeconds(ctx.clock);
@@ -132,7 +135,7 @@ export async function makePayment(
     amount_captured: !declined && automatic ? row.amount : 0,
     capture_before: !declined && !automatic ? now + AUTHORIZATION_SECONDS : null,
   });
-  const charge = toChargeResource(chargeRow, NO_REFUNDS);
+  const charge = await toCharge(ctx.db, ctx.accountId, chargeRow);
   if (declined) {
     const error: PaymentError = {
       type: 'card_error',
@@ -175,7 +178,10 @@ export async function makePayment(
   return { intent, charge };
 }
 
-/** The 402 body a declined payment answers with: the failed charge and the intent as it now is. */
+/**
+ * The 402 body a declined payment answers with, whichever operation made it (a charge, an
+ * intent's creation or confirmation): the failed charge and the intent as it now is.
+ */
 export function declineBody(outcome: Required<Pick<PaymentOutcome, 'intent' | 'decline'>>, requestId: string): CardErrorBody {
   const { decline, intent } = outcome;
   return cardErrorBody({ declineCode: decline.code, message: decline.message, charge: decline.chargeId, paymentIntent: intent }, requestId);

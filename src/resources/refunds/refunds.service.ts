@@ -2,7 +2,7 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { toCharge } from '../payments/charge-resources.js';
+import { toCharge } from '../payments/charges.mapper.js';
 import { addRefundedAmount, findCharge, findChargeForUpdate, type ChargeRow } from '../payments/charges.repo.js';
 import { recordEvents } from '../events/events.service.js';
 import { releaseAuthorization } from '../payments/authorizations.js';
