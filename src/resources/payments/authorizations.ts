@@ -3,13 +3,13 @@ import { ApiError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
-import { captureChargeRow, findChargeForUpdate, findExpiredAuthorizations, releaseChargeRow, type ChargeRow } from './charges.repo.js';
-import { toCharge } from './charges.mapper.js';
 import { previousAttributes } from '../shared/updates.js';
 import { recordEvents, type EventContext, type EventRecord } from '../events/events.service.js';
+import { initialMetadata } from '../shared/metadata.js';
+import { captureChargeRow, findChargeForUpdate, findExpiredAuthorizations, releaseChargeRow, type ChargeRow } from './charges.repo.js';
+import { toCharge } from './charges.mapper.js';
 import { insertRefund, type RefundRow } from './refunds.repo.js';
 import { toRefundResource, type Refund } from './refunds.mapper.js';
-import { initialMetadata } from '../shared/metadata.js';
 import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from './payment-intents.repo.js';
 import { toPaymentIntentResource, type PaymentIntent } from './payment-intents.mapper.js';
 

@@ -2,11 +2,11 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, cardErrorBody, type CardErrorBody, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
+import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
+import { initialMetadata } from '../shared/metadata.js';
 import { insertCharge } from './charges.repo.js';
 import { toCharge, type Charge } from './charges.mapper.js';
 import { findTestSource, type TestSource } from './test-sources.js';
-import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
-import { initialMetadata } from '../shared/metadata.js';
 import { updatePaymentIntentRow, type PaymentIntentChanges, type PaymentIntentRow } from './payment-intents.repo.js';
 import {
   toPaymentIntentResource,
@@ -86,7 +86,7 @@ export async function attemptPayment(
   return { intent };
 }
 
-/** How a payment is made beyond the intent and its method (the charges door's needs). */
+/** How a payment is made beyond the intent and its method (what `POST /v1/charges` needs). */
 export interface PaymentOptions {
   /** The charge's metadata; default none. */
   metadata?: string;
