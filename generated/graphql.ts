@@ -5,12 +5,12 @@
 
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Customer as CustomerResource } from '../src/resources/customers/customers.mapper.js';
-import type { Charge as ChargeResource } from '../src/resources/charges/charges.mapper.js';
-import type { Refund as RefundResource } from '../src/resources/refunds/refunds.mapper.js';
+import type { Charge as ChargeResource } from '../src/resources/payments/charges.mapper.js';
+import type { Refund as RefundResource } from '../src/resources/payments/refunds.mapper.js';
 import type {
   PaymentIntent as PaymentIntentResource,
   PaymentError as PaymentErrorResource,
-} from '../src/resources/payment-intents/payment-intents.mapper.js';
+} from '../src/resources/payments/payment-intents.mapper.js';
 import type { Event as EventResource } from '../src/resources/events/events.mapper.js';
 import type { WebhookEndpoint as WebhookEndpointResource } from '../src/resources/webhook-endpoints/webhook-endpoints.mapper.js';
 import type { GraphQLContext } from '../src/graphql/context.js';

@@ -48,7 +48,7 @@ import { createWebhookAttemptMetrics } from './metrics/webhook-attempt-metrics.j
 import { purgeExpiredKeys } from './operations/idempotency.js';
 import { DEFAULT_EVENT_RETENTION_DAYS, startEventRetention } from './resources/events/events.retention.js';
 import { purgeSeenSignatures } from './resources/signing-keys/seen-signatures.repo.js';
-import { expireAuthorizations } from './resources/payment-intents/authorizations.js';
+import { expireAuthorizations } from './resources/payments/authorizations.js';
 import { createRequestLogBuffer, type RequestLogBuffer } from './resources/request-logs/request-log-buffer.js';
 import { purgeRequestLogs } from './resources/request-logs/request-logs.repo.js';
 import type { ServiceSettings } from './operations/operations.js';

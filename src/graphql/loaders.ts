@@ -1,20 +1,19 @@
 import DataLoader from 'dataloader';
 import type { Queryable } from '../db/database.js';
 import type { RequestContext } from '../operations/operations.js';
-import { toCharges } from '../resources/charges/charge-resources.js';
-import type { Charge } from '../resources/charges/charges.mapper.js';
+import { toCharges, type Charge } from '../resources/payments/charges.mapper.js';
 import {
   findChargesByIds,
   firstChargesOfCustomers,
   type ChargeRow,
   type CustomerChargesPageKey,
-} from '../resources/charges/charges.repo.js';
+} from '../resources/payments/charges.repo.js';
 import { toCustomerResource, type Customer } from '../resources/customers/customers.mapper.js';
 import { findCustomersByIds } from '../resources/customers/customers.repo.js';
-import { toPaymentIntentResource, type PaymentIntent } from '../resources/payment-intents/payment-intents.mapper.js';
-import { findPaymentIntentsByIds } from '../resources/payment-intents/payment-intents.repo.js';
-import { toRefundResource, type Refund } from '../resources/refunds/refunds.mapper.js';
-import { findRefundsOfCharges } from '../resources/refunds/refunds.repo.js';
+import { toPaymentIntentResource, type PaymentIntent } from '../resources/payments/payment-intents.mapper.js';
+import { findPaymentIntentsByIds } from '../resources/payments/payment-intents.repo.js';
+import { toRefundResource, type Refund } from '../resources/payments/refunds.mapper.js';
+import { findRefundsOfCharges } from '../resources/payments/refunds.repo.js';
 
 /** The first page of one customer's charges, as a REST list page (what `toConnection` takes). */
 export interface ChargePage {

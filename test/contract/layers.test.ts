@@ -29,6 +29,10 @@ describe('layers of src/ (lint rules)', () => {
     ['a folder importing the configuration', 'src/http/x.ts', "import '../config.js';"],
     ['a driver imported outside src/db/', 'src/live-events/x.ts', "import pg from 'pg';\nvoid pg;"],
     ['a dialect check outside src/db/', 'src/webhooks/x.ts', "export const f = (db: { dialect: string }) => db.dialect === 'postgres';"],
+    ['a resource folder importing one of its own layer', 'src/resources/charges/x.ts', "import '../refunds/refunds.service.js';"],
+    ['the payments module importing a payment resource above it', 'src/resources/payments/x.ts', "import '../charges/charges.service.js';"],
+    ['customers importing the payments module', 'src/resources/customers/x.ts', "import '../payments/charges.repo.js';"],
+    ['events importing the webhook deliveries', 'src/resources/events/x.ts', "import '../webhook-deliveries/webhook-deliveries.repo.js';"],
   ];
   for (const [what, file, code] of refused) {
     it(`refuses ${what}`, async () => {
@@ -38,6 +42,12 @@ describe('layers of src/ (lint rules)', () => {
 
   const allowed: Array<[string, string, string]> = [
     ['a resource importing the core and the database', 'src/resources/charges/x.ts', "import '../../operations/operations.js';\nimport '../../db/database.js';"],
+    [
+      'a payment resource importing the payments module and the resource layers below it',
+      'src/resources/refunds/x.ts',
+      "import '../payments/refunds.repo.js';\nimport '../customers/customers.service.js';\nimport '../events/events.service.js';\nimport '../shared/params.js';",
+    ],
+    ['the resource map importing every resource folder', 'src/resources/handlers.ts', "import './charges/charges.handlers.js';\nimport './payments/charges.repo.js';"],
     ['the GraphQL door importing the REST door and the core', 'src/graphql/x.ts', "import '../http/request-id.js';\nimport '../operations/run-operation.js';"],
     ['the database module importing a driver and checking the dialect', 'src/db/x.ts', "import pg from 'pg';\nexport const f = (k: string) => k === 'postgres' && pg;"],
     ['the CLI importing the webhook signing and ids', 'src/cli/x.ts', "import '../webhooks/signing.js';\nimport '../domain/ids.js';"],

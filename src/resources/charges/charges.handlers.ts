@@ -1,9 +1,7 @@
-import { cardErrorBody } from '../../domain/errors.js';
 import { ok, type Handlers } from '../../operations/operations.js';
-import { listRefundsOfCharge } from '../refunds/refunds.service.js';
-import { refundExpandableFields } from '../refunds/refunds.expansion.js';
 import { listExpansion, objectExpansion } from '../shared/expansion.js';
-import { chargeExpandableFields } from './charges.expansion.js';
+import { declineBody } from '../payments/payment-attempts.js';
+import { chargeExpandableFields } from '../payments/payments.expansion.js';
 import * as charges from './charges.service.js';
 
 // `expand` is checked before the service runs, so a path that cannot be expanded changes nothing.
@@ -16,15 +14,10 @@ export const chargeHandlers = {
   },
   createCharge: async ({ body, ctx }) => {
     const expand = expandCharge(body.expand);
-    const { charge, decline } = await charges.createCharge(ctx, body);
+    const { charge, intent, decline } = await charges.createCharge(ctx, body);
     if (!decline) return ok(await expand(ctx, charge));
-    // A decline is a committed outcome, answered (and replayed) as 402 with the failed charge's id
-    // and its intent, as confirming an intent answers.
-    const error = cardErrorBody(
-      { declineCode: decline.code, message: decline.message, charge: charge.id, paymentIntent: decline.intent },
-      ctx.requestId,
-    );
-    return { status: 402, body: { error } };
+    // A decline is a committed outcome, answered (and replayed) as 402, as confirming an intent answers.
+    return { status: 402, body: { error: declineBody({ intent, decline }, ctx.requestId) } };
   },
   retrieveCharge: async ({ path, query, ctx }) => {
     const expand = expandCharge(query.expand);
@@ -42,11 +35,11 @@ export const chargeHandlers = {
     const expand = expandCharge(body.expand);
     return ok(await expand(ctx, await charges.captureCharge(ctx, path.id, body)));
   },
-  listChargeRefunds: async ({ path, query, ctx }) => {
-    const expand = listExpansion(refundExpandableFields, query.expand);
-    return ok(await expand(ctx, await listRefundsOfCharge(ctx, path.id, query)));
+  listCustomerCharges: async ({ path, query, ctx }) => {
+    const expand = listExpansion(chargeExpandableFields, query.expand);
+    return ok(await expand(ctx, await charges.listChargesOfCustomer(ctx, path.id, query)));
   },
 } satisfies Pick<
   Handlers,
-  'listCharges' | 'createCharge' | 'retrieveCharge' | 'updateCharge' | 'updateChargeByPost' | 'captureCharge' | 'listChargeRefunds'
+  'listCharges' | 'createCharge' | 'retrieveCharge' | 'updateCharge' | 'updateChargeByPost' | 'captureCharge' | 'listCustomerCharges'
 >;

@@ -1,36 +1,35 @@
-import { ApiError, notFound, type DeclineCode } from '../../domain/errors.js';
+import { ApiError, notFound } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
-import { captureAuthorization } from '../payment-intents/authorizations.js';
-import { makePayment } from '../payment-intents/payment-attempts.js';
-import { insertPaymentIntent, type PaymentIntentRow } from '../payment-intents/payment-intents.repo.js';
-import { toPaymentIntentResource, type PaymentIntent } from '../payment-intents/payment-intents.mapper.js';
-import { newIntent, requireLocked } from '../payment-intents/payment-intents.service.js';
+import { captureAuthorization } from '../payments/authorizations.js';
+import { makePayment, newIntent, type PaymentMade } from '../payments/payment-attempts.js';
+import { insertPaymentIntent, type PaymentIntentRow } from '../payments/payment-intents.repo.js';
+import { toPaymentIntentResource } from '../payments/payment-intents.mapper.js';
+import { requireLocked } from '../payments/payment-intents.transitions.js';
 import { updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
-import { toCharge, toCharges } from './charge-resources.js';
-import { findCharge, findChargeForUpdate, listChargeRows, updateChargeDetails, type ChargeRow } from './charges.repo.js';
-import { type Charge, type ChargeCaptureParams, type ChargeCreateParams, type ChargeUpdateParams } from './charges.mapper.js';
-import { findTestSource } from './test-sources.js';
-
-/** A charge as created: succeeded (perhaps only authorised), or recorded as failed with why the card was declined. */
-export interface ChargeOutcome {
-  charge: Charge;
-  /** Set when the card was declined: why, and the charge's intent, back in `requires_payment_method`. */
-  decline?: { code: DeclineCode; message: string; intent: PaymentIntent };
-}
+import { findCharge, findChargeForUpdate, listChargeRows, updateChargeDetails, type ChargeRow } from '../payments/charges.repo.js';
+import {
+  toCharge,
+  toCharges,
+  type Charge,
+  type ChargeCaptureParams,
+  type ChargeCreateParams,
+  type ChargeUpdateParams,
+} from '../payments/charges.mapper.js';
+import { findTestSource } from '../payments/test-sources.js';
 
 /**
  * Charges a test source, as a payment intent made and confirmed in one step (the charge belongs
  * to it): captured at once, or only authorised with `capture=false`. A declined card is not an
  * exception here: the failed charge is recorded (with `charge.failed`) and committed, and the
- * caller answers 402.
+ * caller answers 402 (see declineBody).
  */
-export async function createCharge(ctx: RequestContext, params: ChargeCreateParams): Promise<ChargeOutcome> {
+export async function createCharge(ctx: RequestContext, params: ChargeCreateParams): Promise<PaymentMade> {
   // `expand` is applied to the result by the handler.
   const { amount, currency, source: token, customer, capture, description, metadata, expand: _expand, ...unread } = params;
   allParamsRead(unread);
@@ -48,13 +47,11 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
   });
   // The charge carries what it was made with, as it always has; its intent the same. The intent is
   // created and confirmed in this one request: it is written once, in the state the payment left it.
-  const outcome = await makePayment(ctx, intent, token, source, {
+  return makePayment(ctx, intent, token, source, {
     metadata: intent.metadata,
     precedingEvents: [{ type: 'payment_intent.created', object: toPaymentIntentResource(intent) }],
     writeIntent: (changes) => insertPaymentIntent(ctx.db, { ...intent, ...changes }),
   });
-  const charge = outcome.charge!;
-  return outcome.decline ? { charge, decline: { ...outcome.decline, intent: outcome.intent } } : { charge };
 }
 
 export async function requireCharge(ctx: RequestContext, id: string, param = 'id'): Promise<ChargeRow> {

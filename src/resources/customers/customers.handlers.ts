@@ -1,7 +1,4 @@
 import { ok, type Handlers } from '../../operations/operations.js';
-import { chargeExpandableFields } from '../charges/charges.expansion.js';
-import { listChargesOfCustomer } from '../charges/charges.service.js';
-import { listExpansion } from '../shared/expansion.js';
 import * as customers from './customers.service.js';
 
 export const customerHandlers = {
@@ -12,10 +9,6 @@ export const customerHandlers = {
   updateCustomer: async ({ path, body, ctx }) => ok(await customers.updateCustomer(ctx, path.id, body)),
   updateCustomerByPost: async ({ path, body, ctx }) => ok(await customers.updateCustomer(ctx, path.id, body)),
   deleteCustomer: async ({ path, ctx }) => ok(await customers.deleteCustomer(ctx, path.id)),
-  listCustomerCharges: async ({ path, query, ctx }) => {
-    const expand = listExpansion(chargeExpandableFields, query.expand);
-    return ok(await expand(ctx, await listChargesOfCustomer(ctx, path.id, query)));
-  },
 } satisfies Pick<
   Handlers,
   | 'listCustomers'
@@ -25,5 +18,4 @@ export const customerHandlers = {
   | 'updateCustomer'
   | 'updateCustomerByPost'
   | 'deleteCustomer'
-  | 'listCustomerCharges'
 >;

@@ -2,7 +2,7 @@ import type { webhooks } from '../../../generated/openapi.js';
 import { unixSeconds } from '../../domain/clock.js';
 import { notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
-import { enqueueDeliveries, readSubscriptions } from '../webhook-deliveries/outbox.js';
+import { enqueueDeliveries, readSubscriptions } from './outbox.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';

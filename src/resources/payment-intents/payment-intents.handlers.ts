@@ -1,9 +1,7 @@
-import { ok, type Handlers } from '../../operations/operations.js';
-import { paymentIntentExpandableFields } from '../charges/charges.expansion.js';
-import { listExpansion, objectExpansion } from '../shared/expansion.js';
-import { declineBody, type PaymentOutcome } from './payment-attempts.js';
-import type { RequestContext } from '../../operations/operations.js';
-import type { ObjectExpansion } from '../shared/expansion.js';
+import { ok, type Handlers, type RequestContext } from '../../operations/operations.js';
+import { declineBody, type PaymentOutcome } from '../payments/payment-attempts.js';
+import { paymentIntentExpandableFields } from '../payments/payments.expansion.js';
+import { listExpansion, objectExpansion, type ObjectExpansion } from '../shared/expansion.js';
 import * as intents from './payment-intents.service.js';
 
 // `expand` is checked before the service runs, so a path that cannot be expanded changes nothing.

@@ -1,25 +1,22 @@
 import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../domain/errors.js';
-import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { recordEvent, recordEvents } from '../events/events.service.js';
-import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
+import { updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
-import { captureAuthorization, lockAuthorization, releaseAuthorization } from './authorizations.js';
-import { attemptPayment, makePayment, requireTestPaymentMethod, type PaymentOutcome } from './payment-attempts.js';
+import { captureAuthorization, lockAuthorization, releaseAuthorization } from '../payments/authorizations.js';
+import { attemptPayment, makePayment, newIntent, requireTestPaymentMethod, type PaymentOutcome } from '../payments/payment-attempts.js';
 import {
   findPaymentIntent,
-  findPaymentIntentForUpdate,
   insertPaymentIntent,
   listPaymentIntentRows,
   updatePaymentIntentRow,
   type PaymentIntentChanges,
-  type PaymentIntentRow,
   type PaymentIntentStatus,
-} from './payment-intents.repo.js';
+} from '../payments/payment-intents.repo.js';
 import {
   toPaymentIntentResource,
   type PaymentIntent,
@@ -29,8 +26,8 @@ import {
   type PaymentIntentConfirmParams,
   type PaymentIntentCreateParams,
   type PaymentIntentUpdateParams,
-} from './payment-intents.mapper.js';
-import { assertCan } from './payment-intents.transitions.js';
+} from '../payments/payment-intents.mapper.js';
+import { assertCan, requireLocked } from '../payments/payment-intents.transitions.js';
 
 /**
  * Creates an intent: `requires_payment_method`, or `requires_confirmation` with a payment method;
@@ -189,40 +186,4 @@ export async function authenticatePaymentIntent(
   const intent = toPaymentIntentResource(failed);
   await recordEvent(ctx, 'payment_intent.payment_failed', intent);
   return intent;
-}
-
-/**
- * A new intent's row, not yet written: `requires_payment_method`, or `requires_confirmation` with a
- * payment method; captured automatically unless `capture_method` says `manual`.
- */
-export function newIntent(
-  ctx: RequestContext,
-  fields: Pick<PaymentIntentCreateParams, 'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata'>,
-): Omit<PaymentIntentRow, 'seq'> {
-  return {
-    id: newId('paymentIntent'),
-    account_id: ctx.accountId,
-    customer_id: fields.customer ?? null,
-    amount: fields.amount,
-    amount_capturable: 0,
-    amount_received: 0,
-    currency: fields.currency.toLowerCase(),
-    capture_method: fields.capture_method ?? 'automatic',
-    status: fields.payment_method === undefined ? 'requires_payment_method' : 'requires_confirmation',
-    payment_method: fields.payment_method ?? null,
-    latest_charge_id: null,
-    last_payment_error: null,
-    description: fields.description ?? null,
-    metadata: initialMetadata(fields.metadata),
-    canceled_at: null,
-    cancellation_reason: null,
-    created: unixSeconds(ctx.clock),
-  };
-}
-
-/** The intent, locked for this change (see findPaymentIntentForUpdate), or 404. */
-export async function requireLocked(ctx: RequestContext, id: string, param = 'id'): Promise<PaymentIntentRow> {
-  const row = await findPaymentIntentForUpdate(ctx.db, ctx.accountId, id);
-  if (!row) throw notFound('payment_intent', id, param);
-  return row;
 }

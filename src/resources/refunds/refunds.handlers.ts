@@ -17,4 +17,8 @@ export const refundHandlers = {
     const expand = objectExpansion(refundExpandableFields, query.expand);
     return ok(await expand(ctx, await refunds.retrieveRefund(ctx, path.id)));
   },
-} satisfies Pick<Handlers, 'listRefunds' | 'createRefund' | 'retrieveRefund'>;
+  listChargeRefunds: async ({ path, query, ctx }) => {
+    const expand = listExpansion(refundExpandableFields, query.expand);
+    return ok(await expand(ctx, await refunds.listRefundsOfCharge(ctx, path.id, query)));
+  },
+} satisfies Pick<Handlers, 'listRefunds' | 'createRefund' | 'retrieveRefund' | 'listChargeRefunds'>;

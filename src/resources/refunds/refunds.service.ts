@@ -2,20 +2,20 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { toCharge } from '../charges/charge-resources.js';
-import { addRefundedAmount, findCharge, findChargeForUpdate, type ChargeRow } from '../charges/charges.repo.js';
+import { toCharge } from '../payments/charges.mapper.js';
+import { addRefundedAmount, findCharge, findChargeForUpdate, type ChargeRow } from '../payments/charges.repo.js';
 import { recordEvents } from '../events/events.service.js';
-import { releaseAuthorization } from '../payment-intents/authorizations.js';
-import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from '../payment-intents/payment-intents.repo.js';
-import { toPaymentIntentResource } from '../payment-intents/payment-intents.mapper.js';
-import { requireLocked } from '../payment-intents/payment-intents.service.js';
+import { releaseAuthorization } from '../payments/authorizations.js';
+import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from '../payments/payment-intents.repo.js';
+import { toPaymentIntentResource } from '../payments/payment-intents.mapper.js';
+import { requireLocked } from '../payments/payment-intents.transitions.js';
 import { initialMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
-import { findRefund, insertRefund, listRefundRows } from './refunds.repo.js';
-import { toRefundResource, type Refund, type RefundCreateParams } from './refunds.mapper.js';
+import { findRefund, insertRefund, listRefundRows } from '../payments/refunds.repo.js';
+import { toRefundResource, type Refund, type RefundCreateParams } from '../payments/refunds.mapper.js';
 
 /**
  * Refunds part or all of what is left of a succeeded charge, named by itself or by its payment

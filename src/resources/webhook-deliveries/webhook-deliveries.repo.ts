@@ -38,18 +38,6 @@ export interface AttemptRow {
   manual: boolean;
 }
 
-/** Inserts a pending delivery (pipelined in a transaction). */
-export async function insertDelivery(
-  db: Queryable,
-  row: Pick<DeliveryRow, 'id' | 'account_id' | 'event_id' | 'endpoint_id' | 'next_attempt_at' | 'created'>,
-): Promise<void> {
-  await db.write(
-    `INSERT INTO webhook_deliveries (id, account_id, event_id, endpoint_id, status, attempts, next_attempt_at, created)
-     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
-    [row.id, row.account_id, row.event_id, row.endpoint_id, row.next_attempt_at, row.created],
-  );
-}
-
 /**
  * Leases up to `limit` due deliveries to `owner` until `leaseUntil`, in one statement: on
  * Postgres concurrent workers skip each other's locked rows; on SQLite the statement is atomic.

@@ -1,6 +1,5 @@
 import type { Queryable } from '../../db/database.js';
 import { newId } from '../../domain/ids.js';
-import { insertDelivery } from './webhook-deliveries.repo.js';
 
 /** Which of an account's enabled endpoints an event type goes to (`*` subscribes to all). */
 export type Subscriptions = (type: string) => string[];
@@ -41,4 +40,16 @@ export async function enqueueDeliveries(
       created: event.created,
     });
   }
+}
+
+/** Inserts a pending delivery (pipelined in a transaction). */
+async function insertDelivery(
+  db: Queryable,
+  row: { id: string; account_id: string; event_id: string; endpoint_id: string; next_attempt_at: number; created: number },
+): Promise<void> {
+  await db.write(
+    `INSERT INTO webhook_deliveries (id, account_id, event_id, endpoint_id, status, attempts, next_attempt_at, created)
+     VALUES (?, ?, ?, ?, 'pending', 0, ?, ?)`,
+    [row.id, row.account_id, row.event_id, row.endpoint_id, row.next_attempt_at, row.created],
+  );
 }

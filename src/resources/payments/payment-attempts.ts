@@ -2,13 +2,18 @@ import { unixSeconds } from '../../domain/clock.js';
 import { ApiError, cardErrorBody, type CardErrorBody, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { insertCharge } from '../charges/charges.repo.js';
-import { NO_REFUNDS, toChargeResource, type Charge } from '../charges/charges.mapper.js';
-import { findTestSource, type TestSource } from '../charges/test-sources.js';
 import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
+import { insertCharge } from './charges.repo.js';
+import { toCharge, type Charge } from './charges.mapper.js';
+import { findTestSource, type TestSource } from './test-sources.js';
 import { updatePaymentIntentRow, type PaymentIntentChanges, type PaymentIntentRow } from './payment-intents.repo.js';
-import { toPaymentIntentResource, type PaymentError, type PaymentIntent } from './payment-intents.mapper.js';
+import {
+  toPaymentIntentResource,
+  type PaymentError,
+  type PaymentIntent,
+  type PaymentIntentCreateParams,
+} from './payment-intents.mapper.js';
 
 /** How long an authorisation may be captured: 7 days, as card networks hold them. */
 export const AUTHORIZATION_SECONDS = 7 * 24 * 60 * 60;
@@ -19,6 +24,38 @@ export interface PaymentOutcome {
   /** The charge the attempt made, when it got as far as making one. */
   charge?: Charge;
   decline?: { code: DeclineCode; message: string; chargeId: string };
+}
+
+/** The outcome of a payment made (not waiting on the customer): it always holds its charge. */
+export type PaymentMade = PaymentOutcome & { charge: Charge };
+
+/**
+ * A new intent's row, not yet written: `requires_payment_method`, or `requires_confirmation` with a
+ * payment method; captured automatically unless `capture_method` says `manual`.
+ */
+export function newIntent(
+  ctx: RequestContext,
+  fields: Pick<PaymentIntentCreateParams, 'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata'>,
+): Omit<PaymentIntentRow, 'seq'> {
+  return {
+    id: newId('paymentIntent'),
+    account_id: ctx.accountId,
+    customer_id: fields.customer ?? null,
+    amount: fields.amount,
+    amount_capturable: 0,
+    amount_received: 0,
+    currency: fields.currency.toLowerCase(),
+    capture_method: fields.capture_method ?? 'automatic',
+    status: fields.payment_method === undefined ? 'requires_payment_method' : 'requires_confirmation',
+    payment_method: fields.payment_method ?? null,
+    latest_charge_id: null,
+    last_payment_error: null,
+    description: fields.description ?? null,
+    metadata: initialMetadata(fields.metadata),
+    canceled_at: null,
+    cancellation_reason: null,
+    created: unixSeconds(ctx.clock),
+  };
 }
 
 /** The test payment method of this name, or 400 naming `param`. */
@@ -49,7 +86,7 @@ export async function attemptPayment(
   return { intent };
 }
 
-/** How a payment is made beyond the intent and its method (the charges door's needs). */
+/** How a payment is made beyond the intent and its method (what `POST /v1/charges` needs). */
 export interface PaymentOptions {
   /** The charge's metadata; default none. */
   metadata?: string;
@@ -73,7 +110,7 @@ export async function makePayment(
   method: string,
   source: TestSource,
   options: PaymentOptions = {},
-): Promise<PaymentOutcome> {
+): Promise<PaymentMade> {
   const preceding = options.precedingEvents ?? [];
   const writeIntent = options.writeIntent ?? ((changes) => updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, changes));
   const now = unixSeconds(ctx.clock);
@@ -98,7 +135,7 @@ export async function makePayment(
     amount_captured: !declined && automatic ? row.amount : 0,
     capture_before: !declined && !automatic ? now + AUTHORIZATION_SECONDS : null,
   });
-  const charge = toChargeResource(chargeRow, NO_REFUNDS);
+  const charge = await toCharge(ctx.db, ctx.accountId, chargeRow);
   if (declined) {
     const error: PaymentError = {
       type: 'card_error',
@@ -141,7 +178,10 @@ export async function makePayment(
   return { intent, charge };
 }
 
-/** The 402 body a declined payment answers with: the failed charge and the intent as it now is. */
+/**
+ * The 402 body a declined payment answers with, whichever operation made it (a charge, an
+ * intent's creation or confirmation): the failed charge and the intent as it now is.
+ */
 export function declineBody(outcome: Required<Pick<PaymentOutcome, 'intent' | 'decline'>>, requestId: string): CardErrorBody {
   const { decline, intent } = outcome;
   return cardErrorBody({ declineCode: decline.code, message: decline.message, charge: decline.chargeId, paymentIntent: intent }, requestId);

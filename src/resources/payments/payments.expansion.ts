@@ -1,10 +1,10 @@
 import type { components } from '../../../generated/openapi.js';
 import { findCustomersByIds } from '../customers/customers.repo.js';
 import { toCustomerResource } from '../customers/customers.mapper.js';
-import { findPaymentIntentsByIds } from '../payment-intents/payment-intents.repo.js';
-import { toPaymentIntentResource } from '../payment-intents/payment-intents.mapper.js';
 import type { ExpandableField, ExpandableFields } from '../shared/expansion.js';
-import { toCharges } from './charge-resources.js';
+import { findPaymentIntentsByIds } from './payment-intents.repo.js';
+import { toPaymentIntentResource } from './payment-intents.mapper.js';
+import { toCharges } from './charges.mapper.js';
 import { findChargesByIds } from './charges.repo.js';
 
 type DeletedCustomer = components['schemas']['DeletedCustomer'];

@@ -1,8 +1,9 @@
 import type { components } from '../../../generated/openapi.js';
-import type { RefundRow } from '../refunds/refunds.repo.js';
-import { toRefundResource } from '../refunds/refunds.mapper.js';
+import type { Queryable } from '../../db/database.js';
 import { parseMetadata } from '../shared/metadata.js';
 import type { ChargeRow } from './charges.repo.js';
+import { firstRefundsOfCharges, type RefundRow } from './refunds.repo.js';
+import { toRefundResource } from './refunds.mapper.js';
 
 export type Charge = components['schemas']['Charge'];
 export type ChargeCreateParams = components['schemas']['ChargeCreateParams'];
@@ -10,18 +11,35 @@ export type ChargeUpdateParams = components['schemas']['ChargeUpdateParams'];
 export type ChargeCaptureParams = components['schemas']['ChargeCaptureParams'];
 
 /** A charge's first page of refunds (newest first), as its `refunds` list shows them. */
-export interface ChargeRefundsPage {
+interface ChargeRefundsPage {
   rows: RefundRow[];
   hasMore: boolean;
 }
 
 /** The page of a charge that has no refunds: nothing to read for most charges. */
-export const NO_REFUNDS: ChargeRefundsPage = { rows: [], hasMore: false };
+const NO_REFUNDS: ChargeRefundsPage = { rows: [], hasMore: false };
 
 /** How many refunds a charge's `refunds` list embeds; the rest are at its `url`. */
-export const EMBEDDED_REFUNDS = 10;
+const EMBEDDED_REFUNDS = 10;
 
-export function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPage): Charge {
+/**
+ * Charges as the API shows them, with their first refunds. Only a charge with something refunded
+ * (or released) can have refunds, so most pages (and every charge just made) cost no statement,
+ * and the others one statement for the whole page.
+ */
+export async function toCharges(db: Queryable, accountId: string, rows: readonly Omit<ChargeRow, 'seq'>[]): Promise<Charge[]> {
+  const refunded = rows.filter((row) => row.amount_refunded > 0).map((row) => row.id);
+  const pages = refunded.length === 0 ? [] : await firstRefundsOfCharges(db, accountId, refunded, EMBEDDED_REFUNDS);
+  const refundsOf = new Map(refunded.map((id, i) => [id, pages[i]]));
+  return rows.map((row) => toChargeResource(row, refundsOf.get(row.id) ?? NO_REFUNDS));
+}
+
+/** One charge as the API shows it (see {@link toCharges}). */
+export async function toCharge(db: Queryable, accountId: string, row: Omit<ChargeRow, 'seq'>): Promise<Charge> {
+  return (await toCharges(db, accountId, [row]))[0];
+}
+
+function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPage): Charge {
   return {
     id: row.id,
     object: 'charge',

@@ -1,5 +1,6 @@
-import { ApiError } from '../../domain/errors.js';
-import type { PaymentIntentRow, PaymentIntentStatus } from './payment-intents.repo.js';
+import { ApiError, notFound } from '../../domain/errors.js';
+import type { RequestContext } from '../../operations/operations.js';
+import { findPaymentIntentForUpdate, type PaymentIntentRow, type PaymentIntentStatus } from './payment-intents.repo.js';
 import { toPaymentIntentResource } from './payment-intents.mapper.js';
 
 /** What can be done to an intent, each in the statuses that allow it (the spec's PaymentIntentStatus table). */
@@ -26,4 +27,11 @@ export function assertCan(row: PaymentIntentRow, action: IntentAction): void {
     `You cannot ${action} this PaymentIntent because it has a status of ${row.status}; only a PaymentIntent in ${allowed} can be.`,
     { paymentIntent: toPaymentIntentResource(row) },
   );
+}
+
+/** The intent, locked for this change (see findPaymentIntentForUpdate), or 404. */
+export async function requireLocked(ctx: RequestContext, id: string, param = 'id'): Promise<PaymentIntentRow> {
+  const row = await findPaymentIntentForUpdate(ctx.db, ctx.accountId, id);
+  if (!row) throw notFound('payment_intent', id, param);
+  return row;
 }

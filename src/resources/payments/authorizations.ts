@@ -3,14 +3,13 @@ import { ApiError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
-import { captureChargeRow, findChargeForUpdate, findExpiredAuthorizations, releaseChargeRow, type ChargeRow } from '../charges/charges.repo.js';
-import { toCharge } from '../charges/charge-resources.js';
-import { NO_REFUNDS, toChargeResource } from '../charges/charges.mapper.js';
 import { previousAttributes } from '../shared/updates.js';
 import { recordEvents, type EventContext, type EventRecord } from '../events/events.service.js';
-import { insertRefund, type RefundRow } from '../refunds/refunds.repo.js';
-import { toRefundResource, type Refund } from '../refunds/refunds.mapper.js';
 import { initialMetadata } from '../shared/metadata.js';
+import { captureChargeRow, findChargeForUpdate, findExpiredAuthorizations, releaseChargeRow, type ChargeRow } from './charges.repo.js';
+import { toCharge } from './charges.mapper.js';
+import { insertRefund, type RefundRow } from './refunds.repo.js';
+import { toRefundResource, type Refund } from './refunds.mapper.js';
 import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from './payment-intents.repo.js';
 import { toPaymentIntentResource, type PaymentIntent } from './payment-intents.mapper.js';
 
@@ -69,7 +68,7 @@ export async function releaseAuthorization(
       : {
           type: 'charge.refunded',
           object: chargeAfter,
-          previousAttributes: previousAttributes(toChargeResource(charge, NO_REFUNDS), chargeAfter),
+          previousAttributes: previousAttributes(await toCharge(ctx.db, ctx.accountId, charge), chargeAfter),
         },
   );
   return { charge: released, refund, events };
