@@ -3019,11 +3019,49 @@ export interface components {
      *       "object": "event",
      *       "created": 1795536393,
      *       "livemode": false,
+     *       "type": "charge.succeeded",
      *       "api_version": "2026-11-01",
      *       "pending_webhooks": 1,
      *       "request": {
      *         "id": "req_rwVMt86zwTTZylJUg5aLf5Wm",
      *         "idempotency_key": "order-6735-attempt-1"
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "object": "charge",
+     *           "created": 1795536393,
+     *           "livemode": false,
+     *           "amount": 2000,
+     *           "amount_captured": 2000,
+     *           "amount_refunded": 0,
+     *           "captured": true,
+     *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": "Order 6735",
+     *           "metadata": {
+     *             "order_id": "6735"
+     *           },
+     *           "paid": true,
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "refunded": false,
+     *           "refunds": {
+     *             "object": "list",
+     *             "data": [],
+     *             "has_more": false,
+     *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
+     *           },
+     *           "status": "succeeded",
+     *           "failure_code": null,
+     *           "failure_message": null,
+     *           "payment_method_details": {
+     *             "type": "card",
+     *             "card": {
+     *               "brand": "visa",
+     *               "last4": "4242"
+     *             }
+     *           }
+     *         }
      *       }
      *     }
      */
