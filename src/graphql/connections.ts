@@ -25,6 +25,14 @@ export function toPageParams(args: ConnectionArgs): PageParams & { backward: boo
   if (args.after != null && args.before != null) {
     throw new ApiError('parameter_invalid', 'Pass either after or before, not both.', { param: 'before' });
   }
+  // Relay pages forward with first/after and backward with last/before; a mixed pair would need
+  // the page to be cut at both ends, which the index seek does not do.
+  if (args.last != null && args.after != null) {
+    throw new ApiError('parameter_invalid', 'Pass after with first, or before with last.', { param: 'after' });
+  }
+  if (args.first != null && args.before != null) {
+    throw new ApiError('parameter_invalid', 'Pass after with first, or before with last.', { param: 'before' });
+  }
   const backward = args.last != null || args.before != null;
   const size = (backward ? args.last : args.first) ?? DEFAULT_PAGE_SIZE;
   const param = backward ? 'last' : 'first';
