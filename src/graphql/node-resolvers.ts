@@ -37,7 +37,7 @@ const TYPE_OF_OBJECT = {
 } as const;
 
 /** The most ids `nodes` takes, as a connection's largest page. */
-export const MAX_NODE_IDS = 100;
+const MAX_NODE_IDS = 100;
 
 /** The object a global id names, or null; throws `insufficient_scope` when its type needs a scope the caller lacks. */
 async function loadNode(ctx: GraphQLContext, id: string): Promise<NodeObject | null> {
