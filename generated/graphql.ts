@@ -382,6 +382,7 @@ export type NextAction = {
   url: Scalars['String']['output'];
 };
 
+/** An object with a global id: `Query.node` fetches it again by that id. */
 export type Node = {
   id: Scalars['ID']['output'];
 };
@@ -452,12 +453,26 @@ export type PaymentIntentStatus =
 export type Query = {
   __typename?: 'Query';
   charge?: Maybe<Charge>;
-  /** Charges, newest first. `first` is at most 100. */
+  /**
+   * Charges, newest first. `first` (or `last`) is at most 100; `last` without `before` is the last
+   * page, the oldest charges.
+   */
   charges: ChargeConnection;
   customer?: Maybe<Customer>;
   event?: Maybe<Event>;
+  /**
+   * The object with this id, whatever its type (Relay's object identification): the ids are the REST
+   * ids, whose prefix names the type. Null for an id of no object of the account. Needs the scope
+   * that reading its type needs.
+   */
+  node?: Maybe<Node>;
+  /** The objects with these ids (at most 100), in their order, each as `node` answers it. */
+  nodes: Array<Maybe<Node>>;
   paymentIntent?: Maybe<PaymentIntent>;
-  /** Payment intents, newest first. `first` is at most 100. */
+  /**
+   * Payment intents, newest first. `first` (or `last`) is at most 100; `last` without `before` is the
+   * last page, the oldest intents.
+   */
   paymentIntents: PaymentIntentConnection;
   refund?: Maybe<Refund>;
 };
@@ -481,6 +496,14 @@ export type QueryCustomerArgs = {
 
 export type QueryEventArgs = {
   id: Scalars['ID']['input'];
+};
+
+export type QueryNodeArgs = {
+  id: Scalars['ID']['input'];
+};
+
+export type QueryNodesArgs = {
+  ids: Array<Scalars['ID']['input']>;
 };
 
 export type QueryPaymentIntentArgs = {
@@ -1097,6 +1120,18 @@ export type QueryResolvers<
     ParentType,
     ContextType,
     RequireFields<QueryEventArgs, 'id'>
+  >;
+  node?: Resolver<
+    Maybe<ResolversTypes['Node']>,
+    ParentType,
+    ContextType,
+    RequireFields<QueryNodeArgs, 'id'>
+  >;
+  nodes?: Resolver<
+    Array<Maybe<ResolversTypes['Node']>>,
+    ParentType,
+    ContextType,
+    RequireFields<QueryNodesArgs, 'ids'>
   >;
   paymentIntent?: Resolver<
     Maybe<ResolversTypes['PaymentIntent']>,

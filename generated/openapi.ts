@@ -1088,31 +1088,7 @@ export interface webhooks {
      * customer.created
      * @description Sent to every enabled endpoint subscribed to `customer.created` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['CustomerCreatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyCustomerCreated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1132,31 +1108,7 @@ export interface webhooks {
      * customer.updated
      * @description Sent to every enabled endpoint subscribed to `customer.updated` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['CustomerUpdatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyCustomerUpdated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1176,31 +1128,7 @@ export interface webhooks {
      * customer.deleted
      * @description Sent to every enabled endpoint subscribed to `customer.deleted` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['CustomerDeletedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyCustomerDeleted'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1220,31 +1148,7 @@ export interface webhooks {
      * charge.succeeded
      * @description Sent to every enabled endpoint subscribed to `charge.succeeded` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ChargeSucceededEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyChargeSucceeded'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1264,31 +1168,7 @@ export interface webhooks {
      * charge.failed
      * @description Sent to every enabled endpoint subscribed to `charge.failed` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ChargeFailedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyChargeFailed'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1308,31 +1188,7 @@ export interface webhooks {
      * charge.updated
      * @description Sent to every enabled endpoint subscribed to `charge.updated` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ChargeUpdatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyChargeUpdated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1352,31 +1208,7 @@ export interface webhooks {
      * charge.refunded
      * @description Sent to every enabled endpoint subscribed to `charge.refunded` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ChargeRefundedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyChargeRefunded'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1396,31 +1228,7 @@ export interface webhooks {
      * refund.created
      * @description Sent to every enabled endpoint subscribed to `refund.created` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['RefundCreatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyRefundCreated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1440,31 +1248,7 @@ export interface webhooks {
      * payment_intent.succeeded
      * @description Sent to every enabled endpoint subscribed to `payment_intent.succeeded` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['PaymentIntentSucceededEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyPaymentIntentSucceeded'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1484,31 +1268,7 @@ export interface webhooks {
      * charge.captured
      * @description Sent to every enabled endpoint subscribed to `charge.captured` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ChargeCapturedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyChargeCaptured'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1528,31 +1288,7 @@ export interface webhooks {
      * charge.expired
      * @description Sent to every enabled endpoint subscribed to `charge.expired` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['ChargeExpiredEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyChargeExpired'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1572,31 +1308,7 @@ export interface webhooks {
      * payment_intent.created
      * @description Sent to every enabled endpoint subscribed to `payment_intent.created` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['PaymentIntentCreatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyPaymentIntentCreated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1616,31 +1328,7 @@ export interface webhooks {
      * payment_intent.requires_action
      * @description Sent to every enabled endpoint subscribed to `payment_intent.requires_action` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['PaymentIntentRequiresActionEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyPaymentIntentRequiresAction'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1660,31 +1348,7 @@ export interface webhooks {
      * payment_intent.amount_capturable_updated
      * @description Sent to every enabled endpoint subscribed to `payment_intent.amount_capturable_updated` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['PaymentIntentAmountCapturableUpdatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyPaymentIntentAmountCapturableUpdated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1704,31 +1368,7 @@ export interface webhooks {
      * payment_intent.payment_failed
      * @description Sent to every enabled endpoint subscribed to `payment_intent.payment_failed` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['PaymentIntentPaymentFailedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyPaymentIntentPaymentFailed'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1748,31 +1388,7 @@ export interface webhooks {
      * payment_intent.canceled
      * @description Sent to every enabled endpoint subscribed to `payment_intent.canceled` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['PaymentIntentCanceledEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyPaymentIntentCanceled'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1792,31 +1408,7 @@ export interface webhooks {
      * user.created
      * @description Sent to every enabled endpoint subscribed to `user.created` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['UserCreatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyUserCreated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1836,31 +1428,7 @@ export interface webhooks {
      * user.updated
      * @description Sent to every enabled endpoint subscribed to `user.updated` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['UserUpdatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyUserUpdated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1880,31 +1448,7 @@ export interface webhooks {
      * user.deleted
      * @description Sent to every enabled endpoint subscribed to `user.deleted` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['UserDeletedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyUserDeleted'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1924,31 +1468,7 @@ export interface webhooks {
      * order.created
      * @description Sent to every enabled endpoint subscribed to `order.created` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['OrderCreatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyOrderCreated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1968,31 +1488,7 @@ export interface webhooks {
      * order.updated
      * @description Sent to every enabled endpoint subscribed to `order.updated` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['OrderUpdatedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyOrderUpdated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2012,31 +1508,7 @@ export interface webhooks {
      * order.deleted
      * @description Sent to every enabled endpoint subscribed to `order.deleted` (or `*`).
      */
-    post: {
-      parameters: {
-        query?: never;
-        header: {
-          /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
-          'Service-Signature': components['parameters']['ServiceSignature'];
-        };
-        path?: never;
-        cookie?: never;
-      };
-      requestBody: {
-        content: {
-          'application/json': components['schemas']['OrderDeletedEvent'];
-        };
-      };
-      responses: {
-        /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
-        200: {
-          headers: {
-            [name: string]: unknown;
-          };
-          content?: never;
-        };
-      };
-    };
+    post: operations['notifyOrderDeleted'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2327,7 +1799,7 @@ export interface components {
         | null;
       description: string | null;
       metadata: components['schemas']['Metadata'];
-      /** @description Whether the charge succeeded (it may be only authorised */
+      /** @description Whether the charge succeeded (it may be only authorised, see `captured`). */
       paid: boolean;
       /**
        * @description The payment intent the charge belongs to, or the intent itself with
@@ -9061,6 +8533,556 @@ export interface operations {
       429: components['responses']['TooManyRequests'];
       500: components['responses']['ServerError'];
       default: components['responses']['Error'];
+    };
+  };
+  notifyCustomerCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CustomerCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyCustomerUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CustomerUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyCustomerDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['CustomerDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyChargeSucceeded: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChargeSucceededEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyChargeFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChargeFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyChargeUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChargeUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyChargeRefunded: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChargeRefundedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyRefundCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RefundCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentIntentSucceeded: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentSucceededEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyChargeCaptured: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChargeCapturedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyChargeExpired: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['ChargeExpiredEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentIntentCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentIntentRequiresAction: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentRequiresActionEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentIntentAmountCapturableUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentAmountCapturableUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentIntentPaymentFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentPaymentFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentIntentCanceled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentIntentCanceledEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyUserCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UserCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyUserUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UserUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyUserDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['UserDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyOrderCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OrderCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyOrderUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OrderUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyOrderDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['OrderDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
     };
   };
 }

@@ -25,6 +25,9 @@ export const FIELD_SCOPES: Readonly<Record<string, Scope | null>> = {
   'Query.event': 'events:read',
   'Query.paymentIntent': 'payment_intents:read',
   'Query.paymentIntents': 'payment_intents:read',
+  // Any type: the scope of the type an id names, checked in node-resolvers.ts before it is read.
+  'Query.node': null,
+  'Query.nodes': null,
   'Subscription.events': 'events:read',
   'Customer.charges': 'charges:read',
   'Charge.customer': 'customers:read',

@@ -71,6 +71,8 @@ const DEFAULT_PAGE_SIZE = 10;
 const MAX_PAGE_SIZE = 100;
 /** A field with one of these arguments is a connection: its selection is resolved once per item of the page. */
 const PAGE_SIZE_ARGUMENTS = ['first', 'last'];
+/** A field with this list argument (`nodes(ids:)`) resolves its selection once per item of the list. */
+const ID_LIST_ARGUMENT = 'ids';
 
 /**
  * graphql's `parse`, refusing a document of more than `limits.maxTokens` tokens before building
@@ -121,7 +123,8 @@ function hasMoreTokensThan(source: string, maxTokens: number): boolean {
  *   enums 0, introspection nothing. Everything selected inside a connection (a field with a `first`
  *   or `last` argument) is multiplied by its page size, since it is resolved once per item:
  *   `first`/`last` as written (the larger when both; capped at 100), 10 when left out, and 100 when
- *   given by a variable. Variables are not known at validation time and a variable's default can be
+ *   given by a variable. `nodes(ids:)` is multiplied likewise by the number of ids (100 when
+ *   given by a variable). Variables are not known at validation time and a variable's default can be
  *   overridden by the request, so the only safe bound is the largest page the server returns.
  *   A plain list such as `refunds` is not multiplied: it has no page size to read (a charge's
  *   refunds are bounded only by its amount, one minor unit each at worst).
@@ -300,6 +303,12 @@ function costsOne(type: GraphQLOutputType): boolean {
 
 /** How many times the selection inside `field` is resolved: its page size if it is a connection, else 1. */
 function pageSize(field: FieldNode, definition: AnyField | undefined): number {
+  if (definition?.args.some((argument) => argument.name === ID_LIST_ARGUMENT)) {
+    const ids = field.arguments?.find((given) => given.name.value === ID_LIST_ARGUMENT)?.value;
+    // A single id stands for a list of one (input coercion); a variable for the largest list.
+    if (ids?.kind === Kind.LIST) return Math.min(ids.values.length, MAX_PAGE_SIZE);
+    return ids?.kind === Kind.VARIABLE ? MAX_PAGE_SIZE : 1;
+  }
   const pageArguments =
     definition?.args.filter((argument) => PAGE_SIZE_ARGUMENTS.includes(argument.name)) ?? [];
   if (pageArguments.length === 0) return 1;

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import { ApiError } from '../domain/errors.js';
 import type { Queryable } from '../db/database.js';
 import type { RequestContext } from '../operations/operations.js';
 import { toCharges, type Charge } from '../resources/payments/charges.mapper.js';
@@ -10,10 +11,15 @@ import {
 } from '../resources/payments/charges.repo.js';
 import { toCustomerResource, type Customer } from '../resources/customers/customers.mapper.js';
 import { findCustomersByIds } from '../resources/customers/customers.repo.js';
+import type { Event } from '../resources/events/events.mapper.js';
+import { retrieveEvent } from '../resources/events/events.service.js';
 import { toPaymentIntentResource, type PaymentIntent } from '../resources/payments/payment-intents.mapper.js';
 import { findPaymentIntentsByIds } from '../resources/payments/payment-intents.repo.js';
 import { toRefundResource, type Refund } from '../resources/payments/refunds.mapper.js';
 import { findRefundsOfCharges } from '../resources/payments/refunds.repo.js';
+import { retrieveRefund } from '../resources/refunds/refunds.service.js';
+import type { WebhookEndpoint } from '../resources/webhook-endpoints/webhook-endpoints.mapper.js';
+import { retrieveWebhookEndpoint } from '../resources/webhook-endpoints/webhook-endpoints.service.js';
 
 /** The first page of one customer's charges, as a REST list page (what `toConnection` takes). */
 export interface ChargePage {
@@ -31,6 +37,9 @@ export interface Loaders {
   customer: DataLoader<string, Customer | null>;
   charge: DataLoader<string, Charge | null>;
   paymentIntent: DataLoader<string, PaymentIntent | null>;
+  refund: DataLoader<string, Refund | null>;
+  event: DataLoader<string, Event | null>;
+  webhookEndpoint: DataLoader<string, WebhookEndpoint | null>;
   refundsOfCharge: DataLoader<string, Refund[]>;
   firstChargesOfCustomer: DataLoader<CustomerChargesPageKey, ChargePage, string>;
 }
@@ -38,7 +47,7 @@ export interface Loaders {
 /** Statements stay within the engines' limits on parameters and compound terms. */
 const MAX_BATCH = 100;
 
-export function createLoaders(ctx: Pick<RequestContext, 'db' | 'accountId'>): Loaders {
+export function createLoaders(ctx: RequestContext): Loaders {
   const { db, accountId } = ctx;
   const made: Partial<Loaders> = {};
   // Built on first use: most operations need none or one of them.
@@ -60,6 +69,15 @@ export function createLoaders(ctx: Pick<RequestContext, 'db' | 'accountId'>): Lo
         (ids) => findPaymentIntentsByIds(db, accountId, ids),
         (rows) => rows.map(toPaymentIntentResource),
       ));
+    },
+    get refund() {
+      return (made.refund ??= retrieveLoader((id) => retrieveRefund(ctx, id)));
+    },
+    get event() {
+      return (made.event ??= retrieveLoader((id) => retrieveEvent(ctx, id)));
+    },
+    get webhookEndpoint() {
+      return (made.webhookEndpoint ??= retrieveLoader((id) => retrieveWebhookEndpoint(ctx, id)));
     },
     get refundsOfCharge() {
       return (made.refundsOfCharge ??= new DataLoader(
@@ -110,6 +128,24 @@ function byIdLoader<Row, Resource extends { id: string }>(
       const byId = new Map((await toResources(await find(ids))).map((resource) => [resource.id, resource]));
       return ids.map((id) => byId.get(id) ?? null);
     },
+    { maxBatchSize: MAX_BATCH },
+  );
+}
+
+/**
+ * Objects by id through their service's retrieve (an event's retention included), one call per id:
+ * only `Query.node` reads these types by id, rarely many at once. The 404 of an id the account has
+ * no object of is null.
+ */
+function retrieveLoader<Resource>(retrieve: (id: string) => Promise<Resource>): DataLoader<string, Resource | null> {
+  return new DataLoader(
+    (ids) =>
+      Promise.all(
+        ids.map((id) =>
+          // Any other failure fails its own key only (DataLoader takes an Error in its place).
+          retrieve(id).catch((error: Error) => (error instanceof ApiError && error.code === 'resource_missing' ? null : error)),
+        ),
+      ),
     { maxBatchSize: MAX_BATCH },
   );
 }

@@ -7,6 +7,7 @@ import { retrieveRefund } from '../resources/refunds/refunds.service.js';
 import { expandableId } from '../resources/shared/expansion.js';
 import { toConnection, toPageParams } from './connections.js';
 import { withFieldScopes } from './field-scopes.js';
+import { nodeQueries, nodeTypes } from './node-resolvers.js';
 import { paymentIntentMutations, paymentIntentQueries, paymentIntentTypes } from './payment-intent-resolvers.js';
 import { restBody, type RestFields } from './rest-bodies.js';
 import { metadataScalar, jsonScalar } from './scalars.js';
@@ -37,6 +38,7 @@ export const resolvers: Resolvers = withFieldScopes({
       return toConnection(page, params);
     },
     ...paymentIntentQueries,
+    ...nodeQueries,
   },
 
   Mutation: {
@@ -102,6 +104,7 @@ export const resolvers: Resolvers = withFieldScopes({
   },
 
   ...paymentIntentTypes,
+  ...nodeTypes,
 
   Refund: {
     charge: async (refund, _, ctx) => (await ctx.loaders.charge.load(expandableId(refund.charge)))!,

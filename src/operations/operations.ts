@@ -1,5 +1,5 @@
 import type { X509Certificate } from 'node:crypto';
-import type { operations } from '../../generated/openapi.js';
+import type { operations, webhooks } from '../../generated/openapi.js';
 import type { Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import type { SecretBox } from '../domain/secret-box.js';
@@ -10,8 +10,17 @@ import type { Grant } from './scopes.js';
  * Nothing here declares a request or response shape by hand.
  */
 
-/** Every REST operation of the spec (the 3.1 `webhooks` carry no operationId). */
-export type OperationId = keyof operations;
+/** The operations of the 3.1 `webhooks`: requests the server sends, not ones it serves. */
+type WebhookOperation = { [E in keyof webhooks]: webhooks[E]['post'] }[keyof webhooks];
+
+/**
+ * Every REST operation of the spec. openapi-typescript lists the webhooks' operations (they have
+ * operationIds) beside them, by name only, so they are told apart by shape: each webhook request
+ * carries a signature header no REST operation takes.
+ */
+export type OperationId = {
+  [K in keyof operations]: operations[K] extends WebhookOperation ? never : K;
+}[keyof operations];
 
 /** Settings that change what the services accept, handed to them in the request context. */
 export interface ServiceSettings {

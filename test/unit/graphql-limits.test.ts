@@ -164,6 +164,21 @@ describe('GraphQL operation limits', () => {
       ],
       ['a nested page multiplies again', NESTED_PAGES_OF_100, 30_401],
       [
+        '`nodes` multiplies what is selected inside it by the number of ids',
+        '{ nodes(ids: ["cus_1", "cus_2", "cus_3"]) { id ... on Customer { charges { edges { node { id } } } } } }',
+        64,
+      ],
+      [
+        '`nodes` with one id given alone counts it once',
+        '{ nodes(ids: "cus_1") { ... on Customer { charges { edges { node { id } } } } } }',
+        22,
+      ],
+      [
+        '`nodes` with ids given by a variable counts 100 of them',
+        'query ($ids: [ID!]!) { nodes(ids: $ids) { ... on Customer { charges { edges { node { id } } } } } }',
+        2101,
+      ],
+      [
         'introspection is free',
         '{ __schema { types { name fields { name type { name ofType { name } } } } } }',
         0,

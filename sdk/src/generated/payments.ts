@@ -264,7 +264,7 @@ The id is kept after the customer is deleted, and then expands to the deleted cu
   /** @maxLength 500 */
   description: ChargeDescription;
   metadata: Metadata;
-  /** Whether the charge succeeded (it may be only authorised */
+  /** Whether the charge succeeded (it may be only authorised, see `captured`). */
   paid: boolean;
   /** The payment intent the charge belongs to, or the intent itself with
 `expand[]=payment_intent`; null for charges made before payment intents existed.

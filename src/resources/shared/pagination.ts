@@ -11,6 +11,12 @@ export interface PageParams {
   starting_after?: string;
   ending_before?: string;
   created?: CreatedFilter;
+  /**
+   * Without a cursor: the page at the oldest end of the list instead of the newest (still newest
+   * first within it; `has_more`: newer ones exist). No REST parameter sets it; GraphQL's `last`
+   * without `before` (Relay's last page) does.
+   */
+  from_oldest?: boolean;
 }
 
 /** What to list: a table, the account, and equality filters on trusted column names. */
@@ -64,7 +70,7 @@ export async function fetchPage<Row extends { seq: number }>(
     where.push(`seq ${cursorParam === 'starting_after' ? '<' : '>'} (${CURSOR_SEQ(scope.table)})`);
     params.push(scope.accountId, page[cursorParam]!);
   }
-  const newerFirst = cursorParam !== 'ending_before';
+  const newerFirst = cursorParam ? cursorParam === 'starting_after' : !page.from_oldest;
   const rows = await db.all<Row>(
     `SELECT * FROM ${scope.table} WHERE ${where.join(' AND ')} ORDER BY seq ${newerFirst ? 'DESC' : 'ASC'} LIMIT ${limitLiteral(limit + 1)}`,
     params,
