@@ -5,24 +5,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { createSlugger, headingSlug } from '../../src/pages/heading-slug.js';
+
+export { headingSlug };
 
 /** A link as written, with where it is. */
 export interface MarkdownLink {
   file: string;
   line: number;
   target: string;
-}
-
-/**
- * GitHub's anchor for a heading (as github-slugger makes it): lower case, inline code and emphasis
- * marks dropped, every character but letters, digits, `_`, `-` and spaces removed, spaces as `-`.
- */
-export function headingSlug(heading: string): string {
-  return heading
-    .replace(/\[([^\]]*)\]\([^)]*\)/g, '$1')
-    .toLowerCase()
-    .replace(/[^\p{L}\p{M}\p{N}\p{Pc} -]/gu, '')
-    .replace(/ /g, '-');
 }
 
 /** The text with fenced code blocks blanked out, line count kept, so that nothing in them is read as Markdown. */
@@ -43,15 +34,10 @@ function withoutFences(markdown: string): string {
 /** The anchors a Markdown file offers: one per heading (a repeated one gets `-1`, `-2`, …) and each `id`/`name` attribute. */
 export function anchorsOf(markdown: string): Set<string> {
   const anchors = new Set<string>();
-  const seen = new Map<string, number>();
+  const slug = createSlugger();
   for (const line of withoutFences(markdown).split('\n')) {
     const heading = /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-    if (heading) {
-      const slug = headingSlug(heading[1]);
-      const count = seen.get(slug) ?? 0;
-      seen.set(slug, count + 1);
-      anchors.add(count === 0 ? slug : `${slug}-${count}`);
-    }
+    if (heading) anchors.add(slug(heading[1]));
     for (const match of line.matchAll(/\b(?:id|name)="([^"]+)"/g)) anchors.add(match[1]);
   }
   return anchors;

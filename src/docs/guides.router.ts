@@ -1,0 +1,110 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import express, { type RequestHandler } from 'express';
+import helmet from 'helmet';
+import MarkdownIt from 'markdown-it';
+import type Token from 'markdown-it/lib/token.mjs';
+import { projectFile } from '../operations/project-files.js';
+import { createSlugger } from '../pages/heading-slug.js';
+import { siteHeader, siteStylesheet } from '../pages/site-chrome.js';
+
+/** Where the guides are served: each file at its path in the project, so their relative links work as written. */
+const GUIDES_PATH = '/guides/';
+
+/** Files of the project that link to each other besides docs/*.md: they are served too. */
+const OTHER_FILES = ['README.md', 'sdk/README.md', 'CHANGELOG.md'];
+
+/** Project files that the server serves elsewhere: a guide's link to one goes there. */
+const SERVED_ELSEWHERE: Record<string, string> = { 'openapi/openapi.yaml': '/openapi.yaml' };
+
+/** README.md, every guide under docs/, and the few files they link that are Markdown, by project path. */
+function guideFiles(): string[] {
+  const docs = fs
+    .readdirSync(projectFile('docs'))
+    .filter((name) => name.endsWith('.md'))
+    .map((name) => `docs/${name}`);
+  return [...OTHER_FILES, ...docs].filter((file) => fs.existsSync(projectFile(file)));
+}
+
+/**
+ * Headings get GitHub's ids (the links are written against them). A link to another served file
+ * stays relative; one to the contract goes to where the server serves it; one to any other file of
+ * the checkout (a source file, a folder) has nowhere to go in a browser and is left as its text.
+ */
+function markdownFor(file: string, served: Set<string>): MarkdownIt {
+  const markdown = new MarkdownIt({ html: false, linkify: false });
+  markdown.core.ruler.push('project_links', (state) => {
+    const slug = createSlugger();
+    state.tokens.forEach((token, index) => {
+      if (token.type === 'heading_open') token.attrSet('id', slug(state.tokens[index + 1].content));
+      if (token.type === 'inline') relinkChildren(token.children ?? [], file, served);
+    });
+  });
+  return markdown;
+}
+
+function relinkChildren(children: Token[], file: string, served: Set<string>): void {
+  const opened: Token[] = [];
+  for (const token of children) {
+    if (token.type === 'link_open') {
+      opened.push(token);
+      const href = token.attrGet('href') ?? '';
+      if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#')) continue;
+      const [target] = href.split('#');
+      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
+      if (served.has(resolved)) continue;
+      if (SERVED_ELSEWHERE[resolved]) {
+        token.attrSet('href', SERVED_ELSEWHERE[resolved]);
+        continue;
+      }
+      token.tag = 'span';
+      token.attrs = null;
+    } else if (token.type === 'link_close') {
+      token.tag = opened.pop()?.tag ?? token.tag;
+    }
+  }
+}
+
+/** A guide as a page: its Markdown rendered under the shared header. */
+function renderGuide(file: string, served: Set<string>): string {
+  const source = fs.readFileSync(projectFile(file), 'utf8');
+  const title = /^#\s+(.*)$/m.exec(source)?.[1].replace(/`/g, '') ?? file;
+  return `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>${MarkdownIt().utils.escapeHtml(title)} · payments-api</title>
+  <link rel="stylesheet" href="${siteStylesheet().url}">
+</head>
+<body class="site-page">
+  ${siteHeader(GUIDES_PATH)}
+  <main class="guide">
+${markdownFor(file, served).render(source)}
+  </main>
+</body>
+</html>
+`;
+}
+
+/**
+ * The guides for people in a browser: README.md at `/guides/` (and `/guides/README.md`), each guide
+ * under docs/ at `/guides/docs/<name>.md`, and the SDK's README and the changelog, rendered once at
+ * start with the header every page shares. The Markdown files stay the source; GitHub shows them
+ * the same way.
+ */
+export function createGuidesRouter(): RequestHandler {
+  const files = guideFiles();
+  const served = new Set(files);
+  const pages = new Map(files.map((file) => [`${GUIDES_PATH}${file}`, renderGuide(file, served)]));
+  pages.set(GUIDES_PATH, pages.get(`${GUIDES_PATH}README.md`)!);
+  // Strict, so that `/guides` (redirected) and `/guides/` (the README) are two routes.
+  const router = express.Router({ strict: true });
+  router.get('/guides', (_req, res) => res.redirect(301, GUIDES_PATH));
+  router.get(/^\/guides\/.*$/, helmet(), (req, res, next) => {
+    const page = pages.get(req.path);
+    if (!page) return next();
+    res.set('Cache-Control', 'no-cache').type('html').send(page);
+  });
+  return (req, res, next) => (req.path === '/guides' || req.path.startsWith(GUIDES_PATH) ? router(req, res, next) : next());
+}
