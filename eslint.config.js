@@ -13,9 +13,8 @@ const LAYERS = [
   ['domain', 'logging'],
   ['db'],
   ['operations'],
-  // `pages`: what every HTML page shares (the header and its stylesheet).
-  ['pages'],
-  ['resources'],
+  // `pages`: what every HTML page shares (the header and its stylesheet); the page folders above use it.
+  ['resources', 'pages'],
   // `cli`, the `payments` command, is a client of the server: it reaches it through the SDK, and
   // shares only what lies below the doors (ids, the webhook signing).
   ['auth', 'webhooks', 'live-events', 'cli'],

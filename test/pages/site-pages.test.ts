@@ -109,20 +109,35 @@ forEachDatabase('the pages in a real browser: one header, and a home page saying
     await page.close();
   });
 
-  it("every link of / and of the guides' index answers 200, each anchor naming an element of its page", async () => {
+  it("every link of / and of every served guide answers 200, each anchor naming an element of its page", async () => {
     const { page } = await open('/');
     const hrefs = await page.locator('a[href]').evaluateAll((anchors) => anchors.map((anchor) => (anchor as any).href as string));
     expect(hrefs).to.include.members(['/docs', '/graphql', '/dashboard', '/openapi.yaml', '/guides/'].map((p) => `${server.url}${p}`));
     const guides = await open('/guides/');
     const guideHrefs = await guides.page.locator('main a[href]').evaluateAll((anchors) => anchors.map((anchor) => (anchor as any).href as string));
-    const local = [...new Set([...hrefs, ...guideHrefs])].filter((href) => href.startsWith(`${server.url}/`));
     expect(guideHrefs.filter((href) => href.includes('/guides/docs/')).length, 'the README links the guides').to.be.greaterThan(7);
-    for (const href of local) {
-      const url = new URL(href);
+    // Then every page those lead to under /guides/, and every link of theirs (as served: relative ones resolved).
+    const toCheck = [...new Set([...hrefs, ...guideHrefs])].filter((href) => href.startsWith(`${server.url}/`));
+    const checked = new Set<string>();
+    const crawled = new Set<string>();
+    while (toCheck.length > 0) {
+      const url = new URL(toCheck.pop()!);
+      if (checked.has(url.href)) continue;
+      checked.add(url.href);
       const answer = await fetch(url, { headers: { Accept: 'text/html' } });
-      expect(answer.status, href).to.equal(200);
-      if (url.hash) expect(await answer.text(), href).to.include(`id="${decodeURIComponent(url.hash.slice(1))}"`);
+      expect(answer.status, url.href).to.equal(200);
+      const text = await answer.text();
+      if (url.hash) expect(text, url.href).to.include(`id="${decodeURIComponent(url.hash.slice(1))}"`);
+      const page = `${url.origin}${url.pathname}`;
+      if (!url.pathname.startsWith('/guides/') || crawled.has(page)) continue;
+      crawled.add(page);
+      const main = text.slice(text.indexOf('<main'));
+      for (const [, href] of main.matchAll(/<a href="([^"]+)"/g)) {
+        const target = new URL(href.replaceAll('&amp;', '&'), page);
+        if (target.origin === url.origin) toCheck.push(target.href);
+      }
     }
+    expect(crawled.size, 'guide pages crawled').to.be.greaterThan(9);
     await page.close();
     await guides.page.close();
   });
