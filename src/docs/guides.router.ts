@@ -87,23 +87,34 @@ ${markdownFor(file, served).render(source)}
 `;
 }
 
+/** The served files, found once per process; each page rendered on its first request (every test builds an app). */
+let guides: { served: Set<string>; pages: Map<string, string> } | undefined;
+
+/** The page at `urlPath` (`/guides/`, `/guides/docs/webhooks.md`), or undefined when no guide is there. */
+function guidePage(urlPath: string): string | undefined {
+  guides ??= { served: new Set(guideFiles()), pages: new Map() };
+  const file = urlPath === GUIDES_PATH ? 'README.md' : urlPath.slice(GUIDES_PATH.length);
+  if (!guides.served.has(file)) return undefined;
+  let page = guides.pages.get(file);
+  if (page === undefined) {
+    page = renderGuide(file, guides.served);
+    guides.pages.set(file, page);
+  }
+  return page;
+}
+
 /**
  * The guides for people in a browser: README.md at `/guides/` (and `/guides/README.md`), each guide
- * under docs/ at `/guides/docs/<name>.md`, and the SDK's README and the changelog, rendered once at
- * start with the header every page shares. The Markdown files stay the source; GitHub shows them
- * the same way.
+ * under docs/ at `/guides/docs/<name>.md`, and the SDK's README and the changelog, rendered with
+ * the header every page shares. The Markdown files stay the source; GitHub shows them the same way.
  */
 export function createGuidesRouter(): RequestHandler {
-  const files = guideFiles();
-  const served = new Set(files);
-  const pages = new Map(files.map((file) => [`${GUIDES_PATH}${file}`, renderGuide(file, served)]));
-  pages.set(GUIDES_PATH, pages.get(`${GUIDES_PATH}README.md`)!);
   // Strict, so that `/guides` (redirected) and `/guides/` (the README) are two routes.
   const router = express.Router({ strict: true });
   router.get('/guides', (_req, res) => res.redirect(301, GUIDES_PATH));
   router.get(/^\/guides\/.*$/, helmet(), (req, res, next) => {
-    const page = pages.get(req.path);
-    if (!page) return next();
+    const page = guidePage(req.path);
+    if (page === undefined) return next();
     res.set('Cache-Control', 'no-cache').type('html').send(page);
   });
   return (req, res, next) => (req.path === '/guides' || req.path.startsWith(GUIDES_PATH) ? router(req, res, next) : next());

@@ -42,7 +42,8 @@ describe('README.md and docs/: links', () => {
     expect(broken).to.deep.equal([]);
   });
 
-  it('the README links every guide under docs/', () => {
+  it('the README stays a front page (at most 250 lines) and links every guide under docs/', () => {
+    expect(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').length).to.be.at.most(250);
     const linked = new Set(linksOf(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), 'README.md').map((link) => link.target.split('#')[0]));
     const unlinked = documentation().filter((file) => file !== 'README.md' && !linked.has(file));
     expect(unlinked).to.deep.equal([]);
