@@ -31,7 +31,7 @@ function guideFiles(): string[] {
  * stays relative; one to the contract goes to where the server serves it; one to any other file of
  * the checkout (a source file, a folder) has nowhere to go in a browser and is left as its text.
  */
-function markdownFor(file: string, served: Set<string>): MarkdownIt {
+function markdownFor(file: string, served: ReadonlySet<string>): MarkdownIt {
   const markdown = new MarkdownIt({ html: false, linkify: false });
   markdown.core.ruler.push('project_links', (state) => {
     const slug = createSlugger();
@@ -43,7 +43,7 @@ function markdownFor(file: string, served: Set<string>): MarkdownIt {
   return markdown;
 }
 
-function relinkChildren(children: Token[], file: string, served: Set<string>): void {
+function relinkChildren(children: Token[], file: string, served: ReadonlySet<string>): void {
   const opened: Token[] = [];
   for (const token of children) {
     if (token.type === 'link_open') {
@@ -65,8 +65,13 @@ function relinkChildren(children: Token[], file: string, served: Set<string>): v
   }
 }
 
+/** The HTML of `source`, the Markdown of project file `file`, whose links may reach the `served` files. */
+export function renderMarkdown(file: string, source: string, served: ReadonlySet<string>): string {
+  return markdownFor(file, served).render(source);
+}
+
 /** A guide as a page: its Markdown rendered under the shared header. */
-function renderGuide(file: string, served: Set<string>): string {
+function renderGuide(file: string, served: ReadonlySet<string>): string {
   const source = fs.readFileSync(projectFile(file), 'utf8');
   const title = /^#\s+(.*)$/m.exec(source)?.[1].replace(/`/g, '') ?? file;
   return `<!doctype html>
@@ -80,7 +85,7 @@ function renderGuide(file: string, served: Set<string>): string {
 <body class="site-page">
   ${siteHeader(GUIDES_PATH)}
   <main class="guide">
-${markdownFor(file, served).render(source)}
+${renderMarkdown(file, source, served)}
   </main>
 </body>
 </html>
