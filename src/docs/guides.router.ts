@@ -1,21 +1,16 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import helmet from 'helmet';
 import MarkdownIt from 'markdown-it';
-import type Token from 'markdown-it/lib/token.mjs';
 import { projectFile } from '../operations/project-files.js';
-import { createSlugger } from '../pages/heading-slug.js';
 import { siteHeader, siteStylesheet } from '../pages/site-chrome.js';
+import { renderMarkdown } from './guide-markdown.js';
 
 /** Where the guides are served: each file at its path in the project, so their relative links work as written. */
 const GUIDES_PATH = '/guides/';
 
 /** Files of the project that link to each other besides docs/*.md: they are served too. */
 const OTHER_FILES = ['README.md', 'sdk/README.md', 'CHANGELOG.md'];
-
-/** Project files that the server serves elsewhere: a guide's link to one goes there. */
-const SERVED_ELSEWHERE: Record<string, string> = { 'openapi/openapi.yaml': '/openapi.yaml' };
 
 /** README.md, every guide under docs/, and the few files they link that are Markdown, by project path. */
 function guideFiles(): string[] {
@@ -24,50 +19,6 @@ function guideFiles(): string[] {
     .filter((name) => name.endsWith('.md'))
     .map((name) => `docs/${name}`);
   return [...OTHER_FILES, ...docs].filter((file) => fs.existsSync(projectFile(file)));
-}
-
-/**
- * Headings get GitHub's ids (the links are written against them). A link to another served file
- * stays relative; one to the contract goes to where the server serves it; one to any other file of
- * the checkout (a source file, a folder) has nowhere to go in a browser and is left as its text.
- */
-function markdownFor(file: string, served: ReadonlySet<string>): MarkdownIt {
-  const markdown = new MarkdownIt({ html: false, linkify: false });
-  markdown.core.ruler.push('project_links', (state) => {
-    const slug = createSlugger();
-    state.tokens.forEach((token, index) => {
-      if (token.type === 'heading_open') token.attrSet('id', slug(state.tokens[index + 1].content));
-      if (token.type === 'inline') relinkChildren(token.children ?? [], file, served);
-    });
-  });
-  return markdown;
-}
-
-function relinkChildren(children: Token[], file: string, served: ReadonlySet<string>): void {
-  const opened: Token[] = [];
-  for (const token of children) {
-    if (token.type === 'link_open') {
-      opened.push(token);
-      const href = token.attrGet('href') ?? '';
-      if (/^[a-z][a-z0-9+.-]*:/i.test(href) || href.startsWith('#')) continue;
-      const [target] = href.split('#');
-      const resolved = path.posix.normalize(path.posix.join(path.posix.dirname(file), target));
-      if (served.has(resolved)) continue;
-      if (SERVED_ELSEWHERE[resolved]) {
-        token.attrSet('href', SERVED_ELSEWHERE[resolved]);
-        continue;
-      }
-      token.tag = 'span';
-      token.attrs = null;
-    } else if (token.type === 'link_close') {
-      token.tag = opened.pop()?.tag ?? token.tag;
-    }
-  }
-}
-
-/** The HTML of `source`, the Markdown of project file `file`, whose links may reach the `served` files. */
-export function renderMarkdown(file: string, source: string, served: ReadonlySet<string>): string {
-  return markdownFor(file, served).render(source);
 }
 
 /** A guide as a page: its Markdown rendered under the shared header. */

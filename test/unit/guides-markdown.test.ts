@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { renderMarkdown } from '../../src/docs/guides.router.js';
+import { renderMarkdown } from '../../src/docs/guide-markdown.js';
 
 const SERVED = new Set(['README.md', 'docs/webhooks.md', 'docs/operating.md', 'sdk/README.md']);
 
