@@ -15,7 +15,8 @@ const LAYERS = [
   ['domain', 'logging'],
   ['db'],
   ['operations'],
-  ['resources'],
+  // `pages`: what every HTML page shares (the header and its stylesheet); the page folders above use it.
+  ['resources', 'pages'],
   // `cli`, the `payments` command, is a client of the server: it reaches it through the SDK, and
   // shares only what lies below the doors (ids, the webhook signing).
   ['auth', 'webhooks', 'live-events', 'cli'],
@@ -46,7 +47,7 @@ const RESOURCE_LAYERS = [
 const ROOT_MODULES = ['app', 'main', 'config', 'composition', 'bootstrap', 'startup-failure'];
 const DRIVERS = ['pg', 'better-sqlite3', 'knex'];
 /** The folders that are neither the HTTP edge nor a door, and so never see Express. */
-const WITHOUT_EXPRESS = ['domain', 'logging', 'db', 'operations', 'resources', 'webhooks', 'live-events', 'cli'];
+const WITHOUT_EXPRESS = ['domain', 'logging', 'db', 'operations', 'pages', 'resources', 'webhooks', 'live-events', 'cli'];
 
 const folderImport = (folders) => ({
   regex: `^(\\.\\./)+(${folders.join('|')})/`,

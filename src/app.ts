@@ -5,6 +5,7 @@ import type { ServiceSettings } from './operations/operations.js';
 import type { Database } from './db/database.js';
 import { createDashboardRouter } from './dashboard/dashboard.router.js';
 import { createDocsRouter } from './docs/docs.router.js';
+import { createGuidesRouter } from './docs/guides.router.js';
 import { createHomeRouter } from './docs/home.router.js';
 import { createGraphiQLRouter } from './graphql/graphiql.router.js';
 import type { EventStream } from './live-events/event-stream.js';
@@ -66,6 +67,8 @@ export interface AppDeps {
   metrics?: { registry: Registry; public: boolean };
   /** Where accounts' requests are recorded for `GET /v1/request_logs`; undefined: nowhere. */
   requestLog?: RequestLogBuffer;
+  /** How many API processes serve this port (the home page says it); default 1. */
+  apiProcesses?: number;
 }
 
 /**
@@ -97,7 +100,12 @@ export function createApp(deps: AppDeps): Express {
   app.use(assignRequestId);
   if (deps.logger.isLevelEnabled('info')) app.use(logRequests(deps.logger));
   // Pages first, with helmet's full set of headers for HTML; everything after answers JSON.
-  app.use(skippedByApiPaths(createHomeRouter(), createDocsRouter(), createGraphiQLRouter(), createDashboardRouter()));
+  const home = createHomeRouter({
+    database: deps.db.dialect,
+    readReplica: deps.readDb !== undefined && deps.readDb !== deps.db,
+    apiProcesses: deps.apiProcesses ?? 1,
+  });
+  app.use(skippedByApiPaths(home, createDocsRouter(), createGraphiQLRouter(), createDashboardRouter(), createGuidesRouter()));
   app.use(jsonSecurityHeaders);
   app.use(healthChecks(deps.db));
   const routes = routeOperations();

@@ -132,7 +132,8 @@ type OptionalSetting =
   | 'eventRetentionDays'
   | 'accessTokens'
   | 'externalJwt'
-  | 'tls';
+  | 'tls'
+  | 'webConcurrency';
 
 /**
  * The settings the composition root reads: a whole `Config` from `loadConfig()`, or (in tests) a
@@ -343,6 +344,8 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
     graphqlTrustedDocumentsOnly: config.graphqlTrustedDocumentsOnly,
     metrics: services.metrics && { registry: services.metrics, public: config.metricsPublic ?? false },
     requestLog,
+    // A cluster's child is one of WEB_CONCURRENCY; any other process serves its port alone.
+    apiProcesses: isClusterChild() ? (config.webConcurrency ?? 1) : 1,
   });
   const server = http.createServer(app);
   applyServerTimeouts(server, httpTimeouts);

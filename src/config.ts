@@ -12,7 +12,7 @@ import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/retry-policy.js';
 /** Which parts run in this process: the HTTP API, the webhook worker, or both. */
 export type Role = 'all' | 'api' | 'worker';
 
-/** The typed configuration, read once from the environment (see README, "Configuration"). */
+/** The typed configuration, read once from the environment (see docs/operating.md#configuration). */
 export interface Config {
   port: number;
   host: string;

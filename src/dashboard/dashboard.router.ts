@@ -4,6 +4,7 @@ import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { projectFile } from '../operations/project-files.js';
+import { siteHeader, siteStylesheet } from '../pages/site-chrome.js';
 
 const PAGE_DIR = projectFile('src/dashboard/dashboard-page');
 
@@ -31,7 +32,11 @@ interface Asset {
 export function createDashboardRouter(): RequestHandler {
   const assets = readAssets();
   const assetsUrl = `/dashboard/assets/${versionOf(assets)}`;
-  const page = fs.readFileSync(path.join(PAGE_DIR, 'index.html'), 'utf8').replaceAll('{{assets}}', assetsUrl);
+  const page = fs
+    .readFileSync(path.join(PAGE_DIR, 'index.html'), 'utf8')
+    .replaceAll('{{assets}}', assetsUrl)
+    .replace('{{siteCss}}', siteStylesheet().url)
+    .replace('{{siteHeader}}', siteHeader('/dashboard'));
 
   const router = express.Router();
   const pageHeaders = helmet();

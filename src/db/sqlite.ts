@@ -73,7 +73,7 @@ export class SqliteDatabase implements Database {
     };
   }
 
-  /** Opens (creating if needed) the file in WAL mode; see README "Durability on SQLite" for `synchronous`. */
+  /** Opens (creating if needed) the file in WAL mode; see docs/operating.md#durability-on-sqlite for `synchronous`. */
   static open(filename: string): SqliteDatabase {
     keepSqliteFilesPrivate(filename);
     const connection = new BetterSqlite3(filename);

@@ -5,6 +5,7 @@ import express, { type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { parseDocument } from 'yaml';
 import { loadSpec, SPEC_PATH, type SpecDocument } from '../operations/spec.js';
+import { siteHeader, siteStylesheet } from '../pages/site-chrome.js';
 
 const require = createRequire(import.meta.url);
 const SWAGGER_UI_DIR = path.dirname(require.resolve('swagger-ui-dist/package.json'));
@@ -13,10 +14,13 @@ const PAGE = `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>payments-api reference</title>
   <link rel="stylesheet" href="/docs/assets/swagger-ui.css">
+  <link rel="stylesheet" href="${siteStylesheet().url}">
 </head>
 <body>
+  ${siteHeader('/docs')}
   <div id="swagger-ui"></div>
   <script src="/docs/assets/swagger-ui-bundle.js"></script>
   <script src="/docs/init.js"></script>

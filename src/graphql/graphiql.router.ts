@@ -5,6 +5,7 @@ import path from 'node:path';
 import express, { type Request, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import { projectFile } from '../operations/project-files.js';
+import { siteHeader, siteStylesheet } from '../pages/site-chrome.js';
 
 const require = createRequire(import.meta.url);
 const PAGE_DIR = projectFile('src/graphql/graphiql-page');
@@ -56,6 +57,8 @@ export function createGraphiQLRouter(): RequestHandler {
   const page = renderPage({
     ...Object.fromEntries(Object.entries(packages).map(([key, assets]) => [key, assets.url])),
     ...Object.fromEntries(Object.entries(ownAssets).map(([key, asset]) => [key, asset.url])),
+    siteCss: siteStylesheet().url,
+    siteHeader: siteHeader('/graphql'),
   });
 
   const router = express.Router();
@@ -115,7 +118,7 @@ function ownAsset(file: string): OwnAsset {
   };
 }
 
-/** The HTML template with each `{{name}}` replaced by that asset's URL. */
+/** The HTML template with each `{{name}}` replaced by that asset's URL (or the shared header). */
 function renderPage(urls: Record<string, string>): string {
   const template = fs.readFileSync(path.join(PAGE_DIR, 'index.html'), 'utf8');
   return template.replace(/\{\{(\w+)\}\}/g, (placeholder, name: string) => {

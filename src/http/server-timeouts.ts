@@ -1,6 +1,6 @@
 import type { Server } from 'node:http';
 
-/** How long the HTTP server waits on a client (README, "Timeouts and limits"). */
+/** How long the HTTP server waits on a client (docs/operating.md#timeouts-and-limits). */
 export interface HttpTimeouts {
   /** Time to send the request line and headers (`HTTP_HEADERS_TIMEOUT_SECONDS`): slow headers are cut off. */
   headersMs: number;

@@ -294,7 +294,7 @@ const LOCAL_LOOP: Claim[] = [
       const [event] = (await project.api(`/v1/events?type=charge.succeeded&object_id=${charge.id}`)).data;
       await eventually(() => {
         expect(project.backgroundLog('listen')).to.match(new RegExp(`charge\\.succeeded {2}${event.id} → 200`));
-        expect(project.receiverLog()).to.match(new RegExp(`charge\\.succeeded ${event.id} signature valid`));
+        expect(project.receiverLog('handler')).to.match(new RegExp(`charge\\.succeeded ${event.id} signature valid`));
         expect(project.backgroundLog('logs')).to.match(/POST\s+\/v1\/charges\s+200/);
       }, 10_000);
     },

@@ -120,6 +120,21 @@ export const README_STAND_INS: StandIn[] = [
     run: (_, project) => firstStart(project),
   },
   {
+    command: /^((?:BENCH_[A-Z_]+=\S+ )+)npm run bench$/,
+    does: 'not run (a load test of the whole machine, minutes long): the script exists and every BENCH_ setting it names is one the bench reads',
+    run: async (match) => {
+      const root = path.resolve(import.meta.dirname, '../..');
+      const scripts = (JSON.parse(fs.readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+      expect(scripts.bench, 'npm run bench').to.be.a('string');
+      const sources = fs
+        .readdirSync(path.join(root, 'bench'), { recursive: true, encoding: 'utf8' })
+        .filter((file) => file.endsWith('.ts'))
+        .map((file) => fs.readFileSync(path.join(root, 'bench', file), 'utf8'))
+        .join('\n');
+      for (const name of Object.keys(settingsOf(match[1]))) expect(sources, `the bench reads ${name}`).to.include(name);
+    },
+  },
+  {
     command: /^npm test$/,
     does: 'not run: it is the suite this test is part of',
     run: async () => undefined,
@@ -138,7 +153,8 @@ export const README_STAND_INS: StandIn[] = [
     command: /^(WEBHOOK_SECRET=\$\(npx payments listen --print-secret\)) node scripts\/receive-webhooks\.mjs (\d+)$/,
     does: 'run from the shell in the background on a free port; stopped by PID at the end',
     run: async (match, project) => {
-      await project.startReceiver(`${match[1]} node scripts/receive-webhooks.mjs ${project.port(Number(match[2]))}`);
+      // A log of its own: the tour's receiver may still be writing to the other.
+      await project.startReceiver(`${match[1]} node scripts/receive-webhooks.mjs ${project.port(Number(match[2]))}`, 'handler');
       // The secret the handler verifies with is the one listen announced.
       const secret = project.dataFile('listen-webhook-secret');
       expect(project.backgroundLog('listen')).to.include(`Your webhook signing secret is ${secret}`);
@@ -158,8 +174,8 @@ export const README_STAND_INS: StandIn[] = [
       const resent = await project.shell.run(project.rewrite(`${match[1]} ${id} ${match[2]}`));
       expect(resent.exitCode, resent.stderr).to.equal(0);
       // The handler gets it a second time, verified.
-      await eventually(() => expect(project.receiverLog().split(id).length - 1).to.equal(2), 10_000);
-      expect(project.receiverLog()).to.not.include('INVALID');
+      await eventually(() => expect(project.receiverLog('handler').split(id).length - 1).to.equal(2), 10_000);
+      expect(project.receiverLog('handler')).to.not.include('INVALID');
     },
   },
   {

@@ -1,11 +1,14 @@
 /**
- * Reads README.md's fenced code blocks and splits its shell blocks into commands, keeping the README
- * line of each, so that a test can run them in order and name the line of the one that fails.
+ * Reads the fenced code blocks of a Markdown file (README.md, a guide under docs/) and splits its
+ * shell blocks into commands, keeping the file and line of each, so that a test can run them in
+ * order and name the line of the one that fails.
  */
 
 /** One command of a shell block: a line, with the lines it continues onto (trailing `\`). */
 export interface ReadmeCommand {
-  /** The README line it starts on (1-based). */
+  /** The file it is written in, relative to the project (`README.md`, `docs/webhooks.md`). */
+  file: string;
+  /** The line it starts on (1-based). */
   line: number;
   /** Exactly as written, continuation lines included: what the shell runs. */
   text: string;
@@ -17,11 +20,13 @@ export interface ReadmeCommand {
   notes: string[];
 }
 
-/** A fenced code block of the README. */
+/** A fenced code block of a Markdown file. */
 export interface ReadmeBlock {
+  /** The file it is written in, relative to the project. */
+  file: string;
   /** The fence's language (`bash`, `graphql`, or empty). */
   language: string;
-  /** The README line of its opening fence. */
+  /** The line of its opening fence. */
   line: number;
   /** The heading it sits under. */
   section: string;
@@ -33,8 +38,8 @@ const FENCE_OPEN = /^```(\S*)\s*$/;
 const FENCE_CLOSE = /^```\s*$/;
 const HEADING = /^#{1,6}\s+(.*)$/;
 
-/** Every fenced block of `markdown`, in order. Throws on a fence left open. */
-export function readmeBlocks(markdown: string): ReadmeBlock[] {
+/** Every fenced block of `markdown` (the text of `file`), in order. Throws on a fence left open. */
+export function readmeBlocks(markdown: string, file = 'README.md'): ReadmeBlock[] {
   const lines = markdown.split('\n');
   const blocks: ReadmeBlock[] = [];
   let section = '';
@@ -46,16 +51,16 @@ export function readmeBlocks(markdown: string): ReadmeBlock[] {
     const start = index;
     const body: string[] = [];
     for (index++; index < lines.length && !FENCE_CLOSE.test(lines[index]); index++) body.push(lines[index]);
-    if (index === lines.length) throw new Error(`README.md:${start + 1}: a code block is never closed`);
+    if (index === lines.length) throw new Error(`${file}:${start + 1}: a code block is never closed`);
     const language = open[1];
-    const commands = language === 'bash' ? splitCommands(body, start + 2) : [];
-    blocks.push({ language, line: start + 1, section, commands });
+    const commands = language === 'bash' ? splitCommands(body, file, start + 2) : [];
+    blocks.push({ file, language, line: start + 1, section, commands });
   }
   return blocks;
 }
 
-/** Splits a shell block's lines (the first being README line `firstLine`) into commands. */
-function splitCommands(lines: string[], firstLine: number): ReadmeCommand[] {
+/** Splits a shell block's lines (the first being line `firstLine` of `file`) into commands. */
+function splitCommands(lines: string[], file: string, firstLine: number): ReadmeCommand[] {
   const commands: ReadmeCommand[] = [];
   let notes: string[] = [];
   for (let index = 0; index < lines.length; index++) {
@@ -77,7 +82,7 @@ function splitCommands(lines: string[], firstLine: number): ReadmeCommand[] {
       .join(' ')
       .replace(/\s+/g, ' ')
       .trim();
-    commands.push({ line: firstLine + start, text: written.join('\n'), flat, comment, notes: [...notes] });
+    commands.push({ file, line: firstLine + start, text: written.join('\n'), flat, comment, notes: [...notes] });
   }
   return commands;
 }

@@ -76,14 +76,14 @@ export class ReadmeProject {
     return this.server;
   }
 
-  /** Runs `command` (the receiver's, port rewritten) from the shell in the background; waits until it listens. */
-  startReceiver(command: string): Promise<void> {
-    return this.startInBackground('receiver', command, 'receiving webhooks on');
+  /** Runs `command` (a receiver's, port rewritten) from the shell in the background; waits until it listens. */
+  startReceiver(command: string, name = 'receiver'): Promise<void> {
+    return this.startInBackground(name, command, 'receiving webhooks on');
   }
 
-  /** What the receiver printed so far. */
-  receiverLog(): string {
-    return this.backgroundLog('receiver');
+  /** What the receiver `name` printed so far. */
+  receiverLog(name = 'receiver'): string {
+    return this.backgroundLog(name);
   }
 
   /**

@@ -67,12 +67,12 @@ export function standInFor(command: ReadmeCommand, standIns: StandIn[]): { stand
   return undefined;
 }
 
-/** What is wrong with the tables against the README: a claim or stand-in matching no command, or a claim several. */
+/** What is wrong with the tables against the docs: a claim or stand-in matching no command, or a claim several. */
 export function unmatched(blocks: ReadmeBlock[], claims: Claim[], standIns: StandIn[]): string[] {
   const commands = blocks.flatMap((block) => block.commands);
   const problems: string[] = [];
   for (const claim of claims) {
-    const lines = commands.filter((command) => isAbout(claim, command)).map((command) => command.line);
+    const lines = commands.filter((command) => isAbout(claim, command)).map((command) => `${command.file}:${command.line}`);
     if (lines.length !== 1) problems.push(`claim ${String(claim.command)} matches ${lines.length} commands (lines ${lines.join(', ') || 'none'})`);
   }
   for (const standIn of standIns) {
@@ -80,19 +80,19 @@ export function unmatched(blocks: ReadmeBlock[], claims: Claim[], standIns: Stan
   }
   for (const command of commands) {
     if (NEEDS_STAND_IN.test(command.flat) && !standInFor(command, standIns)) {
-      problems.push(`README.md:${command.line}: \`${command.flat}\` cannot run inside a test and has no stand-in`);
+      problems.push(`${command.file}:${command.line}: \`${command.flat}\` cannot run inside a test and has no stand-in`);
     }
   }
   return problems;
 }
 
-/** Runs every command of `block` in order; throws naming the README line of the first that fails. */
+/** Runs every command of `block` in order; throws naming the file and line of the first that fails. */
 export async function runBlock(block: ReadmeBlock, project: ReadmeProject, claims: Claim[], standIns: StandIn[]): Promise<BlockOutcome> {
   for (const command of block.commands) {
     const stand = standInFor(command, standIns);
     if (stand) {
       const skipped = await failsAt(command, () => stand.standIn.run(stand.match, project));
-      if (skipped) return { skipped: `README.md:${command.line}: ${skipped}` };
+      if (skipped) return { skipped: `${command.file}:${command.line}: ${skipped}` };
       continue;
     }
     const result = await failsAt(command, () => project.shell.run(project.rewrite(command.text)));
@@ -143,13 +143,13 @@ function commandRun(command: ReadmeCommand, result: ShellResult): CommandRun {
   return { ...result, command, headers, json };
 }
 
-/** Runs `step`; a failure is rethrown naming the README line and command, with the command's output. */
+/** Runs `step`; a failure is rethrown naming the file, line and command, with the command's output. */
 async function failsAt<T>(command: ReadmeCommand, step: () => Promise<T>, result?: ShellResult): Promise<T> {
   try {
     return await step();
   } catch (error) {
     const output = result ? `\n--- stdout\n${result.stdout.slice(0, 4000)}\n--- stderr\n${result.stderr.slice(0, 2000)}` : '';
     const message = error instanceof Error ? error.message : String(error);
-    throw new Error(`README.md:${command.line}: ${command.text.split('\n')[0]}\n${message}${output}`, { cause: error });
+    throw new Error(`${command.file}:${command.line}: ${command.text.split('\n')[0]}\n${message}${output}`, { cause: error });
   }
 }

@@ -176,6 +176,8 @@ forEachDatabase('WEB_CONCURRENCY', (engine) => {
         expect(running.logLines('Ready at')).to.have.length(1);
         expect(running.logLines('Ready at')[0]).to.include({ url: running.url, api_processes: 2 });
         expect(running.logLines('Ready at')[0].msg).to.include(', 2 API processes.');
+        // The home page, whichever child answers, says so too.
+        expect(await (await fetch(`${running.url}/`)).text()).to.include('<dd data-fact="api-processes">2</dd>');
 
         // New connections go to the children in turn: both answer on the one port.
         const answering = new Set<number>();
@@ -276,6 +278,7 @@ forEachDatabase('WEB_CONCURRENCY', (engine) => {
       expect(warning).to.include({ level: 40, web_concurrency: 2 });
       expect(warning.msg).to.include('use Postgres (DATABASE_URL) to run several');
       expect(running.logLines('Ready at')[0]).to.include({ api_processes: 1 });
+      expect(await (await fetch(`${running.url}/`)).text()).to.include('<dd data-fact="api-processes">1</dd>');
       expect((await new ApiClient(running.url, API_KEY).get('/v1/charges')).status).to.equal(200);
     });
 
