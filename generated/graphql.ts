@@ -569,6 +569,8 @@ export type WebhookEndpoint = Node & {
   enabledEvents: Array<Scalars['String']['output']>;
   id: Scalars['ID']['output'];
   metadata: Scalars['Metadata']['output'];
+  /** Other names the signature header is sent under (Stripe-Signature); null: the server's default. */
+  signatureHeaderAliases?: Maybe<Array<Scalars['String']['output']>>;
   url: Scalars['String']['output'];
 };
 
@@ -576,6 +578,7 @@ export type WebhookEndpointInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   enabledEvents: Array<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  signatureHeaderAliases?: InputMaybe<Array<Scalars['String']['input']>>;
   url: Scalars['String']['input'];
 };
 
@@ -584,6 +587,7 @@ export type WebhookEndpointUpdateInput = {
   disabled?: InputMaybe<Scalars['Boolean']['input']>;
   enabledEvents?: InputMaybe<Array<Scalars['String']['input']>>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  signatureHeaderAliases?: InputMaybe<Array<Scalars['String']['input']>>;
   url?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -1192,6 +1196,11 @@ export type WebhookEndpointResolvers<
   enabledEvents?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
+  signatureHeaderAliases?: Resolver<
+    Maybe<Array<ResolversTypes['String']>>,
+    ParentType,
+    ContextType
+  >;
   url?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };

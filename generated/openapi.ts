@@ -2459,7 +2459,8 @@ export interface components {
      *         "charge.refunded"
      *       ],
      *       "status": "enabled",
-     *       "metadata": {}
+     *       "metadata": {},
+     *       "signature_header_aliases": null
      *     }
      */
     WebhookEndpoint: {
@@ -2473,7 +2474,16 @@ export interface components {
       enabled_events: components['schemas']['EnabledEvents'];
       status: components['schemas']['WebhookEndpointStatus'];
       metadata: components['schemas']['Metadata'];
+      signature_header_aliases: components['schemas']['SignatureHeaderAliases'];
     };
+    /**
+     * @description Other names under which deliveries to this endpoint carry the `Service-Signature` header, with the same value: `Stripe-Signature` lets a handler written for the widely used payments API verify them with that API's own library. `Service-Signature` is always sent. `null` (in a form body, `signature_header_aliases=` with nothing after it) follows the server's default (`WEBHOOK_SIGNATURE_HEADER_ALIASES`, none unless set); `[]` sends none.
+     * @example [
+     *       "Stripe-Signature"
+     *     ]
+     * @example null
+     */
+    SignatureHeaderAliases: 'Stripe-Signature'[] | null;
     /**
      * @description An endpoint with its signing secret, as the answers to create and rotate_secret show it (and no other).
      * @example {
@@ -2489,6 +2499,9 @@ export interface components {
      *       ],
      *       "status": "enabled",
      *       "metadata": {},
+     *       "signature_header_aliases": [
+     *         "Stripe-Signature"
+     *       ],
      *       "secret": "whsec_PRFKk4xGioAjxh1wmWf2faSyOq4EfXnV"
      *     }
      */
@@ -2503,6 +2516,7 @@ export interface components {
       enabled_events: components['schemas']['EnabledEvents'];
       status: components['schemas']['WebhookEndpointStatus'];
       metadata: components['schemas']['Metadata'];
+      signature_header_aliases: components['schemas']['SignatureHeaderAliases'];
       /** @description The signing secret, to verify the `Service-Signature` of deliveries; shown only here. */
       secret: string;
     };
@@ -2521,6 +2535,7 @@ export interface components {
       enabled_events: components['schemas']['EnabledEvents'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
+      signature_header_aliases?: components['schemas']['SignatureHeaderAliases'];
     };
     /**
      * @example {
@@ -2536,6 +2551,7 @@ export interface components {
       enabled_events?: components['schemas']['EnabledEvents'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
+      signature_header_aliases?: components['schemas']['SignatureHeaderAliases'];
       /** @description `true` disables the endpoint, `false` enables it again; the endpoint shows it as `status`. */
       disabled?: boolean;
     };
@@ -2567,7 +2583,8 @@ export interface components {
      *             "charge.refunded"
      *           ],
      *           "status": "enabled",
-     *           "metadata": {}
+     *           "metadata": {},
+     *           "signature_header_aliases": null
      *         }
      *       ],
      *       "has_more": false,

@@ -111,8 +111,8 @@ type NeededSetting =
  * The settings it reads when they are given: left out, a limit or a mode is off (rate limits, the
  * failed-authentication limit, `METRICS_PORT`, `SMTP_URL`, trusted documents only, public
  * metrics), a tuning is its module's default (timeouts, proxies trusted, the worker's lease and
- * concurrency, when an endpoint is disabled), a retention its default (the request log's 24 hours,
- * events' 30 days).
+ * concurrency, when an endpoint is disabled), the signature header is sent under no other name,
+ * and a retention is its default (the request log's 24 hours, events' 30 days).
  */
 type OptionalSetting =
   | 'databaseReadUrl'
@@ -128,6 +128,7 @@ type OptionalSetting =
   | 'webhookLeaseSeconds'
   | 'webhookConcurrency'
   | 'webhookDisableAfterSeconds'
+  | 'webhookSignatureHeaderAliases'
   | 'requestLogRetentionHours'
   | 'eventRetentionDays'
   | 'accessTokens'
@@ -452,6 +453,7 @@ function startWorker(services: Services, choices: RoleChoices): WebhookWorker {
       send: services.sender.send,
       secrets: services.secrets,
       retryScheduleSeconds: config.webhookRetryScheduleSeconds,
+      defaultSignatureHeaderAliases: config.webhookSignatureHeaderAliases,
       disableAfterMs: milliseconds(config.webhookDisableAfterSeconds),
       notifyFailure: services.notifyFailure,
       observeAttempt: metrics && createWebhookAttemptMetrics(metrics),

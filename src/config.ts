@@ -8,6 +8,7 @@ import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http/server-timeouts
 import type { LogFormat } from './logging/logger.js';
 import { DEFAULT_EVENT_RETENTION_DAYS } from './resources/events/events.retention.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/retry-policy.js';
+import { SIGNATURE_HEADER_ALIASES, type SignatureHeaderAlias } from './webhooks/signing.js';
 
 /** Which parts run in this process: the HTTP API, the webhook worker, or both. */
 export type Role = 'all' | 'api' | 'worker';
@@ -77,6 +78,8 @@ export interface Config {
   webhookDisableAfterSeconds: number;
   /** Delays between webhook attempts, in seconds (`WEBHOOK_RETRY_SCHEDULE`). */
   webhookRetryScheduleSeconds: number[];
+  /** Other names of the signature header, for endpoints that do not choose (`WEBHOOK_SIGNATURE_HEADER_ALIASES`). */
+  webhookSignatureHeaderAliases: SignatureHeaderAlias[];
   /** Where failure notices are sent (`smtp://…`); unset: they are logged. */
   smtpUrl: string | undefined;
   mailFrom: string;
@@ -174,6 +177,18 @@ function retrySchedule(text: string | undefined): number[] {
     throw new Error(`WEBHOOK_RETRY_SCHEDULE must be comma-separated seconds, got "${text}"`);
   }
   return delays;
+}
+
+/** `WEBHOOK_SIGNATURE_HEADER_ALIASES` ("Stripe-Signature"); unset or empty, none. */
+function signatureHeaderAliases(text: string | undefined): SignatureHeaderAlias[] {
+  if (!text?.trim()) return [];
+  const names = text.split(',').map((part) => part.trim());
+  const allowed: readonly string[] = SIGNATURE_HEADER_ALIASES;
+  const unknown = names.filter((name) => !allowed.includes(name));
+  if (unknown.length > 0) {
+    throw new Error(`WEBHOOK_SIGNATURE_HEADER_ALIASES may name ${SIGNATURE_HEADER_ALIASES.join(', ')}, got "${unknown.join(', ')}"`);
+  }
+  return [...new Set(names)] as SignatureHeaderAlias[];
 }
 
 /**
@@ -303,6 +318,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookLeaseSeconds: integer('WEBHOOK_LEASE_SECONDS', env.WEBHOOK_LEASE_SECONDS, 60),
     webhookConcurrency: atLeastOne('WEBHOOK_CONCURRENCY', integer('WEBHOOK_CONCURRENCY', env.WEBHOOK_CONCURRENCY, 128)),
     webhookRetryScheduleSeconds: retrySchedule(env.WEBHOOK_RETRY_SCHEDULE),
+    webhookSignatureHeaderAliases: signatureHeaderAliases(env.WEBHOOK_SIGNATURE_HEADER_ALIASES),
     webhookDisableAfterSeconds: integer('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || 'payments-api <no-reply@localhost>',

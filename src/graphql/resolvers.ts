@@ -13,7 +13,7 @@ import { restBody, type RestFields } from './rest-bodies.js';
 import { metadataScalar, jsonScalar } from './scalars.js';
 import { callRestOperation } from './rest-operations.js';
 
-const WEBHOOK_FIELDS: RestFields = { renames: { enabledEvents: 'enabled_events' } };
+const WEBHOOK_FIELDS: RestFields = { renames: { enabledEvents: 'enabled_events', signatureHeaderAliases: 'signature_header_aliases' } };
 const REFUND_FIELDS: RestFields = { renames: { paymentIntent: 'payment_intent' } };
 
 /**
@@ -121,5 +121,6 @@ export const resolvers: Resolvers = withFieldScopes({
   WebhookEndpoint: {
     enabledEvents: (endpoint) => endpoint.enabled_events,
     disabled: (endpoint) => endpoint.status === 'disabled',
+    signatureHeaderAliases: (endpoint) => endpoint.signature_header_aliases,
   },
 });

@@ -3,6 +3,7 @@ import type { Logger } from '../logging/logger.js';
 import { placeOf, WEBHOOK_PREVIOUS_SECRET, WEBHOOK_SECRET } from '../resources/shared/sealed-secrets.js';
 import { toEventResource } from '../resources/events/events.mapper.js';
 import type { EventRow } from '../resources/events/events.repo.js';
+import { parseSignatureHeaderAliases } from '../resources/webhook-endpoints/webhook-endpoints.mapper.js';
 import type { WebhookEndpointRow } from '../resources/webhook-endpoints/webhook-endpoints.repo.js';
 import type { AttemptRow, DeliveryRow, DeliveryTargets } from '../resources/webhook-deliveries/webhook-deliveries.repo.js';
 import { completeDelivery, type LeasedDelivery } from './attempts.repo.js';
@@ -10,7 +11,7 @@ import { attemptOutcomeOf, classifyAttempt, type AttemptOutcome } from './classi
 import type { FailureNotifier } from './failure-notices.js';
 import { recordAttempt, type EndedAttempt, type Recorded, type RecordDeps } from './record-attempt.js';
 import type { Sender, SendResult } from './sender.js';
-import { signatureHeaders } from './signing.js';
+import { signatureHeaders, type SignatureHeaderAlias } from './signing.js';
 
 /** What an attempt needs: the record stage's database, clock and batching, and these. */
 export interface DispatchDeps extends RecordDeps {
@@ -19,6 +20,11 @@ export interface DispatchDeps extends RecordDeps {
   /** Opens the endpoints' sealed secrets. */
   secrets: SecretBox;
   retryScheduleSeconds: readonly number[];
+  /**
+   * The other names a delivery's signature header is sent under for an endpoint that leaves its
+   * `signature_header_aliases` null (`WEBHOOK_SIGNATURE_HEADER_ALIASES`); none when not given.
+   */
+  defaultSignatureHeaderAliases?: readonly SignatureHeaderAlias[];
   notifyFailure?: FailureNotifier;
   /** Told of every HTTP attempt as soon as it ends, before it is recorded (metrics); must not throw. */
   observeAttempt?: AttemptObserver;
@@ -71,7 +77,8 @@ async function sendAttempt(
 ): Promise<{ attempt: AttemptRow; result: SendResult }> {
   const body = JSON.stringify(toEventResource(event));
   const nowMs = deps.clock.nowMs();
-  const headers = signatureHeaders(body, event.id, validSecrets(deps.secrets, endpoint, nowMs), Math.floor(nowMs / 1000));
+  const aliases = parseSignatureHeaderAliases(endpoint.signature_header_aliases) ?? deps.defaultSignatureHeaderAliases ?? [];
+  const headers = signatureHeaders(body, event.id, validSecrets(deps.secrets, endpoint, nowMs), Math.floor(nowMs / 1000), aliases);
   const result = await deps.send(endpoint.url, body, headers);
   const attempt: AttemptRow = {
     delivery_id: delivery.id,

@@ -85,7 +85,13 @@ export interface TestServerOptions {
   /** Run /graphql in trusted-documents-only mode (`GRAPHQL_TRUSTED_DOCUMENTS_ONLY`). */
   graphqlTrustedDocumentsOnly?: boolean;
   /** Run the webhook worker in the server, on the real clock, with this retry schedule (seconds). */
-  webhookWorker?: { retryScheduleSeconds: number[]; smtpUrl?: string; disableAfterMs?: number };
+  webhookWorker?: {
+    retryScheduleSeconds: number[];
+    smtpUrl?: string;
+    disableAfterMs?: number;
+    /** `WEBHOOK_SIGNATURE_HEADER_ALIASES`; default none. */
+    signatureHeaderAliases?: CompositionConfig['webhookSignatureHeaderAliases'];
+  };
   /** How often that worker looks for due deliveries without being woken; default 20 ms. */
   workerPollIntervalMs?: number;
   /** How often that worker releases authorisations past their 7 days; default: the composition root's (every minute). */
@@ -128,6 +134,7 @@ export function testConfig(options: TestServerOptions = {}): CompositionConfig {
     webhookRetryScheduleSeconds: worker?.retryScheduleSeconds ?? [],
     webhookDisableAfterSeconds: worker?.disableAfterMs === undefined ? undefined : worker.disableAfterMs / 1000,
     smtpUrl: worker?.smtpUrl,
+    webhookSignatureHeaderAliases: worker?.signatureHeaderAliases,
     mailFrom: 'payments-api <hooks@test>',
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false, webhookDnsServers: options.dnsServers },
     secretsKeys: { key: TEST_SECRETS_KEY },

@@ -685,7 +685,22 @@ export interface WebhookEndpoint {
   enabled_events: EnabledEvents;
   status: WebhookEndpointStatus;
   metadata: Metadata;
+  signature_header_aliases: SignatureHeaderAliases;
 }
+
+export type SignatureHeaderAliasesAnyOfItem =
+  (typeof SignatureHeaderAliasesAnyOfItem)[keyof typeof SignatureHeaderAliasesAnyOfItem];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const SignatureHeaderAliasesAnyOfItem = {
+  'Stripe-Signature': 'Stripe-Signature',
+} as const;
+
+/**
+ * Other names under which deliveries to this endpoint carry the `Service-Signature` header, with the same value: `Stripe-Signature` lets a handler written for the widely used payments API verify them with that API's own library. `Service-Signature` is always sent. `null` (in a form body, `signature_header_aliases=` with nothing after it) follows the server's default (`WEBHOOK_SIGNATURE_HEADER_ALIASES`, none unless set); `[]` sends none.
+ * @maxItems 1
+ */
+export type SignatureHeaderAliases = SignatureHeaderAliasesAnyOfItem[] | null;
 
 /**
  * @maxLength 500
@@ -706,6 +721,7 @@ export interface WebhookEndpointWithSecret {
   enabled_events: EnabledEvents;
   status: WebhookEndpointStatus;
   metadata: Metadata;
+  signature_header_aliases: SignatureHeaderAliases;
   /**
    * The signing secret, to verify the `Service-Signature` of deliveries; shown only here.
    * @maxLength 128
@@ -725,6 +741,7 @@ export interface WebhookEndpointCreateParams {
   /** @maxLength 500 */
   description?: WebhookEndpointCreateParamsDescription;
   metadata?: Metadata;
+  signature_header_aliases?: SignatureHeaderAliases;
 }
 
 /**
@@ -738,6 +755,7 @@ export interface WebhookEndpointUpdateParams {
   /** @maxLength 500 */
   description?: WebhookEndpointUpdateParamsDescription;
   metadata?: Metadata;
+  signature_header_aliases?: SignatureHeaderAliases;
   /** `true` disables the endpoint, `false` enables it again; the endpoint shows it as `status`. */
   disabled?: boolean;
 }

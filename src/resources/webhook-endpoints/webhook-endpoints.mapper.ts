@@ -8,6 +8,7 @@ export type WebhookEndpointCreateParams = components['schemas']['WebhookEndpoint
 export type WebhookEndpointUpdateParams = components['schemas']['WebhookEndpointUpdateParams'];
 export type WebhookSecretRotateParams = components['schemas']['WebhookSecretRotateParams'];
 export type EnabledEvents = components['schemas']['EnabledEvents'];
+export type SignatureHeaderAliases = components['schemas']['SignatureHeaderAliases'];
 
 /** The endpoint as the API shows it, without its secret. */
 export function toWebhookEndpointResource(row: WebhookEndpointRow): WebhookEndpoint {
@@ -21,7 +22,18 @@ export function toWebhookEndpointResource(row: WebhookEndpointRow): WebhookEndpo
     enabled_events: JSON.parse(row.enabled_events) as EnabledEvents,
     status: row.status,
     metadata: parseMetadata(row.metadata),
+    signature_header_aliases: parseSignatureHeaderAliases(row.signature_header_aliases),
   };
+}
+
+/** The stored `signature_header_aliases` (a JSON array, or null for the server's default). */
+export function parseSignatureHeaderAliases(stored: string | null): SignatureHeaderAliases {
+  return stored === null ? null : (JSON.parse(stored) as NonNullable<SignatureHeaderAliases>);
+}
+
+/** `signature_header_aliases` as stored. */
+export function serializeSignatureHeaderAliases(aliases: SignatureHeaderAliases): string | null {
+  return aliases === null ? null : JSON.stringify(aliases);
 }
 
 /**

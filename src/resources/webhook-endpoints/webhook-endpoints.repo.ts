@@ -11,6 +11,8 @@ export interface WebhookEndpointRow {
   enabled_events: string;
   status: 'enabled' | 'disabled';
   metadata: string;
+  /** JSON array of the other names its signature header is sent under; null: the server's default. */
+  signature_header_aliases: string | null;
   /** Sealed, as `previous_secret` (shared/sealed-secrets.ts). */
   secret: string;
   previous_secret: string | null;
@@ -20,16 +22,19 @@ export interface WebhookEndpointRow {
   created: number;
 }
 
-export type WebhookEndpointFields = Pick<WebhookEndpointRow, 'url' | 'description' | 'enabled_events' | 'status' | 'metadata'>;
+export type WebhookEndpointFields = Pick<
+  WebhookEndpointRow,
+  'url' | 'description' | 'enabled_events' | 'status' | 'metadata' | 'signature_header_aliases'
+>;
 
 export async function insertWebhookEndpoint(db: Queryable, row: Omit<WebhookEndpointRow, 'seq'>): Promise<WebhookEndpointRow> {
   const [inserted] = await db.all<WebhookEndpointRow>(
-    `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, metadata, secret,
-       previous_secret, previous_secret_expires_at, created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, metadata,
+       signature_header_aliases, secret, previous_secret, previous_secret_expires_at, created)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     [
-      row.id, row.account_id, row.url, row.description, row.enabled_events, row.status, row.metadata, row.secret,
-      row.previous_secret, row.previous_secret_expires_at, row.created,
+      row.id, row.account_id, row.url, row.description, row.enabled_events, row.status, row.metadata,
+      row.signature_header_aliases, row.secret, row.previous_secret, row.previous_secret_expires_at, row.created,
     ],
   );
   return inserted;
@@ -46,9 +51,13 @@ export function updateWebhookEndpointRow(
   fields: WebhookEndpointFields,
 ): Promise<WebhookEndpointRow | undefined> {
   return db.one<WebhookEndpointRow>(
-    `UPDATE webhook_endpoints SET url = ?, description = ?, enabled_events = ?, status = ?, metadata = ?
+    `UPDATE webhook_endpoints SET url = ?, description = ?, enabled_events = ?, status = ?, metadata = ?,
+       signature_header_aliases = ?
      WHERE account_id = ? AND id = ? RETURNING *`,
-    [fields.url, fields.description, fields.enabled_events, fields.status, fields.metadata, accountId, id],
+    [
+      fields.url, fields.description, fields.enabled_events, fields.status, fields.metadata,
+      fields.signature_header_aliases, accountId, id,
+    ],
   );
 }
 

@@ -19,6 +19,7 @@ import {
   type WebhookEndpointRow,
 } from './webhook-endpoints.repo.js';
 import {
+  serializeSignatureHeaderAliases,
   toWebhookEndpointResource,
   toWebhookEndpointWithSecret,
   type EnabledEvents,
@@ -41,7 +42,7 @@ export async function createWebhookEndpoint(
   ctx: RequestContext,
   params: WebhookEndpointCreateParams,
 ): Promise<WebhookEndpointWithSecret> {
-  const { url, enabled_events, description, metadata, ...unread } = params;
+  const { url, enabled_events, description, metadata, signature_header_aliases, ...unread } = params;
   allParamsRead(unread);
   const id = newId('webhookEndpoint');
   const secret = generateWebhookSecret();
@@ -53,6 +54,7 @@ export async function createWebhookEndpoint(
     enabled_events: serializeEvents(enabled_events),
     status: 'enabled',
     metadata: initialMetadata(metadata),
+    signature_header_aliases: serializeSignatureHeaderAliases(signature_header_aliases ?? null),
     secret: ctx.secrets.seal(secret, placeOf(WEBHOOK_SECRET, id)),
     previous_secret: null,
     previous_secret_expires_at: null,
@@ -76,7 +78,7 @@ export async function updateWebhookEndpoint(
   id: string,
   params: WebhookEndpointUpdateParams,
 ): Promise<WebhookEndpoint> {
-  const { url, enabled_events, description, disabled, metadata, ...unread } = params;
+  const { url, enabled_events, description, disabled, metadata, signature_header_aliases, ...unread } = params;
   allParamsRead(unread);
   const current = await requireEndpoint(ctx, id);
   const updated = await updateWebhookEndpointRow(ctx.db, ctx.accountId, id, {
@@ -85,6 +87,8 @@ export async function updateWebhookEndpoint(
     enabled_events: enabled_events ? serializeEvents(enabled_events) : current.enabled_events,
     status: disabled === undefined ? current.status : disabled ? 'disabled' : 'enabled',
     metadata: updatedMetadata(current.metadata, metadata),
+    signature_header_aliases:
+      signature_header_aliases === undefined ? current.signature_header_aliases : serializeSignatureHeaderAliases(signature_header_aliases),
   });
   if (!updated) throw notFound('webhook endpoint', id);
   return toWebhookEndpointResource(updated);
