@@ -9,9 +9,8 @@
  * Here every change at or inside an annotation keyword is an annotation, reported once at the
  * keyword ("changed examples") rather than once per value inside it.
  *
- * And a value's type replaced by another (`string` to `integer`) breaks in either direction: a
- * client can neither send nor read the new type as it did the old one. The library took such a
- * change in a response for a relaxation.
+ * And a change of a value's type is classified here by which way the value travels (see
+ * typeChange).
  */
 import type { Diff } from 'api-smart-diff';
 
@@ -69,13 +68,45 @@ export function annotationDepth(path: Diff['path']): number {
   return 0;
 }
 
-/** Whether a diff replaces a schema's type (`type: string`, or an entry of `type: [string, 'null']`) by another. */
-function replacesType(diff: Diff): boolean {
-  if (diff.action !== 'replace') return false;
+/** Which way a value at this path travels: sent by clients, read by clients, or unknown (a shared schema). */
+function direction(path: Diff['path']): 'request' | 'response' | undefined {
+  const [root, , third, fourth] = path;
+  if (root === 'paths') {
+    if (third === 'parameters' || fourth === 'parameters' || fourth === 'requestBody') return 'request';
+    return fourth === 'responses' ? 'response' : undefined;
+  }
+  // A webhook's payload is what the server sends; its responses are what the receiver answers.
+  if (root === 'webhooks') return fourth === 'requestBody' ? 'response' : fourth === 'responses' ? 'request' : undefined;
+  if (root === 'components') return path[1] === 'responses' ? 'response' : ['requestBodies', 'parameters'].includes(String(path[1])) ? 'request' : undefined;
+  return undefined;
+}
+
+/**
+ * The class of a change of a schema's `type` (`string` to `[string, 'null']`, an entry of a type
+ * list added, removed or replaced), or undefined for any other change. The library's verdicts on
+ * types were unreliable (a response's `integer` becoming `[integer, 'null']` came out
+ * non-breaking): here a widened type breaks readers of responses, a narrowed one senders of
+ * requests, and a type replaced by another both.
+ */
+function typeChange(diff: Diff): Diff['type'] | undefined {
   const [last, parent, grandparent] = [diff.path.at(-1), diff.path.at(-2), diff.path.at(-3)];
+  const types = (value: unknown) => new Set([value].flat().filter((v) => v !== undefined).map(String));
+  let before: Set<string>;
+  let after: Set<string>;
   // A property named `type` is a name, not the keyword.
-  if (last === 'type') return parent !== 'properties';
-  return parent === 'type' && typeof last === 'number' && grandparent !== 'properties';
+  if (last === 'type' && parent !== 'properties' && diff.action === 'replace') [before, after] = [types(diff.before), types(diff.after)];
+  else if (parent === 'type' && typeof last === 'number' && grandparent !== 'properties') {
+    if (diff.action === 'replace') return 'breaking';
+    [before, after] = diff.action === 'add' ? [new Set<string>(), types(diff.after)] : [types(diff.before), new Set<string>()];
+  } else return undefined;
+  const within = (a: Set<string>, b: Set<string>) => [...a].every((type) => b.has(type));
+  const widened = within(before, after);
+  const narrowed = within(after, before);
+  if (widened && narrowed) return 'annotation';
+  if (!widened && !narrowed) return 'breaking';
+  const side = direction(diff.path);
+  if (side === undefined) return diff.type;
+  return (side === 'request') === widened ? 'non-breaking' : 'breaking';
 }
 
 /**
@@ -89,7 +120,7 @@ export function applyPolicy(diffs: readonly Diff[]): Diff[] {
   for (const diff of diffs) {
     const depth = annotationDepth(diff.path);
     if (depth === 0) {
-      result.push(replacesType(diff) ? { ...diff, type: 'breaking' } : diff);
+      result.push({ ...diff, type: typeChange(diff) ?? diff.type });
       continue;
     }
     const path = diff.path.slice(0, depth);

@@ -116,6 +116,16 @@ describe('REST breaking-change check (npm run api:breaking)', function () {
       ['✗ replaced type "string" with "integer"', 'at /components/schemas/Customer/properties/name/type/0', 'retrieveCustomer (GET /v1/customers/{id}): response 200 `name`'],
     ],
     [
+      'a response field that may now be null',
+      (s) => (s.components.schemas.Charge.properties.amount_captured.type = ['integer', 'null']),
+      ['✗ changed type from "integer" to ["integer","null"]', 'at /components/schemas/Charge/properties/amount_captured/type', 'retrieveCharge (GET /v1/charges/{id}): response 200 `amount_captured`'],
+    ],
+    [
+      'a request field that may no longer be null',
+      (s) => (s.components.schemas.CustomerCreateParams.properties.name.type = 'string'),
+      ['✗ changed type from ["string","null"] to "string"', 'createCustomer (POST /v1/customers): request body `name`'],
+    ],
+    [
       'a property named like an annotation keyword, removed',
       (s) => removeField(s.components.schemas.Customer, 'description'),
       ['✗ removed field `description`', 'at /components/schemas/Customer/properties/description'],
@@ -150,6 +160,7 @@ describe('REST breaking-change check (npm run api:breaking)', function () {
     ],
     ['deprecating a field', (s) => (s.components.schemas.Charge.properties.customer.deprecated = true), /\(0 non-breaking, 1 deprecated, 0 annotations\)/],
     ['rewording a description', (s) => (s.components.schemas.Charge.properties.captured.description = 'Whether it was captured.'), /\(0 non-breaking, 0 deprecated, 1 annotation\)/],
+    ['letting a request field be null', (s) => (s.components.schemas.ChargeCreateParams.properties.description.type = ['string', 'null']), /\(1 non-breaking, 0 deprecated, 0 annotations\)/],
     ['adding a required response field', (s) => {
       s.components.schemas.Customer.properties.nickname = { type: ['string', 'null'] };
       s.components.schemas.Customer.required.push('nickname');
