@@ -153,6 +153,12 @@ watcher.on('all', (event, file) => {
 });
 watcher.on('error', (error) => process.stderr.write(`dev: watching failed: ${String(error)}\n`));
 
+// Should this process fail, its server goes with it rather than hold the port.
+process.once('exit', () => {
+  server?.kill('SIGTERM');
+  fs.rmSync(lastGood, { recursive: true, force: true });
+});
+
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     stopping = true;
@@ -161,10 +167,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
     void watcher
       .close()
       .then(() => stopServer())
-      .then(() => {
-        fs.rmSync(lastGood, { recursive: true, force: true });
-        process.exit(0);
-      });
+      .then(() => process.exit(0));
   });
 }
 

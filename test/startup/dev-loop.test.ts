@@ -98,6 +98,14 @@ describe('npm run dev', function () {
       process.kill(dev.pid!, 'SIGTERM');
       await exited;
     }
+    // A server left behind by a dev process that failed: each one this dev process started, by its PID.
+    for (const [, pid] of output.matchAll(/dev: server process (\d+) started/g)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // Gone already, as it should be.
+      }
+    }
     if (copy) fs.rmSync(copy, { recursive: true, force: true });
   });
 
