@@ -59,14 +59,18 @@ const SAVES: Array<[way: string, save: (file: string, text: string) => void]> = 
 
 /**
  * `npm run dev` as a designer uses it, one dev process through every step: edit the spec, reload,
- * see the change, however the editor saves; break the spec, read one short block saying what is
- * wrong while the last good server keeps answering, even across a restart for a code change.
+ * see the change, however the editor saves; break the contracts (a spec that does not parse, one
+ * that fails the lint, a GraphQL schema that does not build), read one short block saying what is
+ * wrong while the last good server keeps answering, even across a restart for a code change; fix
+ * them, see the fix.
  */
 describe('npm run dev', function () {
   this.timeout(600_000);
   let copy: string;
   let specFile: string;
   let spec: string;
+  let schemaFile: string;
+  let schema: string;
   let url: string;
   let dev: ChildProcess | undefined;
   let output = '';
@@ -79,6 +83,8 @@ describe('npm run dev', function () {
     copy = projectCopy();
     specFile = path.join(copy, 'openapi/openapi.yaml');
     spec = fs.readFileSync(specFile, 'utf8');
+    schemaFile = path.join(copy, 'graphql/schema.graphql');
+    schema = fs.readFileSync(schemaFile, 'utf8');
     expect(spec).to.include(DESCRIPTION);
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
@@ -142,7 +148,28 @@ describe('npm run dev', function () {
     expect(output.slice(before)).to.not.include('the server exited');
   });
 
-  it('picks the fixed spec up at once', async () => {
+  it('keeps serving the last good contract when the spec parses but fails the lint, saying why', async () => {
+    const before = output.length;
+    const example = '      examples: [{ id: cus_D0e4AGBrgVjbtsKZu2euAbcm, object: customer, deleted: true }]\n';
+    expect(spec).to.include(example);
+    SAVES[2][1](specFile, spec.replace(DESCRIPTION, 'description: Unlinted.').replace(example, ''));
+    await eventually(() => expect(output.slice(before)).to.include('✖ dev: spec lint failed; the server keeps the last good contract'), STEP_MS, 20);
+    const block = output.slice(before).split('✖ dev:')[1].split('\n');
+    expect(block.length, 'one short block').to.be.at.most(16);
+    expect(block.join('\n')).to.include('DeletedCustomer');
+    expect(await servedDescription(url)).to.equal('Save 10.');
+  });
+
+  it('keeps serving the last good contract when the GraphQL schema does not build', async () => {
+    const before = output.length;
+    SAVES[0][1](schemaFile, schema.replace('type Refund implements Node {', 'type Refund implements Node {\n  broken: NoSuchType'));
+    await eventually(() => expect(output.slice(before)).to.include('✖ dev: graphql/schema.graphql does not build; the server keeps the last good contract'), STEP_MS, 20);
+    expect(output.slice(before)).to.include('NoSuchType');
+    expect(await servedDescription(url)).to.equal('Save 10.');
+  });
+
+  it('picks the fixed contracts up at once', async () => {
+    SAVES[0][1](schemaFile, schema);
     SAVES[3][1](specFile, spec.replace(DESCRIPTION, 'description: Fixed.'));
     await serves('Fixed.');
   });
