@@ -128,6 +128,12 @@ describe('npm run dev', function () {
     expect(output).to.not.include('✖');
   });
 
+  it('serves the last of ten saves made back to back, each way in turn', async () => {
+    for (let n = 1; n <= 10; n++) SAVES[(n - 1) % SAVES.length][1](specFile, spec.replace(DESCRIPTION, `description: Burst ${n}.`));
+    await serves('Burst 10.');
+    expect(output).to.not.include('✖');
+  });
+
   it('keeps serving the last good contract when the spec does not parse, saying why in one short block', async () => {
     const before = output.length;
     SAVES[1][1](specFile, spec.replace(DESCRIPTION, 'description: [Broken.'));
@@ -135,7 +141,7 @@ describe('npm run dev', function () {
     const block = output.slice(before).split('✖ dev:')[1].split('\n');
     expect(block.length, 'one short block').to.be.at.most(16);
     expect(block.join('\n')).to.match(/line \d+, column \d+/);
-    expect(await servedDescription(url)).to.equal('Save 10.');
+    expect(await servedDescription(url)).to.equal('Burst 10.');
   });
 
   it('restarts on a code change while the spec is broken, on the last good contract', async () => {
@@ -144,7 +150,7 @@ describe('npm run dev', function () {
     fs.appendFileSync(source, '\n// A code change while the spec is broken.\n');
     await eventually(() => expect(output.slice(before)).to.match(/dev: server process \d+ started/), STEP_MS, 20);
     // Only the new server can answer now: the old one had exited before the new one started.
-    await serves('Save 10.');
+    await serves('Burst 10.');
     expect(output.slice(before)).to.not.include('the server exited');
   });
 
@@ -157,7 +163,7 @@ describe('npm run dev', function () {
     const block = output.slice(before).split('✖ dev:')[1].split('\n');
     expect(block.length, 'one short block').to.be.at.most(16);
     expect(block.join('\n')).to.include('DeletedCustomer');
-    expect(await servedDescription(url)).to.equal('Save 10.');
+    expect(await servedDescription(url)).to.equal('Burst 10.');
   });
 
   it('keeps serving the last good contract when the GraphQL schema does not build', async () => {
@@ -165,7 +171,7 @@ describe('npm run dev', function () {
     SAVES[0][1](schemaFile, schema.replace('type Refund implements Node {', 'type Refund implements Node {\n  broken: NoSuchType'));
     await eventually(() => expect(output.slice(before)).to.include('✖ dev: graphql/schema.graphql does not build; the server keeps the last good contract'), STEP_MS, 20);
     expect(output.slice(before)).to.include('NoSuchType');
-    expect(await servedDescription(url)).to.equal('Save 10.');
+    expect(await servedDescription(url)).to.equal('Burst 10.');
   });
 
   it('picks the fixed contracts up at once', async () => {
