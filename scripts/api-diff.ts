@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { apiCompare, type DiffType } from 'api-smart-diff';
 import { parse } from 'yaml';
 import { at, describeDiff, fromPointer, toPointer, type Change, type OpenApiDocument } from './api-changes.js';
+import { applyPolicy } from './api-diff-policy.js';
 import { contractRules } from './api-diff-rules.js';
 import { SHAPE_MARKER, withAlignedShapes } from './api-diff-shapes.js';
 
@@ -113,7 +114,7 @@ export function compareContracts(published: OpenApiDocument, current: OpenApiDoc
   // The library writes its rewritten schemas into the documents it is given: it gets copies, so
   // that changes are located in the documents as written.
   const { diffs } = apiCompare(structuredClone(before), structuredClone(after), { rules: contractRules(versionOf(before, after)) });
-  const real = diffs.filter((diff) => !diff.path.includes(SHAPE_MARKER));
+  const real = applyPolicy(diffs.filter((diff) => !diff.path.includes(SHAPE_MARKER)));
   const inUse = new Set([...schemasInUse(before), ...schemasInUse(after)]);
   const changes = worthReporting(real.map((diff) => describeDiff(diff, before, after)), inUse);
   const groups = group(changes).sort(

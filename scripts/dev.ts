@@ -1,67 +1,64 @@
 /**
  * `npm run dev`: the server, restarted on every change, for a designer editing the contracts and a
- * developer editing the code. A change under `openapi/` or `graphql/` regenerates the code and
- * lints the spec first: when either fails, its errors are printed in one short block and the
- * running server keeps serving the last good contract; otherwise the server restarts, so an edited
- * description shows in `/docs` on reload. A change under `src/` restarts the server. Ctrl-C (or
- * SIGTERM) stops the server, then this process.
+ * developer editing the code. A change under `openapi/` or `graphql/` is checked first (the
+ * contracts parse, the code regenerates, the spec lints: scripts/dev-checks.ts): when a check
+ * fails, its errors are printed in one short block and the running server keeps serving the last
+ * good contract; otherwise the server restarts on the new one, so an edited description shows in
+ * `/docs` on reload. A change under `src/` restarts the server, on the last good contract even
+ * while the file being edited is broken. Ctrl-C (or SIGTERM) stops the server, then this process.
+ *
+ * The folders are watched with chokidar, not single files: an editor that saves by writing a new
+ * file and renaming it over the old one (vim, `sed -i`, most IDEs), or by deleting and creating
+ * it, replaces the file that a watch on the file itself would stay attached to.
  *
  * The server is `src/main.ts` as `npm start` runs it, with this process's environment (`PORT`,
- * `DATA_DIR`, `DATABASE_URL`, …); its output is this process's.
+ * `DATA_DIR`, `DATABASE_URL`, …) and `CONTRACT_DIR` naming the copy of the last good contracts;
+ * its output is this process's.
  */
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
+import { watch } from 'chokidar';
+import { checkContracts, failureBlock } from './dev-checks.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Changes closer together than this are one change (an editor's save writes more than once). */
-const SETTLE_MS = 300;
+const SETTLE_MS = 200;
 /** How long a stopping server may take before it is killed. */
 const STOP_MS = 5000;
-/** How many lines of a failure the block shows: the first ones say what is wrong. */
-const ERROR_LINES = 12;
+/** What is watched, and which files in it count: folder → [extensions, whether they are contracts]. */
+const WATCHED: Record<string, [extensions: string[], contracts: boolean]> = {
+  openapi: [['.yaml', '.yml'], true],
+  graphql: [['.graphql'], true],
+  src: [['.ts', '.js', '.html', '.css'], false],
+};
 
-const run = promisify(execFile);
+/** The copy of the last contracts that passed the checks: the server reads its contracts from here. */
+const lastGood = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-api-dev-'));
+let hasGoodContract = false;
 
-/** A contract step that failed: which, and its output. */
-interface Failure {
-  step: string;
-  output: string;
-}
-
-/** Regenerates the code from the contracts and lints the spec, as CI does; the first failure, or none. */
-async function checkContracts(): Promise<Failure | undefined> {
-  const steps: Array<[step: string, command: string, args: string[]]> = [
-    ['code generation', process.execPath, ['scripts/generate.mjs']],
-    ['spec lint', path.join(ROOT, 'node_modules', '.bin', 'spectral'), ['lint', '--fail-severity', 'warn', 'openapi/openapi.yaml']],
-  ];
-  for (const [step, command, args] of steps) {
-    try {
-      await run(command, args, { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 });
-    } catch (error) {
-      const { stdout = '', stderr = '' } = error as { stdout?: string; stderr?: string };
-      return { step, output: `${stderr}\n${stdout}` };
-    }
+function keepAsLastGood(contents: ReadonlyMap<string, string>): void {
+  for (const [file, text] of contents) {
+    fs.mkdirSync(path.dirname(path.join(lastGood, file)), { recursive: true });
+    fs.writeFileSync(path.join(lastGood, file), text);
   }
-  return undefined;
-}
-
-/** The one short block a failure prints: what failed, its first lines, and what still runs. */
-function failureBlock({ step, output }: Failure): string {
-  const lines = output
-    .split('\n')
-    .map((line) => line.trimEnd())
-    .filter((line) => line.trim() !== '');
-  const shown = lines.slice(0, ERROR_LINES).map((line) => `  ${line}`);
-  if (lines.length > ERROR_LINES) shown.push(`  … ${lines.length - ERROR_LINES} more lines`);
-  return [`✖ dev: ${step} failed; the server keeps the last good contract`, ...shown, ''].join('\n');
+  hasGoodContract = true;
 }
 
 let server: ChildProcess | undefined;
 
 function startServer(): void {
-  server = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], { cwd: ROOT, stdio: 'inherit', env: process.env });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: ROOT,
+    stdio: 'inherit',
+    env: { ...process.env, CONTRACT_DIR: lastGood },
+  });
+  child.once('exit', (code, signal) => {
+    if (server === child) process.stderr.write(`dev: the server exited (${signal ?? `code ${code}`}); waiting for a change\n`);
+  });
+  server = child;
+  process.stderr.write(`dev: server process ${child.pid} started\n`);
 }
 
 /** Stops the server by its PID (SIGTERM, then SIGKILL after `STOP_MS`) and waits for it to exit. */
@@ -76,58 +73,105 @@ async function stopServer(): Promise<void> {
   clearTimeout(kill);
 }
 
-/** What a batch of changes asks for: the contracts checked first, or only a restart. */
-let pending: { contracts: boolean } | undefined;
+/** A batch of changes: the files, and whether contracts or code are among them. */
+interface Batch {
+  files: Set<string>;
+  contracts: boolean;
+  code: boolean;
+}
+
+const merge = (a: Batch | undefined, b: Batch): Batch => ({
+  files: new Set([...(a?.files ?? []), ...b.files]),
+  contracts: (a?.contracts ?? false) || b.contracts,
+  code: (a?.code ?? false) || b.code,
+});
+
+/** Changes still settling, and settled ones waiting for the work under way. */
+let settling: Batch | undefined;
+let ready: Batch | undefined;
 let timer: NodeJS.Timeout | undefined;
-/** The work under way; batches run one after another. */
-let working: Promise<void> = Promise.resolve();
+/** The batch being worked on, and how to abandon its checks when a newer change arrives. */
+let current: { batch: Batch; abort: AbortController } | undefined;
+let stopping = false;
 
-function changed(contracts: boolean): void {
-  pending = { contracts: contracts || (pending?.contracts ?? false) };
+function changed(file: string, contracts: boolean): void {
+  settling = merge(settling, { files: new Set([file]), contracts, code: !contracts });
   clearTimeout(timer);
-  timer = setTimeout(() => {
-    const batch = pending!;
-    pending = undefined;
-    working = working.then(() => apply(batch));
-  }, SETTLE_MS);
+  timer = setTimeout(settle, SETTLE_MS);
 }
 
-async function apply(batch: { contracts: boolean }): Promise<void> {
-  if (batch.contracts) {
-    process.stderr.write('dev: a contract changed; regenerating and linting\n');
-    const failure = await checkContracts();
-    if (failure) {
-      process.stderr.write(failureBlock(failure));
-      return;
-    }
+function settle(): void {
+  const batch = settling!;
+  settling = undefined;
+  process.stderr.write(`dev: changed ${[...batch.files].sort().join(', ')}\n`);
+  ready = merge(ready, batch);
+  // A newer change overtakes contract checks under way: they would only say how the old text was.
+  if (current && batch.contracts) current.abort.abort();
+  void work();
+}
+
+/** Works through settled batches one at a time; a batch whose checks were abandoned goes with the next. */
+async function work(): Promise<void> {
+  if (current || stopping) return;
+  while (ready && !stopping) {
+    const batch = ready;
+    ready = undefined;
+    current = { batch, abort: new AbortController() };
+    const done = await apply(batch, current.abort.signal);
+    if (!done) ready = merge(batch, ready ?? { files: new Set(), contracts: false, code: false });
+    current = undefined;
   }
-  process.stderr.write('dev: restarting the server\n');
+}
+
+/** Checks the contracts when they changed, then restarts the server; false when abandoned. */
+async function apply(batch: Batch, signal: AbortSignal): Promise<boolean> {
+  if (batch.contracts) {
+    process.stderr.write('dev: checking the contracts (parse, code generation, spec lint)\n');
+    const result = await checkContracts(ROOT, signal);
+    if ('aborted' in result) return false;
+    if ('failure' in result) {
+      process.stderr.write(failureBlock(result.failure));
+      // Only a change of code restarts the server now, on the last good contract.
+      if (hasGoodContract && !batch.code) return true;
+    } else keepAsLastGood(result.passed);
+  }
+  if (!hasGoodContract) {
+    process.stderr.write('dev: no contract has passed the checks yet; the server starts once one does\n');
+    return true;
+  }
+  process.stderr.write(server ? 'dev: restarting the server\n' : 'dev: starting the server\n');
   await stopServer();
-  startServer();
+  if (!stopping) startServer();
+  return true;
 }
 
-/** Watches a directory of the project for files with these extensions. */
-function watch(directory: string, extensions: string[], contracts: boolean): fs.FSWatcher {
-  return fs.watch(path.join(ROOT, directory), { recursive: true }, (_event, file) => {
-    if (file && extensions.some((extension) => file.endsWith(extension))) changed(contracts);
-  });
-}
+const watcher = watch(Object.keys(WATCHED), { cwd: ROOT, ignoreInitial: true });
+watcher.on('all', (event, file) => {
+  if (event === 'addDir' || event === 'unlinkDir') return;
+  const [extensions, contracts] = WATCHED[file.split(path.sep)[0]] ?? [[], false];
+  if (extensions.some((extension) => file.endsWith(extension))) changed(file, contracts);
+});
+watcher.on('error', (error) => process.stderr.write(`dev: watching failed: ${String(error)}\n`));
 
-const watchers = [
-  watch('openapi', ['.yaml', '.yml'], true),
-  watch('graphql', ['.graphql'], true),
-  watch('src', ['.ts', '.js', '.html', '.css'], false),
-];
+// Should this process fail, its server goes with it rather than hold the port.
+process.once('exit', () => {
+  server?.kill('SIGTERM');
+  fs.rmSync(lastGood, { recursive: true, force: true });
+});
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
-    for (const watcher of watchers) watcher.close();
+    stopping = true;
     clearTimeout(timer);
-    void working.then(stopServer).then(() => process.exit(0));
+    current?.abort.abort();
+    void watcher
+      .close()
+      .then(() => stopServer())
+      .then(() => process.exit(0));
   });
 }
 
+await new Promise<void>((resolve) => watcher.once('ready', resolve));
 process.stderr.write('dev: watching openapi/, graphql/ and src/\n');
-const initial = await checkContracts();
-if (initial) process.stderr.write(failureBlock(initial));
-startServer();
+ready = { files: new Set(), contracts: true, code: false };
+void work();

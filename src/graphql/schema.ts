@@ -1,11 +1,11 @@
 import fs from 'node:fs';
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
-import { projectFile } from '../operations/project-files.js';
+import { contractFile } from '../operations/project-files.js';
 import { resolvers } from './resolvers.js';
 
 /** Where the GraphQL contract lives. */
-export const GRAPHQL_SCHEMA_PATH = projectFile('graphql/schema.graphql');
+export const GRAPHQL_SCHEMA_PATH = contractFile('graphql/schema.graphql');
 
 /** The contract's SDL, as committed. */
 export function loadTypeDefs(): string {

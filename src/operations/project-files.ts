@@ -20,3 +20,14 @@ const ROOT = projectRoot(import.meta.dirname);
 export function projectFile(relativePath: string): string {
   return path.join(ROOT, relativePath);
 }
+
+/**
+ * The absolute path of a contract file (`openapi/openapi.yaml`, `graphql/schema.graphql`): under
+ * `CONTRACT_DIR` when it is set, otherwise the project's own. `npm run dev` sets it to a copy of
+ * the last contracts that passed its checks, so that a restart while the file being edited is
+ * broken still serves the last good contract.
+ */
+export function contractFile(relativePath: string): string {
+  const dir = process.env.CONTRACT_DIR;
+  return dir ? path.resolve(dir, relativePath) : projectFile(relativePath);
+}

@@ -2,10 +2,10 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { projectFile } from './project-files.js';
+import { contractFile, projectFile } from './project-files.js';
 
 /** Where the REST contract lives. */
-export const SPEC_PATH = projectFile('openapi/openapi.yaml');
+export const SPEC_PATH = contractFile('openapi/openapi.yaml');
 
 /** A parsed OpenAPI document (only the parts this service reads are typed). */
 export interface SpecDocument {

@@ -5,11 +5,19 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect } from 'chai';
+import { packedFileName } from '../../scripts/api-versioning.js';
 import { requireProcesses } from '../helpers/fast-run.js';
 import { useTestServer } from '../helpers/test-server.js';
 import { REPO_DIR, typecheck } from './typescript-project.js';
 
 const SDK_DIR = fileURLToPath(new URL('../../sdk/', import.meta.url));
+
+/** The commands of the SDK README's install block (its first `bash` block), comments left out. */
+function readmeInstallLines(): string[] {
+  const readme = fs.readFileSync(path.join(SDK_DIR, 'README.md'), 'utf8');
+  const block = /^```bash\n([\s\S]*?)^```$/m.exec(readme)?.[1] ?? '';
+  return block.split('\n').filter((line) => line.trim() !== '' && !line.trim().startsWith('#'));
+}
 
 /** A consumer's strict settings; each project adds its runtime's library and types. */
 const STRICT = {
@@ -24,8 +32,9 @@ const STRICT = {
 };
 
 /**
- * What an integrator does: pack the SDK, install the tarball into an empty project, and use it
- * from plain Node and from TypeScript (no access to this repository's sources).
+ * What an integrator does: pack the SDK and install the tarball into an empty project by the
+ * README's own lines, then use it from plain Node and from TypeScript (no access to this
+ * repository's sources).
  */
 describe('the SDK as a package', function () {
   before(function () {
@@ -36,20 +45,32 @@ describe('the SDK as a package', function () {
   let project: string;
   let packedFiles: string[];
 
+  let repository: string;
+
+  // The install lines of the SDK's README, run as written: the repository's path is the only
+  // stand-in. The checkout they pack from is a folder linking to this repository's sdk/, so that
+  // the tarball is made there, not in the repository.
   before(() => {
+    const lines = readmeInstallLines();
+    expect(lines).to.have.length(2);
+    const [pack, install] = lines;
+    const version = (JSON.parse(fs.readFileSync(path.join(SDK_DIR, 'package.json'), 'utf8')) as { version: string }).version;
+    expect(install, 'the README installs the file npm pack makes').to.equal(`npm install /path/to/payments-api/${packedFileName(version)}`);
+    repository = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-repository-'));
+    fs.symlinkSync(SDK_DIR, path.join(repository, 'sdk'));
     project = fs.mkdtempSync(path.join(os.tmpdir(), 'sdk-consumer-'));
-    const packed = JSON.parse(
-      execFileSync('npm', ['pack', '--json', '--pack-destination', project], { cwd: SDK_DIR, encoding: 'utf8' }),
-    ) as Array<{ filename: string; files: Array<{ path: string }> }>;
-    packedFiles = packed[0].files.map((f) => f.path);
     fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, type: 'module' }));
-    execFileSync('npm', ['install', '--offline', '--no-audit', '--no-fund', path.join(project, packed[0].filename)], {
-      cwd: project,
-      stdio: 'ignore',
-    });
+    const env = { ...process.env, npm_config_offline: 'true', npm_config_audit: 'false', npm_config_fund: 'false' };
+    execFileSync('sh', ['-c', pack], { cwd: repository, env, stdio: 'ignore' });
+    execFileSync('sh', ['-c', install.replace('/path/to/payments-api', repository)], { cwd: project, env, stdio: 'ignore' });
+    const tarball = path.join(repository, packedFileName(version));
+    packedFiles = execFileSync('tar', ['-tzf', tarball], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map((file) => file.replace(/^package\//, ''));
   });
   after(() => {
-    if (project) fs.rmSync(project, { recursive: true, force: true });
+    for (const dir of [project, repository]) if (dir) fs.rmSync(dir, { recursive: true, force: true });
   });
 
   it('packs the compiled code and types of both entry points', () => {

@@ -9,6 +9,8 @@ import { requireProcesses } from '../helpers/fast-run.js';
 
 const ROOT = path.resolve(import.meta.dirname, '../..');
 const DESCRIPTION = 'description: Customers, newest first.';
+/** Each step waits on the dev process's output or on the server, never on a clock; generous for a busy 2-core machine. */
+const STEP_MS = 120_000;
 
 /** A copy of the project a test may edit (its contracts, sources, generators; `node_modules` linked). */
 function projectCopy(): string {
@@ -28,32 +30,64 @@ async function servedDescription(url: string): Promise<string | undefined> {
   return ((await res.json()) as { paths: Record<string, { get: { description: string } }> }).paths['/v1/customers'].get.description;
 }
 
+/** The ways editors save a file; each must be noticed. */
+const SAVES: Array<[way: string, save: (file: string, text: string) => void]> = [
+  ['in place', (file, text) => fs.writeFileSync(file, text)],
+  [
+    'by renaming a new file over it (an atomic save: sed -i, most IDEs)',
+    (file, text) => {
+      fs.writeFileSync(`${file}.tmp`, text);
+      fs.renameSync(`${file}.tmp`, file);
+    },
+  ],
+  [
+    'by deleting and creating it',
+    (file, text) => {
+      fs.unlinkSync(file);
+      fs.writeFileSync(file, text);
+    },
+  ],
+  [
+    'by renaming it to a backup, writing a new one, deleting the backup (vim)',
+    (file, text) => {
+      fs.renameSync(file, `${file}~`);
+      fs.writeFileSync(file, text);
+      fs.unlinkSync(`${file}~`);
+    },
+  ],
+];
+
 /**
- * `npm run dev` as a designer uses it: edit the spec, reload, see the change; break the spec, read
- * one short block saying what is wrong while the last good server keeps answering.
+ * `npm run dev` as a designer uses it, one dev process through every step: edit the spec, reload,
+ * see the change, however the editor saves; break the contracts (a spec that does not parse, one
+ * that fails the lint, a GraphQL schema that does not build), read one short block saying what is
+ * wrong while the last good server keeps answering, even across a restart for a code change; fix
+ * them, see the fix.
  */
 describe('npm run dev', function () {
-  before(function () {
-    requireProcesses(this);
-  });
-  this.timeout(180_000);
+  this.timeout(600_000);
   let copy: string;
+  let specFile: string;
+  let spec: string;
+  let schemaFile: string;
+  let schema: string;
+  let url: string;
   let dev: ChildProcess | undefined;
   let output = '';
 
-  afterEach(async () => {
-    if (dev && dev.exitCode === null && dev.signalCode === null) {
-      const exited = new Promise((resolve) => dev!.once('exit', resolve));
-      process.kill(dev.pid!, 'SIGTERM');
-      await exited;
-    }
-    fs.rmSync(copy, { recursive: true, force: true });
-  });
+  const count = (pattern: RegExp) => output.match(new RegExp(pattern, 'g'))?.length ?? 0;
+  const serves = (description: string) => eventually(async () => expect(await servedDescription(url)).to.equal(description), STEP_MS, 100);
 
-  it('regenerates and restarts on a spec edit, and keeps the last good server when the spec breaks', async () => {
+  before(async function () {
+    requireProcesses(this);
     copy = projectCopy();
+    specFile = path.join(copy, 'openapi/openapi.yaml');
+    spec = fs.readFileSync(specFile, 'utf8');
+    schemaFile = path.join(copy, 'graphql/schema.graphql');
+    schema = fs.readFileSync(schemaFile, 'utf8');
+    expect(spec).to.include(DESCRIPTION);
     const port = await freePort();
-    const url = `http://127.0.0.1:${port}`;
+    url = `http://127.0.0.1:${port}`;
     dev = spawn(process.execPath, ['--import', 'tsx', 'scripts/dev.ts'], {
       cwd: copy,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -61,28 +95,95 @@ describe('npm run dev', function () {
     });
     dev.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
     dev.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const specFile = path.join(copy, 'openapi/openapi.yaml');
-    const spec = fs.readFileSync(specFile, 'utf8');
-    expect(spec).to.include(DESCRIPTION);
+    await serves('Customers, newest first.');
+  });
 
-    await eventually(async () => expect(await servedDescription(url)).to.equal('Customers, newest first.'), 60_000);
+  after(async () => {
+    if (dev && dev.exitCode === null && dev.signalCode === null) {
+      const exited = new Promise((resolve) => dev!.once('exit', resolve));
+      process.kill(dev.pid!, 'SIGTERM');
+      await exited;
+    }
+    // A server left behind by a dev process that failed: each one this dev process started, by its PID.
+    for (const [, pid] of output.matchAll(/dev: server process (\d+) started/g)) {
+      try {
+        process.kill(Number(pid), 'SIGKILL');
+      } catch {
+        // Gone already, as it should be.
+      }
+    }
+    if (copy) fs.rmSync(copy, { recursive: true, force: true });
+  });
 
-    fs.writeFileSync(specFile, spec.replace(DESCRIPTION, 'description: Edited while the server runs.'));
-    await eventually(async () => expect(await servedDescription(url)).to.equal('Edited while the server runs.'), 60_000);
+  it('notices ten saves in a row, made each way an editor saves, and serves the last', async () => {
+    for (let n = 1; n <= 10; n++) {
+      const [, save] = SAVES[(n - 1) % SAVES.length];
+      const noticed = count(/dev: changed openapi\/openapi\.yaml/);
+      save(specFile, spec.replace(DESCRIPTION, `description: Save ${n}.`));
+      await eventually(() => expect(count(/dev: changed openapi\/openapi\.yaml/), `save ${n} (${SAVES[(n - 1) % SAVES.length][0]})`).to.be.greaterThan(noticed), STEP_MS, 20);
+    }
+    await serves('Save 10.');
     // Regenerated: the generated types carry the edit too.
-    expect(fs.readFileSync(path.join(copy, 'generated/openapi.ts'), 'utf8')).to.include('Edited while the server runs.');
+    expect(fs.readFileSync(path.join(copy, 'generated/openapi.ts'), 'utf8')).to.include('Save 10.');
+    expect(output).to.not.include('✖');
+  });
 
+  it('serves the last of ten saves made back to back, each way in turn', async () => {
+    for (let n = 1; n <= 10; n++) SAVES[(n - 1) % SAVES.length][1](specFile, spec.replace(DESCRIPTION, `description: Burst ${n}.`));
+    await serves('Burst 10.');
+    expect(output).to.not.include('✖');
+  });
+
+  it('keeps serving the last good contract when the spec does not parse, saying why in one short block', async () => {
     const before = output.length;
-    fs.writeFileSync(specFile, `${spec.replace(DESCRIPTION, 'description: Broken.')}\npaths: [\n`);
-    await eventually(() => expect(output.slice(before)).to.match(/✖ dev: code generation failed; the server keeps the last good contract/), 60_000);
+    SAVES[1][1](specFile, spec.replace(DESCRIPTION, 'description: [Broken.'));
+    await eventually(() => expect(output.slice(before)).to.include('✖ dev: openapi/openapi.yaml does not parse; the server keeps the last good contract'), STEP_MS, 20);
     const block = output.slice(before).split('✖ dev:')[1].split('\n');
     expect(block.length, 'one short block').to.be.at.most(16);
-    expect(await servedDescription(url)).to.equal('Edited while the server runs.');
+    expect(block.join('\n')).to.match(/line \d+, column \d+/);
+    expect(await servedDescription(url)).to.equal('Burst 10.');
+  });
 
+  it('restarts on a code change while the spec is broken, on the last good contract', async () => {
+    const before = output.length;
+    const source = path.join(copy, 'src/main.ts');
+    fs.appendFileSync(source, '\n// A code change while the spec is broken.\n');
+    await eventually(() => expect(output.slice(before)).to.match(/dev: server process \d+ started/), STEP_MS, 20);
+    // Only the new server can answer now: the old one had exited before the new one started.
+    await serves('Burst 10.');
+    expect(output.slice(before)).to.not.include('the server exited');
+  });
+
+  it('keeps serving the last good contract when the spec parses but fails the lint, saying why', async () => {
+    const before = output.length;
+    const example = '      examples: [{ id: cus_D0e4AGBrgVjbtsKZu2euAbcm, object: customer, deleted: true }]\n';
+    expect(spec).to.include(example);
+    SAVES[2][1](specFile, spec.replace(DESCRIPTION, 'description: Unlinted.').replace(example, ''));
+    await eventually(() => expect(output.slice(before)).to.include('✖ dev: spec lint failed; the server keeps the last good contract'), STEP_MS, 20);
+    const block = output.slice(before).split('✖ dev:')[1].split('\n');
+    expect(block.length, 'one short block').to.be.at.most(16);
+    expect(block.join('\n')).to.include('DeletedCustomer');
+    expect(await servedDescription(url)).to.equal('Burst 10.');
+  });
+
+  it('keeps serving the last good contract when the GraphQL schema does not build', async () => {
+    const before = output.length;
+    SAVES[0][1](schemaFile, schema.replace('type Refund implements Node {', 'type Refund implements Node {\n  broken: NoSuchType'));
+    await eventually(() => expect(output.slice(before)).to.include('✖ dev: graphql/schema.graphql does not build; the server keeps the last good contract'), STEP_MS, 20);
+    expect(output.slice(before)).to.include('NoSuchType');
+    expect(await servedDescription(url)).to.equal('Burst 10.');
+  });
+
+  it('picks the fixed contracts up at once', async () => {
+    SAVES[0][1](schemaFile, schema);
+    SAVES[3][1](specFile, spec.replace(DESCRIPTION, 'description: Fixed.'));
+    await serves('Fixed.');
+  });
+
+  it('stops with its server on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => dev!.once('exit', (code) => resolve(code)));
-    process.kill(dev.pid!, 'SIGTERM');
+    process.kill(dev!.pid!, 'SIGTERM');
     expect(await exited).to.equal(0);
-    // Its server went with it.
     expect(await servedDescription(url)).to.equal(undefined);
   });
 });
