@@ -2483,7 +2483,13 @@ export interface components {
      *     ]
      * @example null
      */
-    SignatureHeaderAliases: 'Stripe-Signature'[] | null;
+    SignatureHeaderAliases: components['schemas']['SignatureHeaderAlias'][] | null;
+    /**
+     * @description A name, other than `Service-Signature`, that a delivery's signature header can be sent under.
+     * @example Stripe-Signature
+     * @enum {string}
+     */
+    SignatureHeaderAlias: 'Stripe-Signature';
     /**
      * @description An endpoint with its signing secret, as the answers to create and rotate_secret show it (and no other).
      * @example {

@@ -25,4 +25,5 @@ export {
   PaymentIntentAuthenticateParamsOutcome, Scope, ApiKeyType, ApiKeyWithSecretType, OAuthErrorError,
   ErrorType, ErrorCode, DeclineCode, InvalidRequestErrorCode, NotFoundErrorCode, HttpRequestErrorCode,
   AuthenticationErrorCode, IdempotencyErrorCode, PaymentIntentStateErrorCode, RequestLogMethod,
+  SignatureHeaderAlias,
 } from './generated/payments.js';

@@ -2,7 +2,7 @@ import { createHmac } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 
 /** A name, other than `Service-Signature`, under which a delivery can carry the same signature. */
-export type SignatureHeaderAlias = NonNullable<components['schemas']['SignatureHeaderAliases']>[number];
+export type SignatureHeaderAlias = components['schemas']['SignatureHeaderAlias'];
 
 /**
  * Every alias the contract allows (`SignatureHeaderAliases`): `Stripe-Signature`, the header the

@@ -688,19 +688,21 @@ export interface WebhookEndpoint {
   signature_header_aliases: SignatureHeaderAliases;
 }
 
-export type SignatureHeaderAliasesAnyOfItem =
-  (typeof SignatureHeaderAliasesAnyOfItem)[keyof typeof SignatureHeaderAliasesAnyOfItem];
-
-// eslint-disable-next-line @typescript-eslint/no-redeclare
-export const SignatureHeaderAliasesAnyOfItem = {
-  'Stripe-Signature': 'Stripe-Signature',
-} as const;
-
 /**
  * Other names under which deliveries to this endpoint carry the `Service-Signature` header, with the same value: `Stripe-Signature` lets a handler written for the widely used payments API verify them with that API's own library. `Service-Signature` is always sent. `null` (in a form body, `signature_header_aliases=` with nothing after it) follows the server's default (`WEBHOOK_SIGNATURE_HEADER_ALIASES`, none unless set); `[]` sends none.
  * @maxItems 1
  */
-export type SignatureHeaderAliases = SignatureHeaderAliasesAnyOfItem[] | null;
+export type SignatureHeaderAliases = SignatureHeaderAlias[] | null;
+
+/**
+ * A name, other than `Service-Signature`, that a delivery's signature header can be sent under.
+ */
+export type SignatureHeaderAlias = (typeof SignatureHeaderAlias)[keyof typeof SignatureHeaderAlias];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const SignatureHeaderAlias = {
+  'Stripe-Signature': 'Stripe-Signature',
+} as const;
 
 /**
  * @maxLength 500
