@@ -7,7 +7,7 @@
  */
 import { api, describeError } from './api.js';
 import { DELIVERY_HEADINGS, deliveryPanel, deliveryRow } from './deliveries.js';
-import { formatSeconds, h, replaceChildren, table } from './dom.js';
+import { bringIntoView, formatSeconds, h, replaceChildren, table } from './dom.js';
 import { PAGE_SIZE, pagedTable } from './list-view.js';
 import { paymentHref } from './payments-view.js';
 
@@ -100,17 +100,17 @@ async function showEvent(detail, event, view) {
     const shown = [...panels.children].find((element) => element.dataset.id === delivery.id);
     if (shown) shown.replaceWith(panel);
   };
-  replaceChildren(
-    detail,
-    h('section', { class: 'event-detail', dataset: { id: event.id } },
-      h('h3', {}, `${event.type} ${event.id}`),
-      h('p', { class: 'hint' }, `Caused by request ${event.request.id ?? '—'}`,
-        event.request.idempotency_key && ` with Idempotency-Key ${event.request.idempotency_key}`),
-      h('pre', { class: 'payload' }, JSON.stringify(event, null, 2)),
-      h('h3', {}, 'Deliveries'),
-      panels,
-    ),
+  const section = h('section', { class: 'event-detail', dataset: { id: event.id } },
+    h('h3', {}, `${event.type} ${event.id}`),
+    h('p', { class: 'hint' }, `Caused by request ${event.request.id ?? '—'}`,
+      event.request.idempotency_key && ` with Idempotency-Key ${event.request.idempotency_key}`),
+    h('pre', { class: 'payload' }, JSON.stringify(event, null, 2)),
+    h('h3', {}, 'Deliveries'),
+    panels,
   );
+  replaceChildren(detail, section);
+  // The detail is below the list, out of sight after a click on one of its lower rows.
+  bringIntoView(section);
   try {
     const deliveries = await deliveriesOf(event.id);
     if (deliveries.length === 0) {
