@@ -106,6 +106,27 @@ forEachDatabase('/dashboard acting on a payment in a real browser', function (en
       .map((event: any) => [event.type, event.id]);
   }
 
+  it("reads typed amounts in the currency's units, exactly, and refuses what the currency cannot hold", async () => {
+    const intent = await aPayment('manual');
+    const tab = await openPayment(intent.id);
+    // The page's own module, as its scripts import it (same origin, so the CSP allows it).
+    const results = await tab.page.evaluate(async () => {
+      const main = (globalThis as any).document.querySelector('script[src$="/main.js"]').src as string;
+      const money = await import(main.replace(/main\.js$/, 'money.js'));
+      const cases: [string, string][] = [
+        ['15', 'usd'], ['15.5', 'usd'], ['0.29', 'usd'], [' 20.00 ', 'usd'], ['1.234', 'usd'], ['-5', 'usd'], ['1e3', 'usd'],
+        ['15,00', 'usd'], ['', 'usd'], ['500', 'jpy'], ['5.5', 'jpy'], ['1.234', 'kwd'],
+      ];
+      return {
+        parsed: cases.map(([text, currency]) => money.parseAmount(text, currency) ?? null),
+        formatted: [money.formatAmount(29, 'usd'), money.formatAmount(500, 'jpy'), money.formatAmount(1234, 'kwd')],
+      };
+    });
+    expect(results.parsed).to.deep.equal([1500, 1550, 29, 2000, null, null, null, null, null, 500, null, 1234]);
+    expect(results.formatted).to.deep.equal(['0.29 USD', '500 JPY', '1.234 KWD']);
+    expect(tab.problems).to.deep.equal([]);
+  });
+
   it('captures part of an authorisation once, however often Confirm is pressed and even when its answer is lost', async () => {
     const intent = await aPayment('manual');
     const tab = await openPayment(intent.id);
