@@ -104,6 +104,15 @@ forEachDatabase('/dashboard customers, and what it says of this server, in a rea
     await page.waitForURL(`${server.url}/dashboard#customer/${jenny.id}`);
     await detail.locator('h2').waitFor();
     expect(await page.locator('#tabs a[aria-current="page"]').getAttribute('data-view')).to.equal('customers');
+
+    // Her customer.created event, in the events view, links to her page too.
+    const created = (await server.api.get('/v1/events?type=customer.created&limit=100')).body.data.find(
+      (event: any) => event.data.object.id === jenny.id,
+    );
+    await page.locator('#tabs a[data-view="events"]').click();
+    await page.locator(`tr.event[data-id="${created.id}"] a.customer-link`).click();
+    await page.waitForURL(`${server.url}/dashboard#customer/${jenny.id}`);
+    await detail.locator('h2').waitFor();
     expect(await page.locator('img').count()).to.equal(0);
     expect(await page.evaluate(() => (globalThis as any).injected)).to.equal(undefined);
     expect(problems).to.deep.equal([]);

@@ -6,6 +6,7 @@
  * event about a payment intent links to that payment's page.
  */
 import { api, describeError } from './api.js';
+import { customerHref } from './customers-view.js';
 import { DELIVERY_HEADINGS, deliveryPanel, deliveryRow } from './deliveries.js';
 import { bringIntoView, formatSeconds, h, replaceChildren, table } from './dom.js';
 import { PAGE_SIZE, pagedTable } from './list-view.js';
@@ -66,10 +67,13 @@ function eventRow(event, open) {
   );
 }
 
-/** The event's object, as a link to its page when it has one (a payment intent). */
+/** The event's object, as a link to its page when it has one (a payment intent, a customer). */
 function objectCell(object) {
   const text = `${object.object} ${object.id}`;
-  return object.object === 'payment_intent' ? h('a', { class: 'payment-link', href: paymentHref(object.id) }, text) : text;
+  if (object.object === 'payment_intent') return h('a', { class: 'payment-link', href: paymentHref(object.id) }, text);
+  // A deleted customer's page is gone; its event still shows what it was.
+  if (object.object === 'customer' && !object.deleted) return h('a', { class: 'customer-link', href: customerHref(object.id) }, text);
+  return text;
 }
 
 /** "2 succeeded · 1 failed", filled in once the event's deliveries are fetched. */
