@@ -30,9 +30,9 @@ export interface DashboardOptions {
  * replay, deliveries, events, payments with each one's timeline and actions (capture, refund,
  * cancel), and customers. It is a static page whose scripts call the REST API with the key the
  * person types in, so it needs nothing the API does not already offer, and does nothing the API
- * would not. The scripts are ES modules that import each other by relative name, so they are all served under one
- * directory named after the hash of every file: a change to any of them is a new URL, and the
- * relative imports stay right. The page carries helmet's full set of HTML headers (CSP
+ * would not. The scripts are ES modules that import each other by relative name, so they are all
+ * served under one directory named after the hash of every file: a change to any of them is a new
+ * URL, and the relative imports stay right. The page carries helmet's full set of HTML headers (CSP
  * `script-src 'self'`: no inline script anywhere).
  */
 export function createDashboardRouter({ retryScheduleSeconds }: DashboardOptions): RequestHandler {
