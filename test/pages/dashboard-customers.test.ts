@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from '../../src/webhooks/retry-policy.js';
-import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, keepScreenshot, launchBrowser } from '../helpers/browser.js';
 import { aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { useTestServer } from '../helpers/test-server.js';
@@ -133,6 +133,7 @@ forEachDatabase('/dashboard customers, and what it says of this server, in a rea
     await row.locator('a.customer-link').click();
     await page.waitForURL(`${server.url}/dashboard#customer/${grace.id}`);
     await page.locator(`.customer-detail[data-id="${grace.id}"] tr.payment[data-id="${paid.id}"]`).waitFor();
+    await keepScreenshot(page, `dashboard-customer-${engine}`);
     expect(problems).to.deep.equal([]);
   });
 
@@ -146,6 +147,7 @@ forEachDatabase('/dashboard customers, and what it says of this server, in a rea
     expect(await note.locator('.retry-span').innerText()).to.equal('about 3 days');
     expect(text).to.contain('WEBHOOK_RETRY_SCHEDULE');
     expect(await note.locator('.retry-setting').innerText()).to.equal(DEFAULT_RETRY_SCHEDULE_SECONDS.join(','));
+    await keepScreenshot(page, `dashboard-failed-webhooks-${engine}`);
     expect(problems).to.deep.equal([]);
   });
 });

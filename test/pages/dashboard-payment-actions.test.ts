@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, keepScreenshot, launchBrowser } from '../helpers/browser.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { useTestServer } from '../helpers/test-server.js';
 
@@ -140,6 +140,7 @@ forEachDatabase('/dashboard acting on a payment in a real browser', function (en
         'The payment becomes succeeded; what is captured can then be refunded, not captured again.',
     );
     expect(tab.posts, 'nothing sent before Confirm').to.deep.equal([]);
+    await keepScreenshot(tab.page, `dashboard-capture-confirmation-${engine}`);
 
     // The first answer is lost on its way back: the server captures, the page sees the connection drop.
     let answersLost = 0;
@@ -213,6 +214,7 @@ forEachDatabase('/dashboard acting on a payment in a real browser', function (en
     expect(refused.status).to.equal(400);
     const shown = await error.innerText();
     expect(shown).to.contain(refused.body.error.message).and.to.contain(refused.body.error.code);
+    await keepScreenshot(tab.page, `dashboard-capture-refused-${engine}`);
     expect(refused.body.error.message).to.contain('greater than the amount capturable');
     expect((await server.api.get(`/v1/payment_intents/${intent.id}`)).body).to.include({
       status: 'requires_capture',

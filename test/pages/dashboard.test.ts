@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { verifyWebhook } from '../../sdk/src/node.js';
-import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, keepScreenshot, launchBrowser } from '../helpers/browser.js';
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
@@ -293,7 +293,7 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     expect(
       await attempts.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td as any).innerText))),
     ).to.satisfy((cells: string[][]) => cells.length === 2 && cells.every((c) => c[2] === '500' && c[3] === 'ok'));
-    await tab.page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT ?? '/tmp/payments-dashboard.png', fullPage: true });
+    await keepScreenshot(tab.page, `dashboard-event-${engine}`);
 
     // The failed-webhooks view of events: only events with a delivery that failed for good.
     await tab.page.selectOption('select.delivery-filter', 'false');
