@@ -69,6 +69,8 @@ export interface AppDeps {
   requestLog?: RequestLogBuffer;
   /** How many API processes serve this port (the home page says it); default 1. */
   apiProcesses?: number;
+  /** The webhook retry schedule in seconds (`WEBHOOK_RETRY_SCHEDULE`), which the dashboard states; default none. */
+  webhookRetryScheduleSeconds?: readonly number[];
 }
 
 /**
@@ -105,7 +107,8 @@ export function createApp(deps: AppDeps): Express {
     readReplica: deps.readDb !== undefined && deps.readDb !== deps.db,
     apiProcesses: deps.apiProcesses ?? 1,
   });
-  app.use(skippedByApiPaths(home, createDocsRouter(), createGraphiQLRouter(), createDashboardRouter(), createGuidesRouter()));
+  const dashboard = createDashboardRouter({ retryScheduleSeconds: deps.webhookRetryScheduleSeconds ?? [] });
+  app.use(skippedByApiPaths(home, createDocsRouter(), createGraphiQLRouter(), dashboard, createGuidesRouter()));
   app.use(jsonSecurityHeaders);
   app.use(healthChecks(deps.db));
   const routes = routeOperations();

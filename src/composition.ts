@@ -347,6 +347,7 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
     requestLog,
     // A cluster's child is one of WEB_CONCURRENCY; any other process serves its port alone.
     apiProcesses: isClusterChild() ? (config.webConcurrency ?? 1) : 1,
+    webhookRetryScheduleSeconds: config.webhookRetryScheduleSeconds,
   });
   const server = http.createServer(app);
   applyServerTimeouts(server, httpTimeouts);

@@ -4,6 +4,7 @@
  */
 import fs from 'node:fs';
 import { Command, Option } from 'commander';
+import { projectFile } from '../operations/project-files.js';
 import { apiCallCommands } from './api-call.command.js';
 import { DEFAULT_API_BASE } from './connection.js';
 import { eventsResendCommand } from './events-resend.command.js';
@@ -46,7 +47,8 @@ function throwInsteadOfExiting(command: Command): void {
 }
 
 function packageVersion(): string {
-  const text = fs.readFileSync(new URL('../../package.json', import.meta.url), 'utf8');
+  // Found from the project's root: this module runs from src/cli under tsx and from dist/src/cli compiled.
+  const text = fs.readFileSync(projectFile('package.json'), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
 }
 

@@ -19,22 +19,30 @@ interface Asset {
   body: Buffer;
 }
 
+/** What the page says about this server. */
+export interface DashboardOptions {
+  /** The webhook retry schedule (`WEBHOOK_RETRY_SCHEDULE`), which the failed-webhooks view states. */
+  retryScheduleSeconds: readonly number[];
+}
+
 /**
  * The dashboard for people in a browser at `GET /dashboard`: failed webhooks with retry and bulk
- * replay, deliveries, events, and payments with each one's timeline. It is a static page whose
- * scripts call the REST API with the key the person types in, so it needs nothing the API does not
- * already offer. The
- * scripts are ES modules that import each other by relative name, so they are all served under one
- * directory named after the hash of every file: a change to any of them is a new URL, and the
- * relative imports stay right. The page carries helmet's full set of HTML headers (CSP
+ * replay, deliveries, events, payments with each one's timeline and actions (capture, refund,
+ * cancel), and customers. It is a static page whose scripts call the REST API with the key the
+ * person types in, so it needs nothing the API does not already offer, and does nothing the API
+ * would not. The scripts are ES modules that import each other by relative name, so they are all
+ * served under one directory named after the hash of every file: a change to any of them is a new
+ * URL, and the relative imports stay right. The page carries helmet's full set of HTML headers (CSP
  * `script-src 'self'`: no inline script anywhere).
  */
-export function createDashboardRouter(): RequestHandler {
+export function createDashboardRouter({ retryScheduleSeconds }: DashboardOptions): RequestHandler {
   const assets = readAssets();
   const assetsUrl = `/dashboard/assets/${versionOf(assets)}`;
   const page = fs
     .readFileSync(path.join(PAGE_DIR, 'index.html'), 'utf8')
     .replaceAll('{{assets}}', assetsUrl)
+    // Numbers joined by commas: nothing in it needs escaping in an attribute.
+    .replace('{{retrySchedule}}', retryScheduleSeconds.join(','))
     .replace('{{siteCss}}', siteStylesheet().url)
     .replace('{{siteHeader}}', siteHeader('/dashboard'));
 

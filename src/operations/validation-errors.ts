@@ -1,4 +1,5 @@
 import { ApiError } from '../domain/errors.js';
+import { absentFeatureOf } from './absent-features.js';
 
 /**
  * What a schema check found wrong, whichever validator found it: express-openapi-validator on the
@@ -19,21 +20,39 @@ export interface SchemaViolation {
  * whole is wrong (no parameter to name).
  */
 export function violationError(violation: SchemaViolation): ApiError {
-  if (violation.segments.length === 0) return new ApiError('body_invalid', `Invalid request: ${violation.message}.`);
+  if (violation.segments.length === 0)
+    return new ApiError('body_invalid', `Invalid request: ${violation.message}.`);
   const param = toFormNotation(violation.segments);
   switch (violation.kind) {
     case 'missing':
       return new ApiError('parameter_missing', `Missing required param: ${param}.`, { param });
     case 'unknown':
-      return new ApiError('parameter_unknown', `Received unknown parameter: ${param}.`, { param });
+      return new ApiError('parameter_unknown', unknownParameterMessage(violation.segments, param), {
+        param,
+      });
     case 'invalid':
-      return new ApiError('parameter_invalid', `Invalid ${param}: ${violation.message}.`, { param });
+      return new ApiError('parameter_invalid', `Invalid ${param}: ${violation.message}.`, {
+        param,
+      });
   }
+}
+
+/**
+ * What an unknown parameter is: a parameter of a product this server does not offer, said so
+ * (`application_fee_amount belongs to Connect …`), or simply unknown (a typo, a field of another API).
+ */
+function unknownParameterMessage(segments: string[], param: string): string {
+  const absent = segments.length === 1 ? absentFeatureOf(param) : undefined;
+  if (absent)
+    return `Received ${param}, which belongs to ${absent.feature} (${absent.about}): this server does not offer it.`;
+  return `Received unknown parameter: ${param}.`;
 }
 
 /** `metadata/order` → `metadata[order]`, the notation of form bodies and payment SDKs. */
 export function toFormNotation(segments: string[]): string {
-  const [first, ...rest] = segments.map((s) => decodeSegment(s.replace(/~1/g, '/').replace(/~0/g, '~')));
+  const [first, ...rest] = segments.map((s) =>
+    decodeSegment(s.replace(/~1/g, '/').replace(/~0/g, '~')),
+  );
   return first + rest.map((s) => `[${s}]`).join('');
 }
 

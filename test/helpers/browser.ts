@@ -1,4 +1,5 @@
 import fs from 'node:fs';
+import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { FAST_RUN } from './fast-run.js';
 
@@ -57,4 +58,21 @@ export async function collectPageProblems(page: Page, origin: string): Promise<s
     if (response.status() >= 400) problems.push(`${response.status()} ${response.url()}`);
   });
   return problems;
+}
+
+/** Where the page tests leave their screenshots for a reviewer (not committed; CI may keep it). */
+export const SCREENSHOTS_DIR = path.resolve(import.meta.dirname, '../../test-artifacts/screenshots');
+
+/** The window a reviewer looks at: a common laptop screen. */
+const SCREENSHOT_VIEWPORT = { width: 1280, height: 800 };
+
+/**
+ * Saves what `page` shows at 1280×800 as `test-artifacts/screenshots/<name>.png`, for a reviewer
+ * to look at the pages as a person sees them (the tests assert the behaviour; this is the look).
+ * `name` says which page and state (`dashboard-payment-sqlite`); a later run overwrites it.
+ */
+export async function keepScreenshot(page: Page, name: string): Promise<void> {
+  fs.mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  await page.setViewportSize(SCREENSHOT_VIEWPORT);
+  await page.screenshot({ path: path.join(SCREENSHOTS_DIR, `${name}.png`) });
 }

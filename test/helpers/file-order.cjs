@@ -7,7 +7,10 @@ const fs = require('node:fs');
 const path = require('node:path');
 
 const ROOT = path.resolve(__dirname, '../..');
-/** Where the reporter keeps each file's wall time of the last parallel run. */
+/**
+ * Where the reporter keeps each file's figures of the last parallel run that timed it: wall time
+ * (`ms`), the test process's CPU, its started processes' CPU and how many it started.
+ */
 const DURATIONS_FILE = path.join(ROOT, 'node_modules/.cache/payments-api/test-durations.json');
 /** Folders whose files start servers, clusters, the CLI or a browser: these take longest. */
 const SLOW_FOLDERS = ['startup', 'cli', 'faults', 'webhooks', 'pages', 'contract', 'docs'];
@@ -33,7 +36,7 @@ function testFilesLongestFirst() {
   };
   const size = (file) => fs.statSync(path.join(ROOT, file)).size;
   return files.sort((a, b) => {
-    const [timedA, timedB] = [durations[a], durations[b]];
+    const [timedA, timedB] = [durations[a]?.ms, durations[b]?.ms];
     if (timedA !== undefined && timedB !== undefined) return timedB - timedA;
     // Untimed files go first: a new file may be long, and what is known fills in behind it.
     if (timedA !== undefined || timedB !== undefined) return timedA === undefined ? -1 : 1;
@@ -41,7 +44,7 @@ function testFilesLongestFirst() {
   });
 }
 
-/** Keeps the wall time of each file of a parallel run (`file` → ms), for the next run's order. */
+/** Keeps each file's figures of a parallel run (`file` → `{ ms, … }`), for the next run's order and for reading. */
 function keepDurations(durationsByFile) {
   try {
     const kept = { ...readDurations(), ...Object.fromEntries(durationsByFile) };

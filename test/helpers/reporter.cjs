@@ -34,7 +34,7 @@ class ClosingLineReporter extends Mocha.reporters.Spec {
       fs.rmSync(path.dirname(timingsFile), { recursive: true, force: true });
       if (timed.size > 0) {
         writeTimeSpent(timed);
-        keepDurations([...timed.values()].map(({ file, ms }) => [file, ms]));
+        keepDurations([...timed.values()].map(({ file, ...figures }) => [file, figures]));
       }
       else writeSlowest([...fileMs].map(([file, ms]) => ({ file, ms })));
       process.stdout.write(`\nWall time: ${((Date.now() - startedAt) / 1000).toFixed(0)} s\n`);

@@ -1,7 +1,7 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { verifyWebhook } from '../../sdk/src/node.js';
-import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, keepScreenshot, launchBrowser } from '../helpers/browser.js';
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { startCaptureReceiver } from '../helpers/capture-receiver.js';
 import { forEachDatabase } from '../helpers/databases.js';
@@ -179,6 +179,10 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     }, 10_000);
     expect(await row.getAttribute('data-status')).to.equal('failed');
     expect(await row.locator('td.attempts').innerText()).to.equal('2');
+    // How long a failure takes to show, in this server's schedule's figures (one retry after 0.1 s).
+    const schedule = tab.page.locator('.retry-schedule');
+    expect(await schedule.innerText()).to.contain('tried again once, after 0.1 s (each ±20%').and.to.contain('WEBHOOK_RETRY_SCHEDULE');
+    expect(await schedule.locator('.retry-span').innerText()).to.equal('about 0.1 seconds');
     expect(await row.locator('td.last-response').innerText()).to.equal('500');
 
     answer = 200;
@@ -247,7 +251,8 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     // Markup in the data is shown as text: it must neither render nor run.
     const markup = '<img src="/nowhere.png" onerror="globalThis.injected = true">';
     const delivery = await aFailedDelivery('events@example.com', markup);
-    await aCharge(server.api); // no endpoint is subscribed to charges: its events have no webhooks
+    // No endpoint is subscribed to charges: their events have no webhooks. Enough of them to fill a page.
+    for (let i = 0; i < 5; i++) await aCharge(server.api);
     const tab = await openDashboard('#events');
     await enterKey(tab);
     const rows = tab.page.locator('tr.event');
@@ -264,8 +269,21 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
       10_000,
     );
 
+    // A window shorter than the list: the detail opens below the fold, and is brought into view.
+    await tab.page.setViewportSize({ width: 1280, height: 400 });
+    await tab.page.evaluate(() => (globalThis as any).scrollTo(0, 0));
+    const belowFold = await tab.page
+      .locator('.detail')
+      .evaluate((holder) => holder.getBoundingClientRect().top > (globalThis as any).innerHeight);
+    expect(belowFold, 'the detail starts below the window').to.equal(true);
     await failedEventRow.locator('button.open-event').click();
     const detail = tab.page.locator(`.event-detail[data-id="${delivery.event}"]`);
+    await detail.waitFor();
+    await eventually(async () => {
+      const top = await detail.evaluate((section) => section.getBoundingClientRect().top);
+      expect(top).to.be.within(-1, 100);
+    }, 10_000);
+    expect(await detail.locator('h3').first().evaluate((heading) => heading === (globalThis as any).document.activeElement)).to.equal(true);
     const payload = JSON.parse(await detail.locator('pre.payload').innerText());
     expect(payload).to.deep.equal((await server.api.get(`/v1/events/${delivery.event}`)).body);
     expect(payload.data.object).to.include({ email: 'events@example.com', name: markup });
@@ -275,7 +293,7 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     expect(
       await attempts.evaluateAll((trs) => trs.map((tr) => [...tr.children].map((td) => (td as any).innerText))),
     ).to.satisfy((cells: string[][]) => cells.length === 2 && cells.every((c) => c[2] === '500' && c[3] === 'ok'));
-    await tab.page.screenshot({ path: process.env.DASHBOARD_SCREENSHOT ?? '/tmp/payments-dashboard.png', fullPage: true });
+    await keepScreenshot(tab.page, `dashboard-event-${engine}`);
 
     // The failed-webhooks view of events: only events with a delivery that failed for good.
     await tab.page.selectOption('select.delivery-filter', 'false');

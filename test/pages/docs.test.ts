@@ -3,7 +3,7 @@ import type { Browser } from 'playwright-core';
 import { parse } from 'yaml';
 import { routeOperations } from '../../src/operations/routes.js';
 import { loadSpec } from '../../src/operations/spec.js';
-import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, keepScreenshot, launchBrowser } from '../helpers/browser.js';
 import { useTestServer } from '../helpers/test-server.js';
 
 describe('/docs in a real browser', function () {
@@ -44,7 +44,7 @@ describe('/docs in a real browser', function () {
     const webhooks = Object.keys((loadSpec() as { webhooks?: object }).webhooks ?? {});
     expect(new Set(ids).size).to.equal(operationIds.length + webhooks.length);
     expect(problems).to.deep.equal([]);
-    await page.screenshot({ path: process.env.DOCS_SCREENSHOT ?? '/tmp/payments-docs.png' });
+    await keepScreenshot(page, 'docs');
   });
 
   it("renders a schema's Markdown table, the payment intent statuses, as a table", async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page, WebSocket } from 'playwright-core';
-import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, keepScreenshot, launchBrowser } from '../helpers/browser.js';
 import { aCharge, aCustomer } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
@@ -84,9 +84,7 @@ forEachDatabase('GraphiQL at GET /graphql in a real browser', function (engine) 
     );
     expect(tab.requests.filter((request) => !request.startsWith('GET '))).to.deep.equal([]);
     expect(tab.problems).to.deep.equal([]);
-    await tab.page.screenshot({
-      path: process.env.GRAPHIQL_SCREENSHOT ?? '/tmp/payments-graphiql.png',
-    });
+    await keepScreenshot(tab.page, 'graphiql');
   });
 
   it('serves its assets with long cache lifetimes, and the page itself revalidated and varying by Accept', async () => {

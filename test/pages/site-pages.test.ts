@@ -3,7 +3,7 @@ import path from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { loadSpec } from '../../src/operations/spec.js';
-import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, keepScreenshot, launchBrowser } from '../helpers/browser.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { useTestServer } from '../helpers/test-server.js';
 
@@ -85,6 +85,7 @@ forEachDatabase('the pages in a real browser: one header, and a home page saying
       if (pathname === '/docs') await page.waitForSelector('.opblock', { timeout: 20_000 });
       if (pathname === '/graphql') await page.waitForSelector('.graphiql-query-editor', { timeout: 20_000 });
       expect(problems, pathname).to.deep.equal([]);
+      if (pathname === '/guides/') await keepScreenshot(page, `guides-${engine}`);
       await page.close();
     }
     const home = seen.get('/')!;
@@ -105,7 +106,7 @@ forEachDatabase('the pages in a real browser: one header, and a home page saying
     const font = await page.locator('body').evaluate((body) => (globalThis as any).getComputedStyle(body).fontFamily);
     expect(font).to.match(/system-ui/);
     expect(problems).to.deep.equal([]);
-    await page.screenshot({ path: process.env.HOME_SCREENSHOT ?? `/tmp/payments-home-${engine}.png`, fullPage: true });
+    await keepScreenshot(page, `home-${engine}`);
     await page.close();
   });
 

@@ -1,4 +1,4 @@
-/* global window, sessionStorage, fetch, URL */
+/* global window, sessionStorage, fetch, URL, crypto */
 /*
  * The dashboard's only way out: requests to this server's REST API, authenticated by the key the
  * person typed in. The key is kept in sessionStorage (this tab only, gone when it closes), sent
@@ -34,10 +34,10 @@ export class ApiError extends Error {
 /**
  * Calls the REST API: `path` is a `/v1/…` path, `query` a flat object (undefined and '' values are
  * left out; an array is sent as `name[]` once per item, the API's list notation), `body` sent as
- * JSON. Resolves with the parsed body; rejects with an ApiError whose message is the one a person
- * should read.
+ * JSON, `idempotencyKey` sent as `Idempotency-Key`. Resolves with the parsed body; rejects with an
+ * ApiError whose message is the one a person should read.
  */
-export async function api(method, path, { query = {}, body } = {}) {
+export async function api(method, path, { query = {}, body, idempotencyKey } = {}) {
   const key = storedKey();
   if (!key) throw new ApiError('Enter an API key first.', { status: 401 });
   const url = new URL(path, window.location.origin);
@@ -47,6 +47,7 @@ export async function api(method, path, { query = {}, body } = {}) {
   }
   const headers = { Authorization: `Bearer ${key}`, Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
+  if (idempotencyKey !== undefined) headers['Idempotency-Key'] = idempotencyKey;
   let response;
   try {
     // The API never redirects; refusing to follow one keeps the key from being replayed elsewhere.
@@ -88,6 +89,15 @@ function errorOf(response, parsed, text) {
     status: response.status,
     requestId: response.headers.get('Request-Id'),
   });
+}
+
+/**
+ * A new `Idempotency-Key`: 128 random bits. getRandomValues rather than randomUUID, which only a
+ * secure context has (a server reached by a LAN name over plain HTTP is not one).
+ */
+export function newIdempotencyKey() {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `dashboard-${Array.from(bytes, (byte) => byte.toString(16).padStart(2, '0')).join('')}`;
 }
 
 /** A readable line for any failure: the API's message, its code and the request id to look up in the logs. */

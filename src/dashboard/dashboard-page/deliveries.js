@@ -5,7 +5,7 @@
  * and then watches the delivery until the worker has made it, so the row ends on the outcome.
  */
 import { api, describeError } from './api.js';
-import { badge, formatMillis, formatSeconds, h, replaceChildren, table } from './dom.js';
+import { badge, bringIntoView, formatMillis, formatSeconds, h, replaceChildren, table } from './dom.js';
 import { PAGE_SIZE, pagedTable } from './list-view.js';
 import { endpointById, eventById } from './lookups.js';
 
@@ -158,7 +158,11 @@ export function deliveriesTable({ statusOf, empty, className, view }) {
   const detail = h('div', { class: 'detail' });
   const rowView = {
     ...view,
-    onDetails: async (delivery) => replaceChildren(detail, await deliveryPanel(delivery.id)),
+    onDetails: async (delivery) => {
+      const panel = await deliveryPanel(delivery.id);
+      replaceChildren(detail, panel);
+      bringIntoView(panel);
+    },
   };
   const deliveries = pagedTable({
     headings: DELIVERY_HEADINGS,

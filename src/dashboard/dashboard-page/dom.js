@@ -52,16 +52,6 @@ function formatDate(date) {
   );
 }
 
-/**
- * An amount in the currency's smallest unit as `20.00 USD`: as many decimals as the currency has
- * (none for `jpy`), the same in every browser locale.
- */
-export function formatAmount(amount, currency) {
-  const code = currency.toUpperCase();
-  const digits = new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits;
-  return `${(amount / 10 ** digits).toFixed(digits)} ${code}`;
-}
-
 /** A status word styled by its value (`failed`, `succeeded`, `pending`, …). */
 export function badge(status) {
   return h('span', { class: `badge badge-${status}` }, status);
@@ -77,3 +67,14 @@ export function table(headings, rows, attributes = {}) {
   );
 }
 
+
+/**
+ * Scrolls a panel just opened below a long list to the top of the window and moves the focus to
+ * its heading (made focusable), so the person and a screen reader both land on what they opened.
+ */
+export function bringIntoView(panel) {
+  const heading = panel.querySelector('h2, h3') ?? panel;
+  heading.setAttribute('tabindex', '-1');
+  heading.focus({ preventScroll: true });
+  panel.scrollIntoView({ block: 'start' });
+}

@@ -6,8 +6,9 @@
  * event about a payment intent links to that payment's page.
  */
 import { api, describeError } from './api.js';
+import { customerHref } from './customers-view.js';
 import { DELIVERY_HEADINGS, deliveryPanel, deliveryRow } from './deliveries.js';
-import { formatSeconds, h, replaceChildren, table } from './dom.js';
+import { bringIntoView, formatSeconds, h, replaceChildren, table } from './dom.js';
 import { PAGE_SIZE, pagedTable } from './list-view.js';
 import { paymentHref } from './payments-view.js';
 
@@ -66,10 +67,13 @@ function eventRow(event, open) {
   );
 }
 
-/** The event's object, as a link to its page when it has one (a payment intent). */
+/** The event's object, as a link to its page when it has one (a payment intent, a customer). */
 function objectCell(object) {
   const text = `${object.object} ${object.id}`;
-  return object.object === 'payment_intent' ? h('a', { class: 'payment-link', href: paymentHref(object.id) }, text) : text;
+  if (object.object === 'payment_intent') return h('a', { class: 'payment-link', href: paymentHref(object.id) }, text);
+  // A deleted customer's page is gone; its event still shows what it was.
+  if (object.object === 'customer' && !object.deleted) return h('a', { class: 'customer-link', href: customerHref(object.id) }, text);
+  return text;
 }
 
 /** "2 succeeded · 1 failed", filled in once the event's deliveries are fetched. */
@@ -100,17 +104,17 @@ async function showEvent(detail, event, view) {
     const shown = [...panels.children].find((element) => element.dataset.id === delivery.id);
     if (shown) shown.replaceWith(panel);
   };
-  replaceChildren(
-    detail,
-    h('section', { class: 'event-detail', dataset: { id: event.id } },
-      h('h3', {}, `${event.type} ${event.id}`),
-      h('p', { class: 'hint' }, `Caused by request ${event.request.id ?? '—'}`,
-        event.request.idempotency_key && ` with Idempotency-Key ${event.request.idempotency_key}`),
-      h('pre', { class: 'payload' }, JSON.stringify(event, null, 2)),
-      h('h3', {}, 'Deliveries'),
-      panels,
-    ),
+  const section = h('section', { class: 'event-detail', dataset: { id: event.id } },
+    h('h3', {}, `${event.type} ${event.id}`),
+    h('p', { class: 'hint' }, `Caused by request ${event.request.id ?? '—'}`,
+      event.request.idempotency_key && ` with Idempotency-Key ${event.request.idempotency_key}`),
+    h('pre', { class: 'payload' }, JSON.stringify(event, null, 2)),
+    h('h3', {}, 'Deliveries'),
+    panels,
   );
+  replaceChildren(detail, section);
+  // The detail is below the list, out of sight after a click on one of its lower rows.
+  bringIntoView(section);
   try {
     const deliveries = await deliveriesOf(event.id);
     if (deliveries.length === 0) {

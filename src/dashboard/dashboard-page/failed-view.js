@@ -1,11 +1,12 @@
 /*
  * Failed webhooks: deliveries whose retries ran out (GET /v1/webhook_deliveries?status=failed),
- * each with Retry, and per endpoint a bulk replay (POST /v1/webhook_endpoints/{id}/replay) that
+ * with how long that takes on this server's retry schedule, each with Retry, and per endpoint a bulk replay (POST /v1/webhook_endpoints/{id}/replay) that
  * always counts first with a dry run and sends only once confirmed.
  */
 import { api } from './api.js';
 import { deliveriesTable } from './deliveries.js';
 import { badge, h, replaceChildren } from './dom.js';
+import { retryScheduleNote } from './retry-schedule.js';
 
 /** The most endpoints an account is shown with a replay button (one page of the API). */
 const ENDPOINTS_SHOWN = 100;
@@ -24,6 +25,7 @@ export function showFailedView(container, view) {
     container,
     h('h2', {}, 'Failed deliveries'),
     h('p', { class: 'hint' }, 'Deliveries whose every scheduled attempt failed. Retry sends one again now.'),
+    retryScheduleNote(),
     deliveries.element,
     detail,
     h('h2', {}, 'Replay by endpoint'),

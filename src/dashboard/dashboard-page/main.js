@@ -1,14 +1,16 @@
 /* global window, document, AbortController */
 /*
  * The dashboard at GET /dashboard: asks for an API key, then shows the view the URL's fragment
- * names (#failed, #deliveries, #events, #payments, or one payment's page, #payment/pi_…), so that
- * back and forward and bookmarks work.
+ * names (#failed, #deliveries, #events, #payments, #customers, or one payment's or customer's page,
+ * #payment/pi_…, #customer/cus_…), so that back and forward and bookmarks work.
  * A file of its own rather than an inline script: the page runs under helmet's CSP (script-src 'self').
  */
 import { ApiError, describeError, forgetKey, storedKey, storeKey } from './api.js';
 import { showDeliveriesView } from './deliveries-view.js';
 import { showEventsView } from './events-view.js';
 import { showFailedView } from './failed-view.js';
+import { showCustomerView } from './customer-view.js';
+import { showCustomersView } from './customers-view.js';
 import { clearLookups } from './lookups.js';
 import { showPaymentView } from './payment-view.js';
 import { showPaymentsView } from './payments-view.js';
@@ -20,6 +22,8 @@ const VIEWS = {
   events: { show: showEventsView, tab: 'events' },
   payments: { show: showPaymentsView, tab: 'payments' },
   payment: { show: showPaymentView, tab: 'payments', parameter: true },
+  customers: { show: showCustomersView, tab: 'customers' },
+  customer: { show: showCustomerView, tab: 'customers', parameter: true },
 };
 const DEFAULT_VIEW = 'failed';
 

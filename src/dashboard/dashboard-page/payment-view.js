@@ -1,10 +1,15 @@
 /*
- * One payment intent's page (#payment/pi_…): what it is for and where it stands, its charges
- * (GET /v1/charges?payment_intent=…), and its timeline: every event about the intent, its charges
- * and their refunds, oldest first, each with the state its object was left in.
+ * One payment intent's page (#payment/pi_…): what it is for and where it stands, who pays, what
+ * can be done to it (capture, refund, cancel), its charges (GET /v1/charges?payment_intent=…),
+ * and its timeline: every event about the intent, its charges and their refunds, oldest first,
+ * each with the state its object was left in. After an action the page is read again, so it
+ * shows the state and the events the action left.
  */
 import { api, listAll } from './api.js';
-import { badge, formatAmount, formatSeconds, h, replaceChildren, table } from './dom.js';
+import { customerLink } from './customers-view.js';
+import { badge, formatSeconds, h, replaceChildren, table } from './dom.js';
+import { formatAmount } from './money.js';
+import { paymentActions } from './payment-actions.js';
 import { timelineOf } from './timeline.js';
 
 /** Fills `container` with the page of the intent `id`. */
@@ -14,20 +19,28 @@ export function showPaymentView(container, view, id) {
   fillPayment(page, view, id);
 }
 
-async function fillPayment(page, view, id) {
+/** Reads the payment and shows it; `outcome` is what the action that led here did, said at the top. */
+async function fillPayment(page, view, id, outcome) {
   const path = `/v1/payment_intents/${encodeURIComponent(id)}`;
   try {
     const [intent, charges, refunds] = await Promise.all([
-      api('GET', path),
+      api('GET', path, { query: { expand: ['customer'] } }),
       listAll('/v1/charges', { payment_intent: id }),
       listAll('/v1/refunds', { payment_intent: id }),
     ]);
     const timeline = await timelineOf([intent.id, ...charges.data.map((c) => c.id), ...refunds.data.map((r) => r.id)]);
     if (view.signal.aborted) return;
+    const latestCharge = charges.data.find((charge) => charge.id === intent.latest_charge);
+    const actions = paymentActions(intent, latestCharge, {
+      done: (said) => fillPayment(page, view, id, said),
+      report: view.report,
+    });
     replaceChildren(
       page,
       h('h2', {}, `Payment ${intent.id} `, badge(intent.status)),
+      outcome && h('p', { class: 'action-outcome', role: 'status' }, outcome),
       summary(intent),
+      actions,
       h('h3', {}, 'Charges'),
       charges.data.length === 0 ? h('p', { class: 'empty' }, 'No charge yet: the intent has not been confirmed.') : chargesTable(charges.data),
       h('h3', {}, 'Timeline'),
@@ -52,7 +65,7 @@ function summary(intent) {
     ['Capturable', money(intent.amount_capturable)],
     ['Received', money(intent.amount_received)],
     ['Payment method', intent.payment_method ?? '—'],
-    ['Customer', intent.customer ?? '—'],
+    ['Customer', intent.customer === null ? '—' : customerLink(intent.customer)],
     ['Created', formatSeconds(intent.created)],
     intent.description !== null && ['Description', intent.description],
     intent.canceled_at !== null && ['Canceled', `${formatSeconds(intent.canceled_at)} (${intent.cancellation_reason ?? 'no reason given'})`],

@@ -1,10 +1,13 @@
 /*
  * Payments: the account's payment intents, newest first (GET /v1/payment_intents), filtered by
- * status. Each links to its own page (#payment/pi_…), which shows its charges and its timeline.
+ * status, with their customers by name and e-mail (`expand[]=data.customer`). Each links to its
+ * own page (#payment/pi_…), which shows its charges and its timeline.
  */
 import { api } from './api.js';
-import { badge, formatAmount, formatSeconds, h, replaceChildren } from './dom.js';
+import { customerLink } from './customers-view.js';
+import { badge, formatSeconds, h, replaceChildren } from './dom.js';
 import { PAGE_SIZE, pagedTable } from './list-view.js';
+import { formatAmount } from './money.js';
 
 /** The spec's PaymentIntentStatus, in the order an intent moves through them. */
 const STATUSES = [
@@ -31,8 +34,9 @@ export function showPaymentsView(container, view) {
     STATUSES.map((value) => h('option', { value }, value)),
   );
   const payments = pagedTable({
-    headings: ['Created', 'Payment', 'Amount', 'Status', 'Capture', 'Customer', 'Description'],
-    fetchPage: (cursor) => api('GET', '/v1/payment_intents', { query: { status: status.value, limit: PAGE_SIZE, ...cursor } }),
+    headings: PAYMENT_HEADINGS,
+    fetchPage: (cursor) =>
+      api('GET', '/v1/payment_intents', { query: { status: status.value, expand: ['data.customer'], limit: PAGE_SIZE, ...cursor } }),
     row: paymentRow,
     empty: 'No payments.',
     view,
@@ -48,7 +52,11 @@ export function showPaymentsView(container, view) {
   payments.first();
 }
 
-function paymentRow(intent) {
+/** The headings that go with paymentRow(). */
+export const PAYMENT_HEADINGS = ['Created', 'Payment', 'Amount', 'Status', 'Capture', 'Customer', 'Description'];
+
+/** A row for one intent listed with `expand[]=data.customer`. */
+export function paymentRow(intent) {
   return h(
     'tr',
     { class: 'payment', dataset: { id: intent.id, status: intent.status } },
@@ -57,7 +65,7 @@ function paymentRow(intent) {
     h('td', { class: 'amount num' }, formatAmount(intent.amount, intent.currency)),
     h('td', { class: 'status' }, badge(intent.status)),
     h('td', {}, intent.capture_method),
-    h('td', {}, intent.customer ?? '—'),
+    h('td', { class: 'customer' }, intent.customer === null ? '—' : customerLink(intent.customer)),
     h('td', {}, intent.description ?? ''),
   );
 }
