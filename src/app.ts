@@ -8,6 +8,7 @@ import { createDocsRouter } from './docs/docs.router.js';
 import { createGuidesRouter } from './docs/guides.router.js';
 import { createHomeRouter } from './docs/home.router.js';
 import { createGraphiQLRouter } from './graphql/graphiql.router.js';
+import { createReceiptsRouter } from './receipts/receipts.router.js';
 import type { EventStream } from './live-events/event-stream.js';
 import { createGraphQLRouter } from './graphql/http-handler.js';
 import type { Clock } from './domain/clock.js';
@@ -99,13 +100,15 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(assignRequestId);
   if (deps.logger.isLevelEnabled('info')) app.use(logRequests(deps.logger));
-  // Pages first, with helmet's full set of headers for HTML; everything after answers JSON.
+  // Pages first (receipts among them), with helmet's full set of headers for HTML; everything after answers JSON.
   const home = createHomeRouter({
     database: deps.db.dialect,
     readReplica: deps.readDb !== undefined && deps.readDb !== deps.db,
     apiProcesses: deps.apiProcesses ?? 1,
   });
-  app.use(skippedByApiPaths(home, createDocsRouter(), createGraphiQLRouter(), createDashboardRouter(), createGuidesRouter()));
+  app.use(
+    skippedByApiPaths(home, createDocsRouter(), createGraphiQLRouter(), createDashboardRouter(), createGuidesRouter(), createReceiptsRouter(deps.db)),
+  );
   app.use(jsonSecurityHeaders);
   app.use(healthChecks(deps.db));
   const routes = routeOperations();
