@@ -53,8 +53,8 @@ ${view.refunds.map((refund) => `        <tr><td>${escapeHtml(refund.date)}</td><
     `Receipt from ${view.merchant}`,
     view.merchant,
     `    <h1>Receipt from ${merchant}</h1>
-    <p class="lede">${view.receiptNumber ? `Receipt #${escapeHtml(view.receiptNumber)}` : 'Receipt'}</p>
-    <dl class="facts" aria-label="Payment">
+${view.receiptNumber ? `    <p class="lede">Receipt #${escapeHtml(view.receiptNumber)}</p>
+` : ''}    <dl class="facts" aria-label="Payment">
 ${fact('amount', 'Amount', `${view.amount} ${view.currency}`)}
 ${fact('date', 'Date', view.date)}
 ${fact('card', 'Paid with', view.card)}
