@@ -58,6 +58,7 @@ import { loadSecretBox } from './secrets-keys.js';
 import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
 import { createFailureNotifier, type FailureNotifier } from './webhooks/failure-notices.js';
 import { createReceiptMailer } from './receipts/receipt-mailer.js';
+import { purgeReceiptMails } from './receipts/receipt-mails.repo.js';
 import { createSender, type Sender, type SenderOptions } from './webhooks/sender.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { isClusterChild } from './cluster.js';
@@ -480,8 +481,9 @@ function startWorker(services: Services, choices: RoleChoices, publicUrl: string
 }
 
 /**
- * The worker's repeating jobs (operations/repeating-job.ts): the expiry of uncaptured
- * authorisations every minute; and, every ten minutes, the purges. Only a worker deletes: the
+ * The worker's repeating jobs (operations/repeating-job.ts): the receipt e-mails queued, every
+ * second (`publicUrl` is their links' origin); the expiry of uncaptured authorisations every
+ * minute; and, every ten minutes, the purges. Only a worker deletes: the
  * purges are background work, as deliveries are, and an API process then spends its time on
  * requests.
  */
@@ -522,6 +524,8 @@ async function purgeExpired({ config, db, clock }: Services): Promise<void> {
     purgeClientDocuments(db, nowSeconds),
     purgeSeenSignatures(db, nowSeconds),
     purgeRequestLogs(db, nowSeconds - requestLogRetentionSeconds),
+    // A receipt e-mail's record is kept as long as the events that tell of its charge.
+    purgeReceiptMails(db, clock.nowMs() - (config.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000),
   ]);
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;

@@ -50,3 +50,8 @@ export async function failReceiptMail(db: Queryable, seq: number, error: string,
     [retryAt === undefined ? 'failed' : 'pending', retryAt ?? null, error.slice(0, 500), seq],
   );
 }
+
+/** Forgets the receipt e-mails done with (sent, logged or failed) that were queued before `beforeMs`. */
+export async function purgeReceiptMails(db: Queryable, beforeMs: number): Promise<void> {
+  await db.run("DELETE FROM receipt_mails WHERE status <> 'pending' AND created < ?", [beforeMs]);
+}

@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import Stripe from 'stripe';
+import { purgeReceiptMails } from '../../src/receipts/receipt-mails.repo.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { eventually } from '../helpers/eventually.js';
 import { startSmtpCapture, type CapturedMail } from '../helpers/smtp-capture.js';
@@ -163,6 +164,16 @@ forEachDatabase('receipts: receipt_url, receipt_email and receipt_number', (engi
     expect(charge.receiptNumber).to.match(/^\d{4}-\d{4}$/);
     expect(charge.receiptUrl).to.match(RECEIPT_URL);
     await mailTo(smtp, to);
+  });
+
+  it('the purge forgets the e-mails done with, never one still to send', async () => {
+    await server.db.run(
+      "INSERT INTO receipt_mails (account_id, charge_id, email, status, attempts, next_attempt_at, created) VALUES (?, 'ch_x', 'a@example.com', 'pending', 0, ?, 0)",
+      [server.accountIds.first, Number.MAX_SAFE_INTEGER],
+    );
+    await purgeReceiptMails(server.db, server.clock.nowMs() + 1);
+    const left = await server.db.all<{ status: string; charge_id: string }>('SELECT status, charge_id FROM receipt_mails');
+    expect(left).to.deep.equal([{ status: 'pending', charge_id: 'ch_x' }]);
   });
 });
 
