@@ -20,7 +20,7 @@ export async function up(knex: Knex): Promise<void> {
     t.string('account_id', 64).notNullable();
     t.string('charge_id', 64).notNullable();
     t.string('email', 512).notNullable();
-    // `pending` until sent (or logged without SMTP_URL), `failed` after the last attempt.
+    // `pending` until `sent` (or `logged`, without SMTP_URL); `failed` after the last attempt.
     t.string('status', 16).notNullable();
     t.integer('attempts').notNullable().defaultTo(0);
     // Unix milliseconds: when the next attempt is due, and until when a worker holds it.
