@@ -164,6 +164,12 @@ forEachDatabase('receipts: receipt_url, receipt_email and receipt_number', (engi
     expect(charge.receiptNumber).to.match(/^\d{4}-\d{4}$/);
     expect(charge.receiptUrl).to.match(RECEIPT_URL);
     await mailTo(smtp, to);
+    const authorised = (await server.api.post('/v1/charges', { amount: 800, currency: 'usd', source: 'tok_visa', capture: false })).body;
+    const captured = await server.api.post('/graphql', {
+      query: `mutation { captureCharge(id: "${authorised.id}", receiptEmail: "jenny.graphql2@example.com") { captured receiptEmail } }`,
+    });
+    expect(captured.body.data.captureCharge).to.deep.equal({ captured: true, receiptEmail: 'jenny.graphql2@example.com' });
+    await mailTo(smtp, 'jenny.graphql2@example.com');
   });
 
   it('the purge forgets the e-mails done with, never one still to send', async () => {
