@@ -68,6 +68,12 @@ export type Charge = Node & {
   paid: Scalars['Boolean']['output'];
   /** Null for charges made before payment intents. */
   paymentIntent?: Maybe<PaymentIntent>;
+  /** Where the receipt is e-mailed once the charge is paid and captured. */
+  receiptEmail?: Maybe<Scalars['String']['output']>;
+  /** The number on the e-mailed receipt; null until a receipt has been sent. */
+  receiptNumber?: Maybe<Scalars['String']['output']>;
+  /** The receipt page (a path on this server), open to whoever holds the link; null for a failed charge. */
+  receiptUrl?: Maybe<Scalars['String']['output']>;
   refunded: Scalars['Boolean']['output'];
   refunds: Array<Refund>;
   state: ChargeState;
@@ -90,6 +96,7 @@ export type ChargeState = 'FAILED' | 'SUCCEEDED';
 export type ConfirmPaymentIntentInput = {
   captureMethod?: InputMaybe<CaptureMethod>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  receiptEmail?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type CreateChargeInput = {
@@ -100,6 +107,7 @@ export type CreateChargeInput = {
   customer?: InputMaybe<Scalars['ID']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  receiptEmail?: InputMaybe<Scalars['String']['input']>;
   source: Scalars['String']['input'];
 };
 
@@ -113,6 +121,7 @@ export type CreatePaymentIntentInput = {
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   /** A test payment method: pm_card_visa, pm_card_chargeDeclined, pm_card_authenticationRequired, tok_visa, … */
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  receiptEmail?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type CreateRefundInput = {
@@ -229,6 +238,7 @@ export type MutationCaptureChargeArgs = {
   amount?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['ID']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  receiptEmail?: InputMaybe<Scalars['String']['input']>;
 };
 
 /**
@@ -426,6 +436,8 @@ export type PaymentIntent = Node & {
   metadata: Scalars['Metadata']['output'];
   nextAction?: Maybe<NextAction>;
   paymentMethod?: Maybe<Scalars['String']['output']>;
+  /** Where the receipt of the payment is e-mailed; its charge carries it. */
+  receiptEmail?: Maybe<Scalars['String']['output']>;
   status: PaymentIntentStatus;
 };
 
@@ -549,6 +561,8 @@ export type SubscriptionEventsArgs = {
 export type UpdateChargeInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  /** A new address sends the receipt of a captured charge again, to it; null clears it. */
+  receiptEmail?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type UpdatePaymentIntentInput = {
@@ -559,6 +573,7 @@ export type UpdatePaymentIntentInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  receiptEmail?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type WebhookEndpoint = Node & {
@@ -831,6 +846,9 @@ export type ChargeResolvers<
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
   paid?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   paymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType>;
+  receiptEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  receiptNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  receiptUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   refunded?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType>;
   state?: Resolver<ResolversTypes['ChargeState'], ParentType, ContextType>;
@@ -1075,6 +1093,7 @@ export type PaymentIntentResolvers<
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
   nextAction?: Resolver<Maybe<ResolversTypes['NextAction']>, ParentType, ContextType>;
   paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  receiptEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PaymentIntentStatus'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };

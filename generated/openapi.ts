@@ -1756,6 +1756,9 @@ export interface components {
      *         "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *       },
      *       "status": "succeeded",
+     *       "receipt_email": null,
+     *       "receipt_number": null,
+     *       "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *       "failure_code": null,
      *       "failure_message": null,
      *       "payment_method_details": {
@@ -1815,7 +1818,38 @@ export interface components {
       failure_code: string | null;
       failure_message: string | null;
       payment_method_details: components['schemas']['PaymentMethodDetails'];
+      /**
+       * @description Where the charge's receipt is e-mailed (from its payment intent, or set on the charge).
+       *     The receipt is sent once the charge is paid and captured; setting a new address on such
+       *     a charge sends the receipt again, to it.
+       */
+      receipt_email: components['schemas']['Email'] | null;
+      /** @description The number printed on the e-mailed receipt; null until a receipt has been sent. */
+      receipt_number: components['schemas']['ReceiptNumber'] | null;
+      /**
+       * @description The receipt of a paid charge: a page of this server (a path on its origin) that anyone
+       *     holding the link can open, without an API key, kept up to date with the charge and
+       *     its refunds. Null for a failed charge.
+       * @example /receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ
+       */
+      receipt_url: string | null;
     };
+    /**
+     * @description A receipt's number, `NNNN-NNNN`.
+     * @example 1042-7731
+     */
+    ReceiptNumber: string;
+    /**
+     * @description Where to e-mail the receipt of the payment: it is sent once the payment is paid and
+     *     captured, and again when a new address is set on a captured charge.
+     */
+    ReceiptEmailParam: components['schemas']['Email'];
+    /**
+     * @description Where to e-mail the receipt of the payment (see `ReceiptEmailParam`); null, or an empty
+     *     form value, clears it.
+     * @example jenny@example.com
+     */
+    NullableReceiptEmailParam: components['schemas']['Email'] | null;
     /**
      * @description A test payment source; it decides the outcome of the charge.
      * @example tok_visa
@@ -1832,12 +1866,14 @@ export interface components {
      *       "description": "Order 6735",
      *       "metadata": {
      *         "order_id": "6735"
-     *       }
+     *       },
+     *       "receipt_email": "jenny@example.com"
      *     }
      */
     ChargeCreateParams: {
       amount: components['schemas']['Amount'];
       currency: components['schemas']['Currency'];
+      receipt_email?: components['schemas']['ReceiptEmailParam'];
       source: components['schemas']['TestSource'];
       customer?: components['schemas']['ObjectId'];
       /**
@@ -1857,6 +1893,7 @@ export interface components {
     ChargeCaptureParams: {
       /** @description How much to capture, at most the amount authorised; default all of it. */
       amount?: components['schemas']['Amount'];
+      receipt_email?: components['schemas']['ReceiptEmailParam'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -1866,8 +1903,12 @@ export interface components {
      *         "shipping": "express"
      *       }
      *     }
+     * @example {
+     *       "receipt_email": "jenny@example.com"
+     *     }
      */
     ChargeUpdateParams: {
+      receipt_email?: components['schemas']['NullableReceiptEmailParam'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
       expand?: components['schemas']['ExpandPaths'];
@@ -1901,6 +1942,9 @@ export interface components {
      *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *           },
      *           "status": "succeeded",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -2253,6 +2297,9 @@ export interface components {
      *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *           },
      *           "status": "succeeded",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -2331,6 +2378,9 @@ export interface components {
      *                 "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *               },
      *               "status": "succeeded",
+     *               "receipt_email": null,
+     *               "receipt_number": null,
+     *               "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *               "failure_code": null,
      *               "failure_message": null,
      *               "payment_method_details": {
@@ -2871,6 +2921,7 @@ export interface components {
      *       "metadata": {
      *         "order_id": "6735"
      *       },
+     *       "receipt_email": null,
      *       "next_action": null,
      *       "payment_method": "pm_card_visa",
      *       "status": "succeeded"
@@ -2911,6 +2962,8 @@ export interface components {
       next_action: components['schemas']['NextAction'] | null;
       payment_method: components['schemas']['TestPaymentMethod'] | null;
       status: components['schemas']['PaymentIntentStatus'];
+      /** @description Where the receipt of the payment is e-mailed; its charge carries it. */
+      receipt_email: components['schemas']['Email'] | null;
     };
     /**
      * @example {
@@ -2938,6 +2991,7 @@ export interface components {
       confirm: boolean;
       description?: string;
       metadata?: components['schemas']['Metadata'];
+      receipt_email?: components['schemas']['ReceiptEmailParam'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -2954,6 +3008,7 @@ export interface components {
       capture_method?: components['schemas']['CaptureMethod'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
+      receipt_email?: components['schemas']['NullableReceiptEmailParam'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -2964,6 +3019,7 @@ export interface components {
     PaymentIntentConfirmParams: {
       payment_method?: components['schemas']['TestPaymentMethod'];
       capture_method?: components['schemas']['CaptureMethod'];
+      receipt_email?: components['schemas']['NullableReceiptEmailParam'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -3023,6 +3079,7 @@ export interface components {
      *           "metadata": {
      *             "order_id": "6735"
      *           },
+     *           "receipt_email": null,
      *           "next_action": null,
      *           "payment_method": "pm_card_visa",
      *           "status": "succeeded"
@@ -3075,6 +3132,9 @@ export interface components {
      *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *           },
      *           "status": "succeeded",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -3263,6 +3323,9 @@ export interface components {
      *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *           },
      *           "status": "succeeded",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -3321,6 +3384,9 @@ export interface components {
      *             "url": "/v1/charges/ch_cxZ09qcOd3HnBSMhQyA9rKit/refunds"
      *           },
      *           "status": "failed",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": null,
      *           "failure_code": "card_declined",
      *           "failure_message": "Your card has insufficient funds.",
      *           "payment_method_details": {
@@ -3381,6 +3447,9 @@ export interface components {
      *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *           },
      *           "status": "succeeded",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -3462,6 +3531,9 @@ export interface components {
      *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *           },
      *           "status": "succeeded",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -3567,6 +3639,7 @@ export interface components {
      *           "metadata": {
      *             "order_id": "6735"
      *           },
+     *           "receipt_email": null,
      *           "next_action": null,
      *           "payment_method": "pm_card_visa",
      *           "status": "succeeded"
@@ -3621,6 +3694,9 @@ export interface components {
      *             "url": "/v1/charges/ch_IAOdl7ghvLJacrJqZmiTDF4z/refunds"
      *           },
      *           "status": "succeeded",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -3673,6 +3749,9 @@ export interface components {
      *           "payment_intent": "pi_xRo5ACR8yc0PB285lJKCyIFU",
      *           "refunded": true,
      *           "status": "succeeded",
+     *           "receipt_email": null,
+     *           "receipt_number": null,
+     *           "receipt_url": "/receipts/ch_d5OXCyVBvSKtPid7MxvtAssq/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "refunds": {
@@ -3747,6 +3826,7 @@ export interface components {
      *           "metadata": {
      *             "order_id": "6735"
      *           },
+     *           "receipt_email": null,
      *           "next_action": null,
      *           "payment_method": "pm_card_visa",
      *           "status": "requires_confirmation"
@@ -3793,6 +3873,7 @@ export interface components {
      *           "last_payment_error": null,
      *           "latest_charge": null,
      *           "metadata": {},
+     *           "receipt_email": null,
      *           "next_action": {
      *             "type": "authenticate",
      *             "authenticate": {
@@ -3846,6 +3927,7 @@ export interface components {
      *           "metadata": {
      *             "order_id": "6735"
      *           },
+     *           "receipt_email": null,
      *           "next_action": null,
      *           "payment_method": "pm_card_visa",
      *           "status": "requires_capture"
@@ -3891,6 +3973,7 @@ export interface components {
      *           "description": null,
      *           "latest_charge": "ch_cxZ09qcOd3HnBSMhQyA9rKit",
      *           "metadata": {},
+     *           "receipt_email": null,
      *           "next_action": null,
      *           "last_payment_error": {
      *             "type": "card_error",
@@ -3947,6 +4030,7 @@ export interface components {
      *           "metadata": {
      *             "order_id": "6735"
      *           },
+     *           "receipt_email": null,
      *           "next_action": null,
      *           "payment_method": "pm_card_visa",
      *           "status": "canceled"
@@ -4884,6 +4968,7 @@ export interface components {
      *       "payment_intent": {
      *         "id": "pi_P1QnmEQZaXv5ulnbxERYwDVr",
      *         "object": "payment_intent",
+     *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
      *         "amount": 2000,
@@ -4972,6 +5057,7 @@ export interface components {
      *       "payment_intent": {
      *         "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
      *         "object": "payment_intent",
+     *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
      *         "amount": 2000,
@@ -5147,6 +5233,7 @@ export interface components {
      *       "payment_intent": {
      *         "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
      *         "object": "payment_intent",
+     *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
      *         "amount": 2000,
@@ -5236,6 +5323,7 @@ export interface components {
      *         "payment_intent": {
      *           "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
      *           "object": "payment_intent",
+     *           "receipt_email": null,
      *           "created": 1795536972,
      *           "livemode": false,
      *           "amount": 2000,

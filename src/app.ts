@@ -8,6 +8,7 @@ import { createDocsRouter } from './docs/docs.router.js';
 import { createGuidesRouter } from './docs/guides.router.js';
 import { createHomeRouter } from './docs/home.router.js';
 import { createGraphiQLRouter } from './graphql/graphiql.router.js';
+import { createReceiptsRouter } from './receipts/receipts.router.js';
 import type { EventStream } from './live-events/event-stream.js';
 import { createGraphQLRouter } from './graphql/http-handler.js';
 import type { Clock } from './domain/clock.js';
@@ -25,7 +26,11 @@ import { assignRequestId } from './http/request-id.js';
 import { routeOperations } from './operations/routes.js';
 import { cacheValidatorRoutePatterns } from './http/validator-route-cache.js';
 import { limitRequestsPerCredential, type RateLimiter } from './http/rate-limit.js';
-import { inviteExpectedBodies, refuseOversizedBodies, refuseRepeatedHeaders } from './http/request-guards.js';
+import {
+  inviteExpectedBodies,
+  refuseOversizedBodies,
+  refuseRepeatedHeaders,
+} from './http/request-guards.js';
 import { limitBodyTime } from './http/request-timeouts.js';
 import { DEFAULT_HTTP_TIMEOUTS } from './http/server-timeouts.js';
 import { negotiateVersion } from './http/versioning.js';
@@ -80,7 +85,10 @@ export interface AppDeps {
  * five headers instead of twelve.
  */
 const jsonSecurityHeaders = helmet({
-  contentSecurityPolicy: { useDefaults: false, directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] } },
+  contentSecurityPolicy: {
+    useDefaults: false,
+    directives: { defaultSrc: ["'none'"], frameAncestors: ["'none'"] },
+  },
   crossOriginOpenerPolicy: false,
   crossOriginResourcePolicy: false,
   originAgentCluster: false,
@@ -101,20 +109,36 @@ export function createApp(deps: AppDeps): Express {
 
   app.use(assignRequestId);
   if (deps.logger.isLevelEnabled('info')) app.use(logRequests(deps.logger));
-  // Pages first, with helmet's full set of headers for HTML; everything after answers JSON.
+  // Pages first (receipts among them), with helmet's full set of headers for HTML; everything after answers JSON.
   const home = createHomeRouter({
     database: deps.db.dialect,
     readReplica: deps.readDb !== undefined && deps.readDb !== deps.db,
     apiProcesses: deps.apiProcesses ?? 1,
   });
-  const dashboard = createDashboardRouter({ retryScheduleSeconds: deps.webhookRetryScheduleSeconds ?? [] });
-  app.use(skippedByApiPaths(home, createDocsRouter(), createGraphiQLRouter(), dashboard, createGuidesRouter()));
+  const dashboard = createDashboardRouter({
+    retryScheduleSeconds: deps.webhookRetryScheduleSeconds ?? [],
+  });
+  app.use(
+    skippedByApiPaths(
+      home,
+      createDocsRouter(),
+      createGraphiQLRouter(),
+      dashboard,
+      createGuidesRouter(),
+      createReceiptsRouter(deps.db),
+    ),
+  );
   app.use(jsonSecurityHeaders);
   app.use(healthChecks(deps.db));
   const routes = routeOperations();
   if (deps.metrics) {
     const { registry } = deps.metrics;
-    app.use(serveMetrics({ registry, authorize: deps.metrics.public ? undefined : deps.auth.limited.adminBasic }));
+    app.use(
+      serveMetrics({
+        registry,
+        authorize: deps.metrics.public ? undefined : deps.auth.limited.adminBasic,
+      }),
+    );
     // After pages, probes and scrapes, which are not API traffic; before everything else, so that the
     // duration covers the whole pipeline and 404s, 429s and GraphQL are counted too.
     app.use(measureRequests(new RequestMetrics(registry, routes)));
@@ -134,7 +158,12 @@ export function createApp(deps: AppDeps): Express {
   if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));
   // Only now, past every check that refuses a request unread, is a waiting client asked for its body.
   app.use(inviteExpectedBodies);
-  app.use(createGraphQLRouter({ ...deps, trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false }));
+  app.use(
+    createGraphQLRouter({
+      ...deps,
+      trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false,
+    }),
+  );
   app.use(createBodyReader(routes));
   // Path and query strictly, like form bodies: NUL refused, `limit=1e1` refused (the validator would coerce it).
   app.use(readRequestParameters(routes));
@@ -145,7 +174,10 @@ export function createApp(deps: AppDeps): Express {
   // The token endpoint's HTTP Basic client credentials, allowance and headers (RFC 6749).
   app.use(prepareOAuthRequests(deps.auth.failures));
   const bound = new Map(
-    routes.map((route) => [route.operationId, bindOperation(route, handlers[route.operationId] as Handler<OperationId>, deps)]),
+    routes.map((route) => [
+      route.operationId,
+      bindOperation(route, handlers[route.operationId] as Handler<OperationId>, deps),
+    ]),
   );
   app.use(dispatchOperations(bound));
   // The token endpoint answers its errors in RFC 6749's shape; everything else reaches the mapper.

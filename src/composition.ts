@@ -57,6 +57,8 @@ import { sealStoredSecrets } from './resources/shared/sealed-secrets.js';
 import { loadSecretBox } from './secrets-keys.js';
 import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
 import { createFailureNotifier, type FailureNotifier } from './webhooks/failure-notices.js';
+import { createReceiptMailer } from './receipts/receipt-mailer.js';
+import { purgeReceiptMails } from './receipts/receipt-mails.repo.js';
 import { createSender, type Sender, type SenderOptions } from './webhooks/sender.js';
 import { startWebhookWorker, type WebhookWorker } from './webhooks/worker.js';
 import { isClusterChild } from './cluster.js';
@@ -64,6 +66,8 @@ import { startRepeatingJob } from './operations/repeating-job.js';
 
 const PURGE_INTERVAL_MS = 10 * 60_000;
 const AUTHORIZATION_EXPIRY_INTERVAL_MS = 60_000;
+/** How often the worker looks for receipt e-mails to send (each is queued by its charge's transaction). */
+const RECEIPT_MAIL_INTERVAL_MS = 1000;
 /** How often a worker woken by every commit still looks for due deliveries (see startWorker). */
 const SAFETY_NET_POLL_MS = 1000;
 const DEFAULT_REQUEST_LOG_RETENTION_HOURS = 24;
@@ -85,6 +89,7 @@ export const CLOSE_ORDER = [
   'webhook wake-ups',
   'webhook worker',
   'authorisation expiry',
+  'receipt e-mails',
   'event retention',
   'webhook sender',
   'event stream',
@@ -125,6 +130,7 @@ type OptionalSetting =
   | 'metricsPublic'
   | 'metricsPort'
   | 'smtpUrl'
+  | 'publicUrl'
   | 'webhookLeaseSeconds'
   | 'webhookConcurrency'
   | 'webhookDisableAfterSeconds'
@@ -273,6 +279,8 @@ export interface RoleChoices {
   workerPollIntervalMs?: number;
   /** How often the worker looks for authorisations past their 7 days; default: every minute. */
   authorizationExpiryIntervalMs?: number;
+  /** How often the worker looks for receipt e-mails to send; default: every second. */
+  receiptMailIntervalMs?: number;
   /** At close, cut the connections still open rather than let their requests finish (tests). */
   cutConnectionsOnClose?: boolean;
 }
@@ -301,7 +309,7 @@ export async function startRoles(services: Services, choices: RoleChoices = {}):
   let worker: WebhookWorker | undefined;
   const workerPort = config.role === 'worker' ? workerListenerPort(config) : undefined;
   if (workerPort) await listenWorker(services, workerPort, () => worker);
-  if (config.role !== 'api') worker = startWorker(services, choices);
+  if (config.role !== 'api') worker = startWorker(services, choices, config.publicUrl ?? api?.url ?? `http://${hostAndPort(config.host, config.port)}`);
   return { api, close: () => opened.closeAll(logger) };
 }
 
@@ -441,7 +449,7 @@ async function listenWorker(
  * Its poll is then only a safety net (and the clock of retries coming due), once a second; where
  * it cannot hear every writer (SQLite with `ROLE=worker`, beside an API process), it polls every 50 ms.
  */
-function startWorker(services: Services, choices: RoleChoices): WebhookWorker {
+function startWorker(services: Services, choices: RoleChoices, publicUrl: string): WebhookWorker {
   const { config, db, clock, logger, metrics } = services;
   let wake = (): void => undefined;
   const wakeUps = listenForCommits(db, services.target, { logger, onCommit: () => wake() });
@@ -469,18 +477,25 @@ function startWorker(services: Services, choices: RoleChoices): WebhookWorker {
   services.opened.track('webhook wake-ups', () => wakeUps.close());
   services.opened.track('webhook worker', () => worker.stop());
   logger.info({ role: config.role }, 'webhook worker started');
-  startBackgroundJobs(services, choices);
+  startBackgroundJobs(services, choices, publicUrl);
   return worker;
 }
 
 /**
- * The worker's repeating jobs (operations/repeating-job.ts): the expiry of uncaptured
- * authorisations every minute; and, every ten minutes, the purges. Only a worker deletes: the
+ * The worker's repeating jobs (operations/repeating-job.ts): the receipt e-mails queued, every
+ * second (`publicUrl` is their links' origin); the expiry of uncaptured authorisations every
+ * minute; and, every ten minutes, the purges. Only a worker deletes: the
  * purges are background work, as deliveries are, and an API process then spends its time on
  * requests.
  */
-function startBackgroundJobs(services: Services, choices: RoleChoices): void {
+function startBackgroundJobs(services: Services, choices: RoleChoices, publicUrl: string): void {
   const { config, db, clock, logger, opened } = services;
+  const sendReceipts = createReceiptMailer({ db, clock, logger, smtpUrl: config.smtpUrl, from: config.mailFrom, publicUrl });
+  const receipts = startRepeatingJob(
+    { name: 'receipt e-mails', logger, intervalMs: choices.receiptMailIntervalMs ?? RECEIPT_MAIL_INTERVAL_MS, runAtStart: true },
+    async () => void (await sendReceipts()),
+  );
+  opened.track('receipt e-mails', () => receipts.stop());
   const expiry = startRepeatingJob(
     { name: 'authorisation expiry', logger, intervalMs: choices.authorizationExpiryIntervalMs ?? AUTHORIZATION_EXPIRY_INTERVAL_MS },
     async () => {
@@ -510,6 +525,8 @@ async function purgeExpired({ config, db, clock }: Services): Promise<void> {
     purgeClientDocuments(db, nowSeconds),
     purgeSeenSignatures(db, nowSeconds),
     purgeRequestLogs(db, nowSeconds - requestLogRetentionSeconds),
+    // A receipt e-mail's record is kept as long as the events that tell of its charge.
+    purgeReceiptMails(db, clock.nowMs() - (config.eventRetentionDays ?? DEFAULT_EVENT_RETENTION_DAYS) * 86_400_000),
   ]);
   const failed = outcomes.find((outcome) => outcome.status === 'rejected');
   if (failed) throw failed.reason;

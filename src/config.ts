@@ -84,6 +84,11 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   /**
+   * `PUBLIC_URL`: the origin people reach this server at, which the links in receipt e-mails
+   * point at; unset: the address the API listens on.
+   */
+  publicUrl: string | undefined;
+  /**
    * `GRAPHQL_TRUSTED_DOCUMENTS_ONLY=true`: `/graphql` runs only documents an operator registered
    * (`npm run graphql:persist`), by hash or `documentId`; query text and client registrations
    * (automatic persisted queries) are refused. Default false.
@@ -257,6 +262,14 @@ function redisUrl(value: string | undefined): string | undefined {
   return value;
 }
 
+function publicUrl(value: string | undefined): string | undefined {
+  if (!value) return undefined;
+  if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
+    throw new Error('PUBLIC_URL must be an http:// or https:// URL');
+  }
+  return new URL(value).origin;
+}
+
 function smtpUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (!URL.canParse(value) || !/^smtps?:$/.test(new URL(value).protocol)) {
@@ -322,6 +335,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     webhookDisableAfterSeconds: integer('WEBHOOK_DISABLE_AFTER_SECONDS', env.WEBHOOK_DISABLE_AFTER_SECONDS, 5 * 86_400),
     smtpUrl: smtpUrl(env.SMTP_URL),
     mailFrom: env.MAIL_FROM || 'payments-api <no-reply@localhost>',
+    publicUrl: publicUrl(env.PUBLIC_URL),
     graphqlTrustedDocumentsOnly: flag('GRAPHQL_TRUSTED_DOCUMENTS_ONLY', env.GRAPHQL_TRUSTED_DOCUMENTS_ONLY, false),
     metricsPublic: flag('METRICS_PUBLIC', env.METRICS_PUBLIC, false),
     metricsPort: env.METRICS_PORT ? portNumber('METRICS_PORT', env.METRICS_PORT, 0) : undefined,

@@ -20,6 +20,11 @@ export interface HomeFacts {
 export const HOME_LINKS: readonly SitePage[] = [
   ...SITE_PAGES,
   { path: '/openapi.yaml', title: 'OpenAPI contract', what: 'the spec this server is built from (also /openapi.json)' },
+  {
+    path: '/guides/docs/integrating.md#receipts',
+    title: 'Receipts',
+    what: "served from this origin at each paid charge's receipt_url (/receipts/…), opened without an API key",
+  },
 ];
 
 const ENGINES: Record<Dialect, string> = { sqlite: 'SQLite', postgres: 'PostgreSQL' };

@@ -8,7 +8,7 @@ import { callRestOperation } from './rest-operations.js';
 
 /** The fields of the intent inputs that REST names or spells differently. */
 const INTENT_FIELDS: RestFields = {
-  renames: { paymentMethod: 'payment_method', captureMethod: 'capture_method' },
+  renames: { paymentMethod: 'payment_method', captureMethod: 'capture_method', receiptEmail: 'receipt_email' },
   enums: ['capture_method'],
 };
 
@@ -71,6 +71,7 @@ export const paymentIntentTypes = {
     nextAction: (intent) => intent.next_action && { type: intent.next_action.type, url: intent.next_action.authenticate.url },
     paymentMethod: (intent) => intent.payment_method,
     status: (intent) => toGraphQLEnum(intent.status),
+    receiptEmail: (intent) => intent.receipt_email,
   },
   PaymentError: {
     declineCode: (error) => error.decline_code ?? null,

@@ -15,6 +15,7 @@ import { callRestOperation } from './rest-operations.js';
 
 const WEBHOOK_FIELDS: RestFields = { renames: { enabledEvents: 'enabled_events', signatureHeaderAliases: 'signature_header_aliases' } };
 const REFUND_FIELDS: RestFields = { renames: { paymentIntent: 'payment_intent' } };
+const CHARGE_FIELDS: RestFields = { renames: { receiptEmail: 'receipt_email' } };
 
 /**
  * The resolvers, typed by codegen against graphql/schema.graphql. Reads call the services the
@@ -48,12 +49,16 @@ export const resolvers: Resolvers = withFieldScopes({
       callRestOperation(ctx, info, 'updateCustomer', { id, body: restBody(input) }),
     deleteCustomer: (_, { id }, ctx, info) => callRestOperation(ctx, info, 'deleteCustomer', { id }),
     createCharge: (_, { input, idempotencyKey }, ctx, info) =>
-      callRestOperation(ctx, info, 'createCharge', { body: restBody(input), idempotencyKey }),
+      callRestOperation(ctx, info, 'createCharge', { body: restBody(input, CHARGE_FIELDS), idempotencyKey }),
     updateCharge: (_, { id, input }, ctx, info) =>
-      callRestOperation(ctx, info, 'updateCharge', { id, body: restBody(input) }),
+      callRestOperation(ctx, info, 'updateCharge', { id, body: restBody(input, CHARGE_FIELDS) }),
     // A null amount is left out: REST then captures all of it.
-    captureCharge: (_, { id, amount, idempotencyKey }, ctx, info) =>
-      callRestOperation(ctx, info, 'captureCharge', { id, body: amount == null ? {} : { amount }, idempotencyKey }),
+    captureCharge: (_, { id, amount, receiptEmail, idempotencyKey }, ctx, info) =>
+      callRestOperation(ctx, info, 'captureCharge', {
+        id,
+        body: { ...(amount == null ? {} : { amount }), ...(receiptEmail == null ? {} : { receipt_email: receiptEmail }) },
+        idempotencyKey,
+      }),
     createRefund: (_, { input, idempotencyKey }, ctx, info) =>
       callRestOperation(ctx, info, 'createRefund', { body: restBody(input, REFUND_FIELDS), idempotencyKey }),
     ...paymentIntentMutations,
@@ -101,6 +106,9 @@ export const resolvers: Resolvers = withFieldScopes({
     refunds: (charge, _, ctx) => ctx.loaders.refundsOfCharge.load(charge.id),
     paymentIntent: (charge, _, ctx) =>
       charge.payment_intent ? ctx.loaders.paymentIntent.load(expandableId(charge.payment_intent)) : null,
+    receiptEmail: (charge) => charge.receipt_email,
+    receiptNumber: (charge) => charge.receipt_number,
+    receiptUrl: (charge) => charge.receipt_url,
   },
 
   ...paymentIntentTypes,

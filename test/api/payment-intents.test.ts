@@ -172,6 +172,7 @@ forEachDatabase('payment intents', (engine) => {
         next_action: null,
         payment_method: null,
         status: 'requires_payment_method',
+        receipt_email: null,
       });
       expect(await eventsOldestFirst(server.api)).to.deep.equal([['payment_intent.created', intent]]);
     });

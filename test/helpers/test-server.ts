@@ -96,6 +96,10 @@ export interface TestServerOptions {
   workerPollIntervalMs?: number;
   /** How often that worker releases authorisations past their 7 days; default: the composition root's (every minute). */
   authorizationExpiryIntervalMs?: number;
+  /** How often that worker sends the receipt e-mails queued; default: the composition root's (every second). */
+  receiptMailIntervalMs?: number;
+  /** `PUBLIC_URL`, the origin of the links in receipt e-mails; default: the server's own address. */
+  publicUrl?: string;
   /** The clock; default: a stopped `FakeClock`, or one that follows real time when the worker runs. */
   clock?: FakeClock;
   /** Serve `GET /metrics` and measure requests, as `npm start` does; `public` as `METRICS_PUBLIC`. Default: neither. */
@@ -136,6 +140,7 @@ export function testConfig(options: TestServerOptions = {}): CompositionConfig {
     smtpUrl: worker?.smtpUrl,
     webhookSignatureHeaderAliases: worker?.signatureHeaderAliases,
     mailFrom: 'payments-api <hooks@test>',
+    publicUrl: options.publicUrl,
     settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false, webhookDnsServers: options.dnsServers },
     secretsKeys: { key: TEST_SECRETS_KEY },
     accessTokens: options.accessTokens,
@@ -171,6 +176,7 @@ export async function startTestServer(engine: Engine, options: TestServerOptions
     appDb,
     workerPollIntervalMs: options.workerPollIntervalMs ?? 20,
     authorizationExpiryIntervalMs: options.authorizationExpiryIntervalMs,
+    receiptMailIntervalMs: options.receiptMailIntervalMs,
     cutConnectionsOnClose: true,
   });
   const url = roles.api!.url;

@@ -234,6 +234,28 @@ export type ChargeFailureCode = string | null;
  */
 export type ChargeFailureMessage = string | null;
 
+/**
+ * Where the charge's receipt is e-mailed (from its payment intent, or set on the charge).
+The receipt is sent once the charge is paid and captured; setting a new address on such
+a charge sends the receipt again, to it.
+
+ */
+export type ChargeReceiptEmail = Email | null;
+
+/**
+ * The number printed on the e-mailed receipt; null until a receipt has been sent.
+ */
+export type ChargeReceiptNumber = ReceiptNumber | null;
+
+/**
+ * The receipt of a paid charge: a page of this server (a path on its origin) that anyone
+holding the link can open, without an API key, kept up to date with the charge and
+its refunds. Null for a failed charge.
+
+ * @maxLength 200
+ */
+export type ChargeReceiptUrl = string | null;
+
 export interface Charge {
   id: ObjectId;
   object: 'charge';
@@ -280,7 +302,43 @@ The id is kept after the customer is deleted, and then expands to the deleted cu
   /** @maxLength 500 */
   failure_message: ChargeFailureMessage;
   payment_method_details: PaymentMethodDetails;
+  /** Where the charge's receipt is e-mailed (from its payment intent, or set on the charge).
+The receipt is sent once the charge is paid and captured; setting a new address on such
+a charge sends the receipt again, to it.
+ */
+  receipt_email: ChargeReceiptEmail;
+  /** The number printed on the e-mailed receipt; null until a receipt has been sent. */
+  receipt_number: ChargeReceiptNumber;
+  /**
+   * The receipt of a paid charge: a page of this server (a path on its origin) that anyone
+holding the link can open, without an API key, kept up to date with the charge and
+its refunds. Null for a failed charge.
+
+   * @maxLength 200
+   */
+  receipt_url: ChargeReceiptUrl;
 }
+
+/**
+ * A receipt's number, `NNNN-NNNN`.
+ * @maxLength 9
+ * @pattern ^[0-9]{4}-[0-9]{4}$
+ */
+export type ReceiptNumber = string;
+
+/**
+ * Where to e-mail the receipt of the payment: it is sent once the payment is paid and
+captured, and again when a new address is set on a captured charge.
+
+ */
+export type ReceiptEmailParam = Email;
+
+/**
+ * Where to e-mail the receipt of the payment (see `ReceiptEmailParam`); null, or an empty
+form value, clears it.
+
+ */
+export type NullableReceiptEmailParam = Email | null;
 
 /**
  * A test payment source; it decides the outcome of the charge.
@@ -292,6 +350,7 @@ export type TestSource = string;
 export interface ChargeCreateParams {
   amount: Amount;
   currency: Currency;
+  receipt_email?: Email;
   source: TestSource;
   customer?: ObjectId;
   /** `false`: only authorise the amount, to capture later (within 7 days). */
@@ -305,6 +364,7 @@ export interface ChargeCreateParams {
 export interface ChargeCaptureParams {
   /** How much to capture, at most the amount authorised; default all of it. */
   amount?: Amount;
+  receipt_email?: Email;
   expand?: ExpandPaths;
 }
 
@@ -314,6 +374,7 @@ export interface ChargeCaptureParams {
 export type ChargeUpdateParamsDescription = string | null;
 
 export interface ChargeUpdateParams {
+  receipt_email?: NullableReceiptEmailParam;
   /** @maxLength 500 */
   description?: ChargeUpdateParamsDescription;
   metadata?: Metadata;
@@ -1063,6 +1124,11 @@ export type PaymentIntentNextAction = NextAction | null;
 export type PaymentIntentPaymentMethod = TestPaymentMethod | null;
 
 /**
+ * Where the receipt of the payment is e-mailed; its charge carries it.
+ */
+export type PaymentIntentReceiptEmail = Email | null;
+
+/**
  * A payment, from its creation to its capture or cancellation.
  */
 export interface PaymentIntent {
@@ -1098,6 +1164,8 @@ export interface PaymentIntent {
   next_action: PaymentIntentNextAction;
   payment_method: PaymentIntentPaymentMethod;
   status: PaymentIntentStatus;
+  /** Where the receipt of the payment is e-mailed; its charge carries it. */
+  receipt_email: PaymentIntentReceiptEmail;
 }
 
 export interface PaymentIntentCreateParams {
@@ -1111,6 +1179,7 @@ export interface PaymentIntentCreateParams {
   /** @maxLength 500 */
   description?: string;
   metadata?: Metadata;
+  receipt_email?: Email;
   expand?: ExpandPaths;
 }
 
@@ -1128,12 +1197,14 @@ export interface PaymentIntentUpdateParams {
   /** @maxLength 500 */
   description?: PaymentIntentUpdateParamsDescription;
   metadata?: Metadata;
+  receipt_email?: NullableReceiptEmailParam;
   expand?: ExpandPaths;
 }
 
 export interface PaymentIntentConfirmParams {
   payment_method?: TestPaymentMethod;
   capture_method?: CaptureMethod;
+  receipt_email?: NullableReceiptEmailParam;
   expand?: ExpandPaths;
 }
 

@@ -12,6 +12,7 @@ import * as claimKeyFunction from './0010_claim_key_function.js';
 import * as eventPartitions from './0011_event_partitions.js';
 import * as sealedSecrets from './0012_sealed_secrets.js';
 import * as signatureHeaderAliases from './0013_signature_header_aliases.js';
+import * as receipts from './0014_receipts.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -31,6 +32,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0011_event_partitions', eventPartitions],
   ['0012_sealed_secrets', sealedSecrets],
   ['0013_signature_header_aliases', signatureHeaderAliases],
+  ['0014_receipts', receipts],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -12,7 +12,15 @@ import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
-import { findCharge, findChargeForUpdate, listChargeRows, updateChargeDetails, type ChargeRow } from '../payments/charges.repo.js';
+import {
+  findCharge,
+  findChargeForUpdate,
+  listChargeRows,
+  setReceiptFields,
+  updateChargeDetails,
+  type ChargeRow,
+} from '../payments/charges.repo.js';
+import { queueReceiptMail, receiptDue, receiptNumberOf } from '../payments/receipts.js';
 import {
   toCharge,
   toCharges,
@@ -31,7 +39,8 @@ import { findTestSource } from '../payments/test-sources.js';
  */
 export async function createCharge(ctx: RequestContext, params: ChargeCreateParams): Promise<PaymentMade> {
   // `expand` is applied to the result by the handler.
-  const { amount, currency, source: token, customer, capture, description, metadata, expand: _expand, ...unread } = params;
+  const { amount, currency, source: token, customer, capture, description, metadata, receipt_email, expand: _expand, ...unread } =
+    params;
   allParamsRead(unread);
   const source = findTestSource(token);
   if (!source || source.requiresAction) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'source' });
@@ -44,6 +53,7 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     capture_method: capture === false ? 'manual' : 'automatic',
     description,
     metadata,
+    receipt_email,
   });
   // The charge carries what it was made with, as it always has; its intent the same. The intent is
   // created and confirmed in this one request: it is written once, in the state the payment left it.
@@ -64,17 +74,26 @@ export async function retrieveCharge(ctx: RequestContext, id: string): Promise<C
   return toCharge(ctx.db, ctx.accountId, await requireCharge(ctx, id));
 }
 
-/** Only `description` and `metadata` can change; `charge.updated` lists what did. */
+/**
+ * Only `description`, `metadata` and `receipt_email` can change; `charge.updated` lists what did.
+ * An address given for a paid and captured charge sends its receipt (again) to that address.
+ */
 export async function updateCharge(ctx: RequestContext, id: string, params: ChargeUpdateParams): Promise<Charge> {
   // `expand` is applied to the result by the handler.
-  const { description, metadata, expand: _expand, ...unread } = params;
+  const { description, metadata, receipt_email, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const current = await requireCharge(ctx, id);
-  const updated = await updateChargeDetails(ctx.db, ctx.accountId, id, {
+  const fields = {
     description: description === undefined ? current.description : description,
     metadata: updatedMetadata(current.metadata, metadata),
-  });
+    receipt_email: receipt_email === undefined ? current.receipt_email : receipt_email,
+    receipt_number: current.receipt_number,
+  };
+  const resend = typeof receipt_email === 'string' && receiptDue({ ...current, receipt_email });
+  if (resend) fields.receipt_number = receiptNumberOf(current);
+  const updated = await updateChargeDetails(ctx.db, ctx.accountId, id, fields);
   if (!updated) throw notFound('charge', id);
+  if (resend) await queueReceiptMail(ctx.db, ctx.clock, updated);
   const [before, after] = await toCharges(ctx.db, ctx.accountId, [current, updated]);
   const changed = previousAttributes(before, after);
   if (Object.keys(changed).length > 0) await recordEvent(ctx, 'charge.updated', after, changed);
@@ -88,7 +107,7 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
  */
 export async function captureCharge(ctx: RequestContext, id: string, params: ChargeCaptureParams): Promise<Charge> {
   // `expand` is applied to the result by the handler.
-  const { amount, expand: _expand, ...unread } = params;
+  const { amount, receipt_email, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const unlocked = await requireCharge(ctx, id);
   if (unlocked.payment_intent_id === null) {
@@ -98,7 +117,7 @@ export async function captureCharge(ctx: RequestContext, id: string, params: Cha
   // The intent, then the charge, locked (the one lock order): a concurrent capture or release is
   // seen as done, whichever came first.
   const intent = await requireLocked(ctx, unlocked.payment_intent_id);
-  const charge = (await findChargeForUpdate(ctx.db, ctx.accountId, id))!;
+  let charge = (await findChargeForUpdate(ctx.db, ctx.accountId, id))!;
   if (charge.amount_captured > 0) throw new ApiError('charge_already_captured', `Charge ${id} has already been captured.`);
   if (intent.status !== 'requires_capture' || intent.latest_charge_id !== charge.id) throw notCapturable(charge, intent);
   const toCapture = amount ?? intent.amount_capturable;
@@ -106,6 +125,10 @@ export async function captureCharge(ctx: RequestContext, id: string, params: Cha
     throw new ApiError('amount_too_large', `The amount to capture (${toCapture}) is greater than the amount authorised (${intent.amount_capturable}).`, {
       param: 'amount',
     });
+  }
+  if (receipt_email !== undefined) {
+    // The receipt the capture sends goes here (it overrides the charge's address).
+    charge = (await setReceiptFields(ctx.db, ctx.accountId, id, { receipt_email, receipt_number: charge.receipt_number }))!;
   }
   await captureAuthorization(ctx, intent, charge, toCapture);
   return retrieveCharge(ctx, id);

@@ -35,8 +35,19 @@ import { assertCan, requireLocked } from '../payments/payment-intents.transition
  */
 export async function createPaymentIntent(ctx: RequestContext, params: PaymentIntentCreateParams): Promise<PaymentOutcome> {
   // `expand` is applied to the result by the handler.
-  const { amount, currency, customer, payment_method, capture_method, confirm, description, metadata, expand: _expand, ...unread } =
-    params;
+  const {
+    amount,
+    currency,
+    customer,
+    payment_method,
+    capture_method,
+    confirm,
+    description,
+    metadata,
+    receipt_email,
+    expand: _expand,
+    ...unread
+  } = params;
   allParamsRead(unread);
   if (payment_method !== undefined) requireTestPaymentMethod(payment_method);
   if (confirm && payment_method === undefined) {
@@ -45,7 +56,7 @@ export async function createPaymentIntent(ctx: RequestContext, params: PaymentIn
   if (customer) await requireCustomer(ctx, customer, 'customer');
   const row = await insertPaymentIntent(
     ctx.db,
-    newIntent(ctx, { amount, currency, customer, payment_method, capture_method, description, metadata }),
+    newIntent(ctx, { amount, currency, customer, payment_method, capture_method, description, metadata, receipt_email }),
   );
   const intent = toPaymentIntentResource(row);
   await recordEvent(ctx, 'payment_intent.created', intent);
@@ -75,12 +86,14 @@ export async function listPaymentIntents(
  */
 export async function updatePaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentUpdateParams): Promise<PaymentIntent> {
   // `expand` is applied to the result by the handler.
-  const { amount, currency, customer, payment_method, capture_method, description, metadata, expand: _expand, ...unread } = params;
+  const { amount, currency, customer, payment_method, capture_method, description, metadata, receipt_email, expand: _expand, ...unread } =
+    params;
   allParamsRead(unread);
   const row = await requireLocked(ctx, id);
   assertCan(row, 'update');
   const changes: PaymentIntentChanges = { metadata: updatedMetadata(row.metadata, metadata) };
   if (description !== undefined) changes.description = description;
+  if (receipt_email !== undefined) changes.receipt_email = receipt_email;
   const payment = { amount, currency: currency?.toLowerCase(), customer_id: customer, payment_method, capture_method };
   const paymentChanges = Object.fromEntries(Object.entries(payment).filter(([, value]) => value !== undefined));
   if (Object.keys(paymentChanges).length > 0) {
@@ -96,7 +109,7 @@ export async function updatePaymentIntent(ctx: RequestContext, id: string, param
 /** Confirms an intent with its payment method, or the one sent (see attemptPayment). */
 export async function confirmPaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentConfirmParams): Promise<PaymentOutcome> {
   // `expand` is applied to the result by the handler.
-  const { payment_method, capture_method, expand: _expand, ...unread } = params;
+  const { payment_method, capture_method, receipt_email, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   let row = await requireLocked(ctx, id);
   assertCan(row, 'confirm');
@@ -105,9 +118,10 @@ export async function confirmPaymentIntent(ctx: RequestContext, id: string, para
     throw new ApiError('parameter_missing', 'A payment_method is required to confirm this PaymentIntent.', { param: 'payment_method' });
   }
   requireTestPaymentMethod(method);
-  if (capture_method !== undefined && capture_method !== row.capture_method) {
-    row = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, { capture_method });
-  }
+  const changes: PaymentIntentChanges = {};
+  if (capture_method !== undefined && capture_method !== row.capture_method) changes.capture_method = capture_method;
+  if (receipt_email !== undefined) changes.receipt_email = receipt_email;
+  if (Object.keys(changes).length > 0) row = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, changes);
   return attemptPayment(ctx, row, method);
 }
 

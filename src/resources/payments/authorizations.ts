@@ -8,6 +8,7 @@ import { recordEvents, type EventContext, type EventRecord } from '../events/eve
 import { initialMetadata } from '../shared/metadata.js';
 import { captureChargeRow, findChargeForUpdate, findExpiredAuthorizations, releaseChargeRow, type ChargeRow } from './charges.repo.js';
 import { toCharge } from './charges.mapper.js';
+import { sendReceiptIfDue } from './receipts.js';
 import { insertRefund, type RefundRow } from './refunds.repo.js';
 import { toRefundResource, type Refund } from './refunds.mapper.js';
 import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from './payment-intents.repo.js';
@@ -32,7 +33,7 @@ export async function captureAuthorization(
       paymentIntent: toPaymentIntentResource(intent),
     });
   }
-  const captured = (await captureChargeRow(ctx.db, ctx.accountId, charge.id, amount))!;
+  const captured = await sendReceiptIfDue(ctx, (await captureChargeRow(ctx.db, ctx.accountId, charge.id, amount))!);
   const released = charge.amount - amount;
   const refund = released > 0 ? await insertReleaseRefund(ctx, captured, released, null) : undefined;
   const succeeded = await updatePaymentIntentRow(ctx.db, ctx.accountId, intent.id, {

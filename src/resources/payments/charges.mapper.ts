@@ -4,6 +4,7 @@ import { parseMetadata } from '../shared/metadata.js';
 import type { ChargeRow } from './charges.repo.js';
 import { firstRefundsOfCharges, type RefundRow } from './refunds.repo.js';
 import { toRefundResource } from './refunds.mapper.js';
+import { receiptPath } from './receipts.js';
 
 export type Charge = components['schemas']['Charge'];
 export type ChargeCreateParams = components['schemas']['ChargeCreateParams'];
@@ -69,5 +70,8 @@ function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPag
       type: 'card',
       card: { brand: row.card_brand as Charge['payment_method_details']['card']['brand'], last4: row.card_last4 },
     },
+    receipt_email: row.receipt_email,
+    receipt_number: row.receipt_number,
+    receipt_url: row.receipt_token === null ? null : receiptPath(row.id, row.receipt_token),
   };
 }

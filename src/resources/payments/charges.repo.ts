@@ -24,6 +24,12 @@ export interface ChargeRow {
   amount_captured: number;
   /** Unix seconds until which an authorisation may be captured; null once captured or released. */
   capture_before: number | null;
+  /** Where the receipt is e-mailed, once the charge is paid and captured. */
+  receipt_email: string | null;
+  /** The number of the receipt sent (null until one is queued). */
+  receipt_number: string | null;
+  /** The secret part of the receipt page's address; null for a failed charge and for charges made before receipts. */
+  receipt_token: string | null;
 }
 
 /** Inserts the charge (pipelined in a transaction: its row is known, nothing is read back). */
@@ -31,12 +37,13 @@ export async function insertCharge(db: Queryable, row: Omit<ChargeRow, 'seq'>): 
   await db.write(
     `INSERT INTO charges (id, account_id, customer_id, amount, amount_refunded, currency, description, metadata,
        status, failure_code, failure_message, card_brand, card_last4, created, payment_intent_id, amount_captured,
-       capture_before)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       capture_before, receipt_email, receipt_number, receipt_token)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     [
       row.id, row.account_id, row.customer_id, row.amount, row.amount_refunded, row.currency, row.description,
       row.metadata, row.status, row.failure_code, row.failure_message, row.card_brand, row.card_last4, row.created,
-      row.payment_intent_id, row.amount_captured, row.capture_before,
+      row.payment_intent_id, row.amount_captured, row.capture_before, row.receipt_email, row.receipt_number,
+      row.receipt_token,
     ],
   );
   return row;
@@ -63,12 +70,36 @@ export function updateChargeDetails(
   db: Queryable,
   accountId: string,
   id: string,
-  fields: Pick<ChargeRow, 'description' | 'metadata'>,
+  fields: Pick<ChargeRow, 'description' | 'metadata' | 'receipt_email' | 'receipt_number'>,
 ): Promise<ChargeRow | undefined> {
   return db.one<ChargeRow>(
-    'UPDATE charges SET description = ?, metadata = ? WHERE account_id = ? AND id = ? RETURNING *',
-    [fields.description, fields.metadata, accountId, id],
+    `UPDATE charges SET description = ?, metadata = ?, receipt_email = ?, receipt_number = ?
+     WHERE account_id = ? AND id = ? RETURNING *`,
+    [fields.description, fields.metadata, fields.receipt_email, fields.receipt_number, accountId, id],
   );
+}
+
+/** Sets where a charge's receipt goes, and its number (captureCharge's `receipt_email`, a receipt queued). */
+export function setReceiptFields(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  fields: Pick<ChargeRow, 'receipt_email' | 'receipt_number'>,
+): Promise<ChargeRow | undefined> {
+  return db.one<ChargeRow>('UPDATE charges SET receipt_email = ?, receipt_number = ? WHERE account_id = ? AND id = ? RETURNING *', [
+    fields.receipt_email,
+    fields.receipt_number,
+    accountId,
+    id,
+  ]);
+}
+
+/**
+ * The charge behind a receipt page, of whichever account: the page's address names the charge and
+ * carries its token, which the caller compares (no account is known to a receipt's reader).
+ */
+export function findChargeOfReceipt(db: Queryable, id: string): Promise<ChargeRow | undefined> {
+  return db.one<ChargeRow>('SELECT * FROM charges WHERE id = ?', [id]);
 }
 
 export function addRefundedAmount(db: Queryable, accountId: string, id: string, amount: number): Promise<ChargeRow | undefined> {

@@ -7,6 +7,7 @@ import { initialMetadata } from '../shared/metadata.js';
 import { insertCharge } from './charges.repo.js';
 import { toCharge, type Charge } from './charges.mapper.js';
 import { findTestSource, type TestSource } from './test-sources.js';
+import { newReceiptToken, queueReceiptMail, receiptDue, receiptNumberOf } from './receipts.js';
 import { updatePaymentIntentRow, type PaymentIntentChanges, type PaymentIntentRow } from './payment-intents.repo.js';
 import {
   toPaymentIntentResource,
@@ -35,7 +36,10 @@ export type PaymentMade = PaymentOutcome & { charge: Charge };
  */
 export function newIntent(
   ctx: RequestContext,
-  fields: Pick<PaymentIntentCreateParams, 'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata'>,
+  fields: Pick<
+    PaymentIntentCreateParams,
+    'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata' | 'receipt_email'
+  >,
 ): Omit<PaymentIntentRow, 'seq'> {
   return {
     id: newId('paymentIntent'),
@@ -55,6 +59,7 @@ export function newIntent(
     canceled_at: null,
     cancellation_reason: null,
     created: unixSeconds(ctx.clock),
+    receipt_email: fields.receipt_email ?? null,
   };
 }
 
@@ -116,6 +121,8 @@ export async function makePayment(
   const now = unixSeconds(ctx.clock);
   const declined = source.decline;
   const automatic = row.capture_method === 'automatic';
+  // A paid charge has a receipt page at once; its e-mail goes once the amount is captured.
+  const receiptNow = !declined && automatic && row.receipt_email !== null;
   const chargeRow = await insertCharge(ctx.db, {
     id: newId('charge'),
     account_id: ctx.accountId,
@@ -134,7 +141,11 @@ export async function makePayment(
     payment_intent_id: row.id,
     amount_captured: !declined && automatic ? row.amount : 0,
     capture_before: !declined && !automatic ? now + AUTHORIZATION_SECONDS : null,
+    receipt_email: row.receipt_email,
+    receipt_number: receiptNow ? receiptNumberOf({ receipt_number: null }) : null,
+    receipt_token: declined ? null : newReceiptToken(),
   });
+  if (receiptDue(chargeRow)) await queueReceiptMail(ctx.db, ctx.clock, chargeRow);
   const charge = await toCharge(ctx.db, ctx.accountId, chargeRow);
   if (declined) {
     const error: PaymentError = {

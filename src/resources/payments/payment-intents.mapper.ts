@@ -38,5 +38,6 @@ export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): Pay
       row.status === 'requires_action' ? { type: 'authenticate', authenticate: { url: authenticationPath(row.id) } } : null,
     payment_method: row.payment_method,
     status: row.status,
+    receipt_email: row.receipt_email,
   };
 }

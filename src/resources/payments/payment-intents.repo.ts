@@ -31,6 +31,8 @@ export interface PaymentIntentRow {
   canceled_at: number | null;
   cancellation_reason: string | null;
   created: number;
+  /** Where the receipt of the payment is e-mailed; the charge carries it. */
+  receipt_email: string | null;
 }
 
 /** The columns a change of an intent may write. */
@@ -39,7 +41,7 @@ export type PaymentIntentChanges = Partial<Omit<PaymentIntentRow, 'seq' | 'id' |
 const INSERTED_COLUMNS = [
   'id', 'account_id', 'customer_id', 'amount', 'amount_capturable', 'amount_received', 'currency', 'capture_method',
   'status', 'payment_method', 'latest_charge_id', 'last_payment_error', 'description', 'metadata', 'canceled_at',
-  'cancellation_reason', 'created',
+  'cancellation_reason', 'created', 'receipt_email',
 ] as const;
 
 /** Inserts the intent (pipelined in a transaction: its row is known, nothing is read back). */
