@@ -33,6 +33,7 @@ export function specValidator(validateResponses: boolean): RequestHandler[] {
           // passes for the kind of credential it stands for.
           apiKey: securityHandler(['api_key'], (req) => authenticatorOf(req).account(req)),
           apiKeyBasic: securityHandler(['api_key'], (req) => authenticatorOf(req).account(req)),
+          publishableKey: securityHandler(['publishable_key'], (req) => authenticatorOf(req).account(req)),
           oauth2: securityHandler(['access_token'], (req) => authenticatorOf(req).account(req)),
           httpSignature: securityHandler(['signature'], (req) => authenticatorOf(req).account(req)),
           mutualTLS: securityHandler(['client_certificate'], (req) => authenticatorOf(req).account(req)),
