@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import type { Registry } from 'prom-client';
 import type { ServiceSettings } from './operations/operations.js';
 import type { Database } from './db/database.js';
+import { createAuthenticationPageRouter } from './customer-pages/authentication.router.js';
 import { createDashboardRouter } from './dashboard/dashboard.router.js';
 import { createDocsRouter } from './docs/docs.router.js';
 import { createGuidesRouter } from './docs/guides.router.js';
@@ -105,7 +106,8 @@ export function createApp(deps: AppDeps): Express {
     readReplica: deps.readDb !== undefined && deps.readDb !== deps.db,
     apiProcesses: deps.apiProcesses ?? 1,
   });
-  app.use(skippedByApiPaths(home, createDocsRouter(), createGraphiQLRouter(), createDashboardRouter(), createGuidesRouter()));
+  const authentication = createAuthenticationPageRouter(deps);
+  app.use(skippedByApiPaths(home, createDocsRouter(), createGraphiQLRouter(), createDashboardRouter(), createGuidesRouter(), authentication));
   app.use(jsonSecurityHeaders);
   app.use(healthChecks(deps.db));
   const routes = routeOperations();

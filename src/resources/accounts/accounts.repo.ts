@@ -67,3 +67,8 @@ export async function countAccounts(db: Queryable): Promise<number> {
   const row = await db.one<{ n: number }>('SELECT COUNT(*) AS n FROM accounts');
   return Number(row?.n ?? 0);
 }
+
+/** An account by its id. */
+export function findAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
+  return db.one<AccountRow>('SELECT * FROM accounts WHERE id = ?', [id]);
+}
