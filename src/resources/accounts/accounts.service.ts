@@ -61,7 +61,8 @@ export async function createAccount(
   allParamsRead(unread);
   const account = { id: newId('account'), name, email, created: unixSeconds(clock) };
   await insertAccount(db, account);
-  await addApiKey(db, clock, account.id, apiKey);
+  // The publishable key first, so that the secret key is the newest key of a new account.
   const publishableKey = await addPublishableKey(db, clock, account.id);
+  await addApiKey(db, clock, account.id, apiKey);
   return { ...account, object: 'account', api_key: apiKey, publishable_key: publishableKey };
 }
