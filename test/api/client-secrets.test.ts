@@ -191,6 +191,12 @@ forEachDatabase('client secrets and publishable keys', (engine) => {
         expect(error.type).to.equal('permission_error');
         expect(error.message).to.include('retrievePaymentIntent').and.to.include('confirmPaymentIntent');
       }
+      // As the HTTP Basic user name (`curl -u pk_test_…:`), the same: its operations, and nothing else.
+      const key = await publishableKeyOf(server.api);
+      const basic = { Authorization: `Basic ${Buffer.from(`${key}:`).toString('base64')}` };
+      const intent = await anIntentAwaitingRedirect(server.api);
+      expect(ok(await server.anonymous.get(`/v1/payment_intents/${intent.id}?client_secret=${intent.client_secret}`, { headers: basic })).id).to.equal(intent.id);
+      expectError(await server.anonymous.get('/v1/charges', { headers: basic }), 403, 'insufficient_scope');
       const graphql = await pk.post('/graphql', { query: '{ charges(first: 1) { edges { node { id } } } }' });
       expect(JSON.stringify(graphql.body)).to.include('publishable key may only');
     });
