@@ -38,6 +38,7 @@ import { measureRequests } from './metrics/measure-requests.js';
 import { serveMetrics } from './metrics/metrics-endpoint.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
 import { setAppAuthenticator, specValidator } from './http/spec-validator.js';
+import { allowPublishableCrossOrigin } from './http/cross-origin.js';
 import { answerOAuthErrors } from './http/oauth-errors.js';
 import { prepareOAuthRequests } from './http/oauth-requests.js';
 
@@ -128,6 +129,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(refuseOversizedBodies);
   app.use(refuseRepeatedHeaders);
   app.use(negotiateVersion);
+  // Browsers' preflights carry no credential: answered before authentication.
+  app.use(allowPublishableCrossOrigin());
   app.use(authenticateEarly(deps.auth));
   // Before bodies and validation, so a refused request costs one counter update and nothing more.
   if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));

@@ -90,6 +90,40 @@ forEachDatabase('the authentication page in a real browser (3-D Secure by redire
     expect((await server.api.get(`/v1/payment_intents/${intent.id}`)).body.status).to.equal('requires_payment_method');
   });
 
+  it("the merchant's page, on its own origin, reads and confirms an intent with the publishable key (CORS), and nothing else", async () => {
+    const keys = (await server.api.get('/v1/api_keys?limit=100')).body.data;
+    const publishableKey = keys.find((key: any) => key.type === 'publishable').key;
+    const created = (await server.api.post('/v1/payment_intents', { amount: 2000, currency: 'usd' })).body;
+    const page = await browser.newPage();
+    try {
+      await page.goto(`${merchant.url}/checkout`);
+      const seen = await page.evaluate(
+        async ({ api, key, id, secret }) => {
+          const auth = { Authorization: `Bearer ${key}` };
+          const read = await fetch(`${api}/v1/payment_intents/${id}?client_secret=${secret}`, { headers: auth });
+          const confirm = await fetch(`${api}/v1/payment_intents/${id}/confirm`, {
+            method: 'POST',
+            headers: { ...auth, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ client_secret: secret, payment_method: 'pm_card_visa' }),
+          });
+          const charges = await fetch(`${api}/v1/charges`, { headers: auth }).then(
+            (res) => `answered ${res.status}`,
+            () => 'refused by the browser',
+          );
+          // Inline, not a named helper: the test's compiler would name it with a function the page lacks.
+          const readBody = (await read.json()) as { status: string };
+          const confirmBody = (await confirm.json()) as { status: string };
+          return { read: readBody.status, requestId: read.headers.get('request-id'), confirmed: confirmBody.status, charges };
+        },
+        { api: server.url, key: publishableKey, id: created.id, secret: created.client_secret },
+      );
+      expect(seen).to.deep.include({ read: 'requires_payment_method', confirmed: 'succeeded', charges: 'refused by the browser' });
+      expect(seen.requestId).to.match(/^req_/);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('a link without the client secret opens nothing', async () => {
     const { intent } = await anIntentToAuthenticate();
     const page = await browser.newPage();
