@@ -22,7 +22,8 @@ const LAYERS = [
   ['auth', 'webhooks', 'live-events', 'cli'],
   ['http'],
   ['graphql'],
-  ['metrics', 'dashboard', 'docs'],
+  // `customer-pages`: what a merchant's customer opens (the authentication page of a redirect).
+  ['metrics', 'dashboard', 'docs', 'customer-pages'],
 ];
 
 /**

@@ -260,7 +260,12 @@ export interface paths {
       };
       cookie?: never;
     };
-    /** Retrieve a payment intent */
+    /**
+     * Retrieve a payment intent
+     * @description With a secret or restricted key, any intent of the account. With the publishable key, only
+     *     with the intent's `client_secret` (a wrong one answers 404, as an unknown id does), and
+     *     without `expand`.
+     */
     get: operations['retrievePaymentIntent'];
     put?: never;
     /**
@@ -306,6 +311,15 @@ export interface paths {
      *     | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate` |
      *
      *     A 402's error carries the intent (`payment_intent`) and the failed charge (`charge`).
+     *
+     *     With a `return_url`, a payment method that needs authentication answers `next_action`
+     *     `redirect_to_url`: a page of this server where the customer completes (or fails) it, which
+     *     then sends the browser to `return_url` with `payment_intent`,
+     *     `payment_intent_client_secret` and `redirect_status` (`succeeded` or `failed`) added to
+     *     its query. Without one, `next_action` is `authenticate` (the test helper).
+     *
+     *     With the publishable key, the intent's `client_secret` is required, and neither
+     *     `capture_method` nor `expand` may be sent.
      */
     post: operations['confirmPaymentIntent'];
     delete?: never;
@@ -2884,7 +2898,8 @@ export interface components {
       payment_method?: components['schemas']['TestPaymentMethod'];
     };
     /**
-     * @description What the customer must do for the payment to go on (in `requires_action`).
+     * @description What the customer must do for the payment to go on (in `requires_action`), when the intent
+     *     was confirmed without a `return_url`: the test helper stands in for them.
      * @example {
      *       "type": "authenticate",
      *       "authenticate": {
@@ -2900,6 +2915,40 @@ export interface components {
         url: string;
       };
     };
+    /**
+     * @description The customer opens `url`, authenticates there, and is sent back to `return_url`.
+     * @example {
+     *       "type": "redirect_to_url",
+     *       "redirect_to_url": {
+     *         "url": "/authenticate/pi_kruVtkhFDKWCwCzaN4JSFcpR?client_secret=pi_kruVtkhFDKWCwCzaN4JSFcpR_secret_kDHdHUTYbPXwWsBxkr0O3Ya3",
+     *         "return_url": "https://shop.example.com/checkout/done"
+     *       }
+     *     }
+     */
+    NextActionRedirectToUrl: {
+      /** @constant */
+      type: 'redirect_to_url';
+      redirect_to_url: {
+        /**
+         * @description The page of this server, relative to it, where the customer completes or fails the
+         *     authentication; it carries the intent's `client_secret`, without which it opens nothing.
+         */
+        url: string;
+        return_url: components['schemas']['ReturnUrl'];
+      };
+    };
+    /**
+     * @description An intent's `client_secret`: its id, `_secret_` and 24 random base62 characters. It lets
+     *     the customer's browser, with the publishable key, read and confirm that intent alone.
+     * @example pi_kruVtkhFDKWCwCzaN4JSFcpR_secret_kDHdHUTYbPXwWsBxkr0O3Ya3
+     */
+    ClientSecret: string;
+    /**
+     * Format: uri
+     * @description Where the customer's browser is sent once an authentication in a page of this server ends.
+     * @example https://shop.example.com/checkout/done
+     */
+    ReturnUrl: string;
     /**
      * @description A payment, from its creation to its capture or cancellation.
      * @example {
@@ -2947,6 +2996,12 @@ export interface components {
       canceled_at: components['schemas']['Timestamp'] | null;
       cancellation_reason: components['schemas']['CancellationReason'] | null;
       capture_method: components['schemas']['CaptureMethod'];
+      /**
+       * @description The key the customer's browser uses, with the publishable key, to read and confirm this
+       *     intent. In the answers of the API (null for an intent made before it existed), never in
+       *     events or webhooks: keep it out of logs, and give it to this customer only.
+       */
+      client_secret?: components['schemas']['ClientSecret'] | null;
       currency: components['schemas']['Currency'];
       /** @description The paying customer's id, or the customer itself with `expand[]=customer`. */
       customer:
@@ -2959,7 +3014,14 @@ export interface components {
       /** @description The last charge attempted, or the charge itself with `expand[]=latest_charge`. */
       latest_charge: components['schemas']['ObjectId'] | components['schemas']['Charge'] | null;
       metadata: components['schemas']['Metadata'];
-      next_action: components['schemas']['NextAction'] | null;
+      /**
+       * @description What the customer must do (in `requires_action`): `redirect_to_url` when the intent was
+       *     confirmed with a `return_url`, else `authenticate`.
+       */
+      next_action:
+        | components['schemas']['NextAction']
+        | components['schemas']['NextActionRedirectToUrl']
+        | null;
       payment_method: components['schemas']['TestPaymentMethod'] | null;
       status: components['schemas']['PaymentIntentStatus'];
       /** @description Where the receipt of the payment is e-mailed; its charge carries it. */
@@ -2989,6 +3051,7 @@ export interface components {
        * @default false
        */
       confirm: boolean;
+      return_url?: components['schemas']['ReturnUrl'];
       description?: string;
       metadata?: components['schemas']['Metadata'];
       receipt_email?: components['schemas']['ReceiptEmailParam'];
@@ -3015,11 +3078,19 @@ export interface components {
      * @example {
      *       "payment_method": "pm_card_visa"
      *     }
+     * @example {
+     *       "payment_method": "pm_card_authenticationRequired",
+     *       "return_url": "https://shop.example.com/checkout/done",
+     *       "client_secret": "pi_kruVtkhFDKWCwCzaN4JSFcpR_secret_kDHdHUTYbPXwWsBxkr0O3Ya3"
+     *     }
      */
     PaymentIntentConfirmParams: {
       payment_method?: components['schemas']['TestPaymentMethod'];
       capture_method?: components['schemas']['CaptureMethod'];
       receipt_email?: components['schemas']['NullableReceiptEmailParam'];
+      return_url?: components['schemas']['ReturnUrl'];
+      /** @description The intent's `client_secret`; required with the publishable key. */
+      client_secret?: components['schemas']['ClientSecret'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -4297,7 +4368,8 @@ export interface components {
      *       "created": 1795536420,
      *       "name": "Acme",
      *       "email": "ops@acme.test",
-     *       "api_key": "sk_test_X1rg4LYgqDLFAuaN8ckrtx4BFIxuMkvN"
+     *       "api_key": "sk_test_X1rg4LYgqDLFAuaN8ckrtx4BFIxuMkvN",
+     *       "publishable_key": "pk_test_q2VtbL0y7xGd3cW1mNa8kPZrT5uHe6Jf"
      *     }
      */
     AccountWithKey: {
@@ -4309,7 +4381,15 @@ export interface components {
       email: components['schemas']['Email'];
       /** @description The account's first secret key, shown only here. */
       api_key: string;
+      publishable_key: components['schemas']['PublishableKey'];
     };
+    /**
+     * @description The account's publishable key, which may be shown to anyone (a web page, an app): alone, it
+     *     only creates payment methods and reads and confirms an intent whose `client_secret` it is
+     *     given (see the security scheme `publishableKey`).
+     * @example pk_test_q2VtbL0y7xGd3cW1mNa8kPZrT5uHe6Jf
+     */
+    PublishableKey: string;
     /**
      * @description What a restricted key, an access token, a signing key or a client certificate may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
      * @example charges:read
@@ -4379,8 +4459,13 @@ export interface components {
       id: components['schemas']['ObjectId'];
       /** @constant */
       object: 'api_key';
-      /** @enum {string} */
-      type: 'secret' | 'restricted';
+      /**
+       * @description `secret` holds every scope, `restricted` its `scopes`, `publishable` (the account's one publishable key) only what the scheme `publishableKey` allows.
+       * @enum {string}
+       */
+      type: 'secret' | 'restricted' | 'publishable';
+      /** @description A publishable key in full (it is public); no other key is ever shown again. */
+      key?: components['schemas']['PublishableKey'];
       /** @description The key's prefix and last four characters, e.g. `rk_test_…4f2a`. */
       redacted: string;
       /** @description A restricted key's scopes; null for a secret key, which holds every scope. */
@@ -6484,6 +6569,8 @@ export interface operations {
          *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
          */
         expand?: components['parameters']['Expand'];
+        /** @description The intent's `client_secret`; required with the publishable key. */
+        client_secret?: components['schemas']['ClientSecret'];
       };
       header?: never;
       path: {

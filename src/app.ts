@@ -3,6 +3,7 @@ import helmet from 'helmet';
 import type { Registry } from 'prom-client';
 import type { ServiceSettings } from './operations/operations.js';
 import type { Database } from './db/database.js';
+import { createAuthenticationPageRouter } from './customer-pages/authentication.router.js';
 import { createDashboardRouter } from './dashboard/dashboard.router.js';
 import { createDocsRouter } from './docs/docs.router.js';
 import { createGuidesRouter } from './docs/guides.router.js';
@@ -42,6 +43,7 @@ import { measureRequests } from './metrics/measure-requests.js';
 import { serveMetrics } from './metrics/metrics-endpoint.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
 import { setAppAuthenticator, specValidator } from './http/spec-validator.js';
+import { allowPublishableCrossOrigin } from './http/cross-origin.js';
 import { answerOAuthErrors } from './http/oauth-errors.js';
 import { prepareOAuthRequests } from './http/oauth-requests.js';
 
@@ -118,6 +120,7 @@ export function createApp(deps: AppDeps): Express {
   const dashboard = createDashboardRouter({
     retryScheduleSeconds: deps.webhookRetryScheduleSeconds ?? [],
   });
+  const authentication = createAuthenticationPageRouter(deps);
   app.use(
     skippedByApiPaths(
       home,
@@ -126,6 +129,7 @@ export function createApp(deps: AppDeps): Express {
       dashboard,
       createGuidesRouter(),
       createReceiptsRouter(deps.db),
+      authentication,
     ),
   );
   app.use(jsonSecurityHeaders);
@@ -153,6 +157,8 @@ export function createApp(deps: AppDeps): Express {
   app.use(refuseOversizedBodies);
   app.use(refuseRepeatedHeaders);
   app.use(negotiateVersion);
+  // Browsers' preflights carry no credential: answered before authentication.
+  app.use(allowPublishableCrossOrigin());
   app.use(authenticateEarly(deps.auth));
   // Before bodies and validation, so a refused request costs one counter update and nothing more.
   if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));

@@ -51,7 +51,7 @@ export async function ensureDevAccount(db: Database, config: Config, clock: Cloc
     if (await findApiKeyByHash(db, hashApiKey(config.bootstrapApiKey), unixSeconds(clock))) return;
     try {
       const account = await db.transaction((tx) => createAccount(tx, clock, owner, config.bootstrapApiKey));
-      logger.info({ account: account.id }, 'Development account created for BOOTSTRAP_API_KEY');
+      logger.info({ account: account.id }, `Development account created for BOOTSTRAP_API_KEY. Publishable key: ${account.publishable_key}`);
     } catch (error) {
       if (!isUniqueViolation(error)) throw error; // another process created it
     }
@@ -62,7 +62,11 @@ export async function ensureDevAccount(db: Database, config: Config, clock: Cloc
   const apiKey = generateApiKey();
   const account = await db.transaction((tx) => createAccount(tx, clock, owner, apiKey));
   const file = saveSecret(config, 'dev-api-key', `${apiKey}\n`);
-  logger.info({ account: account.id, saved_in: file }, `Development account created. API key: ${apiKey}`);
+  saveSecret(config, 'dev-publishable-key', `${account.publishable_key}\n`);
+  logger.info(
+    { account: account.id, saved_in: file },
+    `Development account created. API key: ${apiKey} Publishable key: ${account.publishable_key}`,
+  );
 }
 
 /** Makes sure `DATA_DIR` exists and can be written to, or throws saying why (not a directory, read-only, …). */

@@ -2,7 +2,7 @@ import { ApiError, type ErrorCode } from '../domain/errors.js';
 import type { Grant, Scope } from '../operations/scopes.js';
 
 /** The kinds of credential an account authenticates with; each answers to its security schemes in the spec. */
-export type CredentialKind = 'api_key' | 'access_token' | 'signature' | 'client_certificate';
+export type CredentialKind = 'api_key' | 'publishable_key' | 'access_token' | 'signature' | 'client_certificate';
 
 /**
  * Who made the request: an account (with the kind of credential it used and what that credential

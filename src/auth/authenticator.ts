@@ -58,7 +58,7 @@ export interface AuthenticatorDeps {
 export function createAuthenticator(deps: AuthenticatorDeps) {
   const { db, adminDigest, failures } = deps;
   const clock = deps.clock ?? systemClock;
-  const keys = new LRUCache<string, { accountId: string; grant: Grant; credentialId: string }>({ max: 10_000, ttl: deps.keyTrustMs ?? KEY_CACHE_MS });
+  const keys = new LRUCache<string, { accountId: string; grant: Grant; credentialId: string; publishable: boolean }>({ max: 10_000, ttl: deps.keyTrustMs ?? KEY_CACHE_MS });
   const accessTokens = createAccessTokenVerifier({ db, clock, settings: deps.accessTokens ?? DEFAULT_TOKEN_SETTINGS, external: deps.externalJwt });
   const signatures = createSignatureVerifier({ db, clock, secrets: deps.secrets });
   const certificates = createClientCertificateVerifier({ db, clock });
@@ -69,13 +69,15 @@ export function createAuthenticator(deps: AuthenticatorDeps) {
       const now = unixSeconds(clock);
       const row = await findApiKeyByHash(db, hashApiKey(key), now);
       if (!row) return fail('api_key_invalid', `Invalid API key provided: ${redact(key)}`);
-      found = { accountId: row.account_id, grant: grantOf(row.scopes), credentialId: row.id };
+      const publishable = row.publishable_key !== null;
+      found = { accountId: row.account_id, grant: publishable ? 'publishable' : grantOf(row.scopes), credentialId: row.id, publishable };
       keys.set(key, found);
       // The key's row is read at most once a second per process; its `last_used` is written at
       // most once a minute, so that a busy key costs no write per request.
       if (row.last_used === null || row.last_used <= now - LAST_USED_RESOLUTION_S) void recordApiKeyUse(db, row.id, now).catch(() => {});
     }
-    return { ok: true, principal: { kind: 'account', ...found, credential: 'api_key' } };
+    const { publishable, ...principal } = found;
+    return { ok: true, principal: { kind: 'account', ...principal, credential: publishable ? 'publishable_key' : 'api_key' } };
   };
 
   /**

@@ -68,7 +68,8 @@ export const paymentIntentTypes = {
     lastPaymentError: (intent) => intent.last_payment_error,
     latestCharge: (intent, _, ctx) =>
       intent.latest_charge ? ctx.loaders.charge.load(expandableId(intent.latest_charge)) : null,
-    nextAction: (intent) => intent.next_action && { type: intent.next_action.type, url: intent.next_action.authenticate.url },
+    nextAction: ({ next_action: action }) =>
+      action && { type: action.type, url: action.type === 'authenticate' ? action.authenticate.url : action.redirect_to_url.url },
     paymentMethod: (intent) => intent.payment_method,
     status: (intent) => toGraphQLEnum(intent.status),
     receiptEmail: (intent) => intent.receipt_email,

@@ -1,3 +1,4 @@
+import { publishableKeyRefusal } from '../operations/publishable-keys.js';
 import type { ErrorRequestHandler, Request } from 'express';
 import type { Logger } from 'pino';
 import { ApiError, isApiError } from '../domain/errors.js';
@@ -97,6 +98,8 @@ export function toApiError(error: unknown, req: Request): ApiError {
  * and the operation's declared scheme says which credentials were expected.
  */
 function authenticationError(req: Request): ApiError {
+  // A publishable key is a valid credential that no scheme of this operation accepts.
+  if (req.principal?.kind === 'account' && req.principal.credential === 'publishable_key') return publishableKeyRefusal();
   const scheme: SchemeName = req.openapi?.schema.security?.some((s) => 'adminBasic' in s) ? 'adminBasic' : 'apiKey';
   return refusal(req.authFailure ?? unusableCredentials(scheme, req.headers.authorization));
 }

@@ -32,7 +32,10 @@ export function specValidator(validateResponses: boolean): RequestHandler[] {
           // authenticateEarly has checked the credentials: its verdict is reused. Each scheme
           // passes for the kind of credential it stands for.
           apiKey: securityHandler(['api_key'], (req) => authenticatorOf(req).account(req)),
-          apiKeyBasic: securityHandler(['api_key'], (req) => authenticatorOf(req).account(req)),
+          // A publishable key as the Basic user name too (`curl -u pk_test_…:`): the scheme `publishableKey`
+          // is a bearer one, and runOperation holds the key to its operations whatever the scheme.
+          apiKeyBasic: securityHandler(['api_key', 'publishable_key'], (req) => authenticatorOf(req).account(req)),
+          publishableKey: securityHandler(['publishable_key'], (req) => authenticatorOf(req).account(req)),
           oauth2: securityHandler(['access_token'], (req) => authenticatorOf(req).account(req)),
           httpSignature: securityHandler(['signature'], (req) => authenticatorOf(req).account(req)),
           mutualTLS: securityHandler(['client_certificate'], (req) => authenticatorOf(req).account(req)),

@@ -13,6 +13,8 @@ export interface RouteOperation {
   formSchema?: unknown;
   /** The scope its `security` requirements name (every requirement names the same one), if any. */
   scope?: Scope;
+  /** Its `security` names the scheme `publishableKey` (see publishable-keys.ts). */
+  publishable: boolean;
 }
 
 /** Every operation in `paths`, in spec order. */
@@ -29,6 +31,7 @@ export function routeOperations(): RouteOperation[] {
         specPath,
         formSchema: operation.requestBody?.content?.['application/x-www-form-urlencoded']?.schema,
         scope: (operation.security ?? spec.security)?.flatMap((requirement) => Object.values(requirement).flat())[0] as Scope | undefined,
+        publishable: (operation.security ?? spec.security ?? []).some((requirement) => 'publishableKey' in requirement),
       });
     }
   }

@@ -4,6 +4,7 @@ import type { SecretBox } from '../domain/secret-box.js';
 import { idempotentPost, runIdempotent, type KeyPrecheck, type StoredResponse } from './idempotency.js';
 import type { Handler, OperationId, OperationInput, Preflight, RequestContext, ServiceSettings } from './operations.js';
 import { scopeOf, type RouteOperation } from './routes.js';
+import { assertPublishableMay } from './publishable-keys.js';
 import { assertGranted } from './scopes.js';
 
 /**
@@ -58,7 +59,8 @@ export async function runOperation(
   call: OperationCall,
 ): Promise<{ response: StoredResponse; replayed: boolean }> {
   const { ctx } = input;
-  assertGranted(ctx.grant, scopeOf(call.operationId));
+  if (ctx.grant === 'publishable') assertPublishableMay(call.operationId);
+  else assertGranted(ctx.grant, scopeOf(call.operationId));
   if (call.method === 'get') return { response: await handler(input), replayed: false };
   // Before the transaction, so that what it waits on (DNS) holds no lock and no connection.
   await call.preflight?.(input);

@@ -149,7 +149,7 @@ forEachDatabase('api keys', (engine) => {
       expectError(res, 400, 'parameter_invalid', 'scopes[0]');
       const form = await admin().createKey(account.id, { scopes: ['charges:read', 'nope'] }, { form: true });
       expectError(form, 400, 'parameter_invalid', 'scopes[1]');
-      expect((await admin().listKeys(account.id)).body.data).to.have.length(1);
+      expect((await admin().listKeys(account.id)).body.data).to.have.length(2);
     });
 
     it('answers 400 to an empty or repeated list of scopes', async () => {
@@ -170,7 +170,7 @@ forEachDatabase('api keys', (engine) => {
         const res = await server.anonymous.post(`/admin/accounts/${account.id}/api_keys`, {}, { headers });
         expect(expectError(res, 401, 'admin_credentials_invalid').type).to.equal('authentication_error');
       }
-      expect((await admin().listKeys(account.id)).body.data).to.have.length(2);
+      expect((await admin().listKeys(account.id)).body.data).to.have.length(3);
     });
   });
 
@@ -249,11 +249,14 @@ forEachDatabase('api keys', (engine) => {
       const res = await admin().listKeys(account.id);
       expect(res.status, JSON.stringify(res.body)).to.equal(200);
       expect(res.body).to.include({ object: 'list', has_more: false, url: `/admin/accounts/${account.id}/api_keys` });
-      const [newest, middle, oldest] = res.body.data;
-      expect(res.body.data).to.have.length(3);
+      const [newest, middle, accountKey, publishable] = res.body.data;
+      expect(res.body.data).to.have.length(4);
       expect(newest).to.deep.equal(without(second, 'secret'));
       expect(middle).to.deep.equal({ ...without(first, 'secret'), revoked: first.created + 5 });
-      expect(oldest).to.include({ type: 'secret', scopes: null, revoked: null });
+      expect(accountKey).to.include({ type: 'secret', scopes: null, revoked: null });
+      // The account's publishable key is public: it alone is shown in full.
+      expect(publishable).to.include({ type: 'publishable', revoked: null });
+      expect(publishable.key).to.match(/^pk_test_/);
       for (const key of res.body.data) expect(key).to.not.have.property('secret');
       for (const secret of [first.secret, second.secret]) expect(JSON.stringify(res.body)).to.not.include(secret);
     });
@@ -267,9 +270,9 @@ forEachDatabase('api keys', (engine) => {
       expect(first.body.has_more).to.equal(true);
       const next = await admin().listKeys(account.id, `?limit=2&starting_after=${ids[2]}`);
       expect(idsOf(next)).to.deep.equal([ids[1], ids[0]]);
-      expect(next.body.has_more).to.equal(true); // the account's first key, made with the account, is older still
+      expect(next.body.has_more).to.equal(true); // the account's first keys, made with the account, are older still
       const last = await admin().listKeys(account.id, `?limit=2&starting_after=${ids[0]}`);
-      expect(last.body.data).to.have.length(1);
+      expect(last.body.data).to.have.length(2);
       expect(last.body.has_more).to.equal(false);
     });
 
@@ -278,7 +281,7 @@ forEachDatabase('api keys', (engine) => {
       const theirs = await admin().createAccount('Theirs');
       const their = (await admin().createKey(theirs.id, { scopes: ['charges:read'] })).body;
       const res = await admin().listKeys(mine.id);
-      expect(res.body.data).to.have.length(1);
+      expect(res.body.data).to.have.length(2);
       expect(idsOf(res)).to.not.include(their.id);
       expectError(await admin().listKeys(mine.id, `?starting_after=${their.id}`), 400, 'parameter_invalid', 'starting_after');
     });
@@ -412,7 +415,7 @@ forEachDatabase('api keys', (engine) => {
       const listed = await account.secret.get('/v1/api_keys');
       expect(listed.status, JSON.stringify(listed.body)).to.equal(200);
       expect(listed.body.url).to.equal('/v1/api_keys');
-      expect(listed.body.data.map((k: { id: string }) => k.id)).to.include(key.id).and.have.length(2);
+      expect(listed.body.data.map((k: { id: string }) => k.id)).to.include(key.id).and.have.length(3);
       expect(JSON.stringify(listed.body)).to.not.include(key.secret);
       const retrieved = await account.secret.get(`/v1/api_keys/${key.id}`);
       expect(retrieved.body).to.deep.include({ id: key.id, type: 'restricted', scopes: ['charges:read'] });
@@ -439,8 +442,8 @@ forEachDatabase('api keys', (engine) => {
       const stronger = expectError(await restricted.post('/v1/api_keys', { scopes: ['customers:read'] }), 403, 'insufficient_scope', 'scopes');
       expect(stronger.message).to.include('customers:read');
       expectError(await restricted.post('/v1/api_keys', {}), 403, 'insufficient_scope', 'scopes');
-      // Two keys were there (the account's secret key and `restricted`), and one was made.
-      expect((await account.secret.get('/v1/api_keys')).body.data).to.have.length(3);
+      // Three keys were there (the account's secret and publishable keys, and `restricted`), and one was made.
+      expect((await account.secret.get('/v1/api_keys')).body.data).to.have.length(4);
     });
 
     it('lets a secret key make a secret key, usable at once', async () => {

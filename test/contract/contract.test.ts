@@ -64,7 +64,9 @@ describe('contract', () => {
       const operation = spec.paths[route.specPath][route.method] as { security?: Array<Record<string, string[]>> };
       const security = operation.security ?? globalSecurity;
       const schemes = security.flatMap((requirement) => Object.keys(requirement));
-      const expected = route.specPath.startsWith('/admin/') ? ['adminBasic'] : (OAUTH_PATHS[route.specPath] ?? ACCOUNT_SCHEMES);
+      const expected = [...(route.specPath.startsWith('/admin/') ? ['adminBasic'] : (OAUTH_PATHS[route.specPath] ?? ACCOUNT_SCHEMES))];
+      // The publishable key, last, where the operation takes it (with no scope: see operations/publishable-keys.ts).
+      if (route.publishable) expected.push('publishableKey');
       expect(schemes, route.operationId).to.deep.equal(expected);
     }
   });
@@ -73,9 +75,9 @@ describe('contract', () => {
     const known = (spec.components.schemas as Record<string, { enum: string[] }>).Scope.enum;
     for (const route of routeOperations()) {
       const operation = spec.paths[route.specPath][route.method] as { security?: Array<Record<string, string[]>> };
-      const scopes = (operation.security ?? (spec.security as Array<Record<string, string[]>>)).map((requirement) =>
-        Object.values(requirement).flat(),
-      );
+      const scopes = (operation.security ?? (spec.security as Array<Record<string, string[]>>))
+        .filter((requirement) => !('publishableKey' in requirement))
+        .map((requirement) => Object.values(requirement).flat());
       if (route.specPath.startsWith('/admin/') || route.specPath in OAUTH_PATHS) {
         expect(scopes.flat(), route.operationId).to.deep.equal([]);
         continue;

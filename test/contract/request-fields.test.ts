@@ -128,7 +128,7 @@ const actionFixtures: Record<string, Record<string, (api: ApiClient, made: Recor
 /** Properties whose valid values must name something real; every other value comes from the schema. */
 const references: Record<
   string,
-  (api: ApiClient, seed: number, operation: BodyOperation, body: Record<string, unknown>) => unknown
+  (api: ApiClient, seed: number, operation: BodyOperation, body: Record<string, unknown>, url: string) => unknown
 > = {
   customer: (api) => newCustomer(api),
   charge: (api) => newCharge(api),
@@ -144,6 +144,8 @@ const references: Record<
   // A certificate is registered to one account at a time: every call sends a new one.
   certificate: (_api, seed) => aClientCertificate(`request fields ${seed}`),
   expand: (_api, _seed, operation) => expandableFields(spec, operation.responseSchema),
+  // The client secret of the intent the path names (confirm's URL, less its action).
+  client_secret: async (api, _seed, _operation, _body, url) => (await api.get(url.replace(/\/confirm$/, ''))).body.client_secret,
 };
 
 async function pathOf(api: ApiClient, operation: BodyOperation): Promise<string> {
@@ -160,11 +162,11 @@ async function pathOf(api: ApiClient, operation: BodyOperation): Promise<string>
   return url;
 }
 
-async function bodyOf(api: ApiClient, operation: BodyOperation, seed: number): Promise<Record<string, unknown>> {
+async function bodyOf(api: ApiClient, operation: BodyOperation, seed: number, url: string): Promise<Record<string, unknown>> {
   const body: Record<string, unknown> = {};
   for (const { name, schema } of requestProperties(spec, operation.requestSchema)) {
     const reference = Object.hasOwn(references, name) ? references[name] : undefined;
-    body[name] = reference ? await reference(api, seed, operation, body) : sampleValue(spec, schema, seed, name);
+    body[name] = reference ? await reference(api, seed, operation, body, url) : sampleValue(spec, schema, seed, name);
   }
   return body;
 }
@@ -187,7 +189,7 @@ forEachDatabase('request fields are stored or declared writeOnly', (engine) => {
       for (const form of [false, true]) {
         seed += 1;
         const url = await pathOf(server.api, operation);
-        const sent = await bodyOf(server.api, operation, seed);
+        const sent = await bodyOf(server.api, operation, seed, url);
         const method = operation.method.toUpperCase();
         const response = await client.request<Record<string, unknown>>(method, url, sent, { form, headers });
         const exchange = `${form ? 'form' : 'JSON'} ${JSON.stringify(sent)} → ${JSON.stringify(response.body)}`;

@@ -40,6 +40,8 @@ const SOMETIMES_ABSENT: Record<string, string> = {
   'UserUpdatedEvent.data.previous_attributes': 'sent when the update changed fields',
   'OrderUpdatedEvent.data.previous_attributes': 'sent when the update changed fields',
   'WebhookDelivery.attempts': 'only when one delivery is retrieved; a list leaves every delivery\'s attempts out',
+  'PaymentIntent.client_secret': 'in the answers of API calls only, never in events (which are kept, listed and sent to webhooks)',
+  'ApiKey.key': 'a publishable key in full, which is public; no other key is shown again',
   'PaymentError.decline_code': 'only on a card decline, not on a failed authentication',
   'PaymentError.charge': 'only when a charge was attempted (a decline), not on a failed authentication',
   'PaymentError.payment_method': 'only when the error is about the payment method that was tried',

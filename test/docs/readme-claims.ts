@@ -206,10 +206,11 @@ const AUTHENTICATION: Claim[] = [
     says: 'lists an account\'s keys (only a prefix and the last four characters are shown again): "redacted, newest first"',
     check: (run) => {
       const keys = run.json().data;
-      expect(keys.map((key: { type: string }) => key.type)).to.deep.equal(['restricted', 'secret']);
+      // The account's secret key, then its publishable key, were made with it.
+      expect(keys.map((key: { type: string }) => key.type)).to.deep.equal(['restricted', 'secret', 'publishable']);
       for (const key of keys) {
         expect(key).to.not.have.property('secret');
-        expect(key.redacted).to.match(/^[rs]k_test_…\w{4}$/);
+        expect(key.redacted).to.match(/^[rsp]k_test_…\w{4}$/);
       }
     },
   },

@@ -48,6 +48,10 @@ describe('start-up, as a developer sees it on SQLite', function () {
     const keyFile = path.join(dataDir, 'dev-api-key');
     const key = fs.readFileSync(keyFile, 'utf8').trim();
     expect(logLines(first.output(), 'Development account created')[0].msg).to.include(key);
+    // The publishable key, beside the secret one: printed, and saved for the pages that show it.
+    const publishable = fs.readFileSync(path.join(dataDir, 'dev-publishable-key'), 'utf8').trim();
+    expect(publishable).to.match(/^pk_test_/);
+    expect(logLines(first.output(), 'Development account created')[0].msg).to.include(`Publishable key: ${publishable}`);
     const [ready] = logLines(first.output(), 'Ready at');
     expect(ready).to.include({
       url: first.url,

@@ -1091,16 +1091,61 @@ export type NextActionAuthenticate = {
 };
 
 /**
- * What the customer must do for the payment to go on (in `requires_action`).
+ * What the customer must do for the payment to go on (in `requires_action`), when the intent
+was confirmed without a `return_url`: the test helper stands in for them.
+
  */
 export interface NextAction {
   type: 'authenticate';
   authenticate: NextActionAuthenticate;
 }
 
+export type NextActionRedirectToUrlRedirectToUrl = {
+  /**
+   * The page of this server, relative to it, where the customer completes or fails the
+authentication; it carries the intent's `client_secret`, without which it opens nothing.
+
+   * @maxLength 300
+   */
+  url: string;
+  return_url: ReturnUrl;
+};
+
+/**
+ * The customer opens `url`, authenticates there, and is sent back to `return_url`.
+ */
+export interface NextActionRedirectToUrl {
+  type: 'redirect_to_url';
+  redirect_to_url: NextActionRedirectToUrlRedirectToUrl;
+}
+
+/**
+ * An intent's `client_secret`: its id, `_secret_` and 24 random base62 characters. It lets
+the customer's browser, with the publishable key, read and confirm that intent alone.
+
+ * @maxLength 100
+ * @pattern ^[a-z]+_[0-9A-Za-z]{24}_secret_[0-9A-Za-z]{24}$
+ */
+export type ClientSecret = string;
+
+/**
+ * Where the customer's browser is sent once an authentication in a page of this server ends.
+ * @maxLength 2000
+ * @pattern ^https?://
+ */
+export type ReturnUrl = string;
+
 export type PaymentIntentCanceledAt = Timestamp | null;
 
 export type PaymentIntentCancellationReason = CancellationReason | null;
+
+/**
+ * The key the customer's browser uses, with the publishable key, to read and confirm this
+intent. In the answers of the API (null for an intent made before it existed), never in
+events or webhooks: keep it out of logs, and give it to this customer only.
+
+ */
+export type PaymentIntentClientSecret = ClientSecret | null;
 
 /**
  * The paying customer's id, or the customer itself with `expand[]=customer`.
@@ -1119,7 +1164,12 @@ export type PaymentIntentLastPaymentError = PaymentError | null;
  */
 export type PaymentIntentLatestCharge = ObjectId | Charge | null;
 
-export type PaymentIntentNextAction = NextAction | null;
+/**
+ * What the customer must do (in `requires_action`): `redirect_to_url` when the intent was
+confirmed with a `return_url`, else `authenticate`.
+
+ */
+export type PaymentIntentNextAction = NextAction | NextActionRedirectToUrl | null;
 
 export type PaymentIntentPaymentMethod = TestPaymentMethod | null;
 
@@ -1152,6 +1202,11 @@ export interface PaymentIntent {
   canceled_at: PaymentIntentCanceledAt;
   cancellation_reason: PaymentIntentCancellationReason;
   capture_method: CaptureMethod;
+  /** The key the customer's browser uses, with the publishable key, to read and confirm this
+intent. In the answers of the API (null for an intent made before it existed), never in
+events or webhooks: keep it out of logs, and give it to this customer only.
+ */
+  client_secret?: PaymentIntentClientSecret;
   currency: Currency;
   /** The paying customer's id, or the customer itself with `expand[]=customer`. */
   customer: PaymentIntentCustomer;
@@ -1161,6 +1216,9 @@ export interface PaymentIntent {
   /** The last charge attempted, or the charge itself with `expand[]=latest_charge`. */
   latest_charge: PaymentIntentLatestCharge;
   metadata: Metadata;
+  /** What the customer must do (in `requires_action`): `redirect_to_url` when the intent was
+confirmed with a `return_url`, else `authenticate`.
+ */
   next_action: PaymentIntentNextAction;
   payment_method: PaymentIntentPaymentMethod;
   status: PaymentIntentStatus;
@@ -1176,6 +1234,7 @@ export interface PaymentIntentCreateParams {
   capture_method?: CaptureMethod;
   /** Confirm at once (a `payment_method` is then required). */
   confirm?: boolean;
+  return_url?: ReturnUrl;
   /** @maxLength 500 */
   description?: string;
   metadata?: Metadata;
@@ -1205,6 +1264,9 @@ export interface PaymentIntentConfirmParams {
   payment_method?: TestPaymentMethod;
   capture_method?: CaptureMethod;
   receipt_email?: NullableReceiptEmailParam;
+  return_url?: ReturnUrl;
+  /** The intent's `client_secret`; required with the publishable key. */
+  client_secret?: ClientSecret;
   expand?: ExpandPaths;
 }
 
@@ -1657,7 +1719,18 @@ export interface AccountWithKey {
    * @pattern ^sk_test_[0-9A-Za-z]+$
    */
   api_key: string;
+  publishable_key: PublishableKey;
 }
+
+/**
+ * The account's publishable key, which may be shown to anyone (a web page, an app): alone, it
+only creates payment methods and reads and confirms an intent whose `client_secret` it is
+given (see the security scheme `publishableKey`).
+
+ * @maxLength 128
+ * @pattern ^pk_test_[0-9A-Za-z]+$
+ */
+export type PublishableKey = string;
 
 /**
  * What a restricted key, an access token, a signing key or a client certificate may do: a resource and `read` or `write`; each operation declares the one it needs in its `security`.
@@ -1704,12 +1777,16 @@ export interface ApiKeyRollParams {
   expires_in?: number;
 }
 
+/**
+ * `secret` holds every scope, `restricted` its `scopes`, `publishable` (the account's one publishable key) only what the scheme `publishableKey` allows.
+ */
 export type ApiKeyType = (typeof ApiKeyType)[keyof typeof ApiKeyType];
 
 // eslint-disable-next-line @typescript-eslint/no-redeclare
 export const ApiKeyType = {
   secret: 'secret',
   restricted: 'restricted',
+  publishable: 'publishable',
 } as const;
 
 /**
@@ -1735,7 +1812,10 @@ export type ApiKeyLastUsed = Timestamp | null;
 export interface ApiKey {
   id: ObjectId;
   object: 'api_key';
+  /** `secret` holds every scope, `restricted` its `scopes`, `publishable` (the account's one publishable key) only what the scheme `publishableKey` allows. */
   type: ApiKeyType;
+  /** A publishable key in full (it is public); no other key is ever shown again. */
+  key?: PublishableKey;
   /**
    * The key's prefix and last four characters, e.g. `rk_test_…4f2a`.
    * @maxLength 32
@@ -2937,6 +3017,10 @@ cannot be expanded answers 400 `parameter_invalid` naming it.
  * @maxItems 20
  */
   expand?: ExpandParameter;
+  /**
+   * The intent's `client_secret`; required with the publishable key.
+   */
+  client_secret?: ClientSecret;
 };
 
 export type UpdatePaymentIntentByPostHeaders = {
@@ -5319,6 +5403,10 @@ export const createPaymentIntent = async (
 };
 
 /**
+ * With a secret or restricted key, any intent of the account. With the publishable key, only
+with the intent's `client_secret` (a wrong one answers 404, as an unknown id does), and
+without `expand`.
+
  * @summary Retrieve a payment intent
  */
 export type retrievePaymentIntentResponse200 = {
@@ -5390,6 +5478,10 @@ export const getRetrievePaymentIntentUrl = (id: string, params?: RetrievePayment
         normalizedParams.append(key, v === null ? 'null' : v.toString());
       });
       return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
     }
   });
 
@@ -5593,6 +5685,15 @@ export const updatePaymentIntentByPost = async (
 | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate` |
 
 A 402's error carries the intent (`payment_intent`) and the failed charge (`charge`).
+
+With a `return_url`, a payment method that needs authentication answers `next_action`
+`redirect_to_url`: a page of this server where the customer completes (or fails) it, which
+then sends the browser to `return_url` with `payment_intent`,
+`payment_intent_client_secret` and `redirect_status` (`succeeded` or `failed`) added to
+its query. Without one, `next_action` is `authenticate` (the test helper).
+
+With the publishable key, the intent's `client_secret` is required, and neither
+`capture_method` nor `expand` may be sent.
 
  * @summary Confirm a payment intent
  */

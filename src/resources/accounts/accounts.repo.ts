@@ -23,20 +23,26 @@ export interface ApiKeyRow {
   expires: number | null;
   /** When the key last authenticated a request (unix seconds, to the minute); null if never. */
   last_used: number | null;
+  /** A publishable key in full (it is public); null for every other key. */
+  publishable_key: string | null;
 }
 
 export async function insertAccount(db: Queryable, row: Omit<AccountRow, 'seq'>): Promise<void> {
   await db.run('INSERT INTO accounts (id, name, email, created) VALUES (?, ?, ?, ?)', [row.id, row.name, row.email, row.created]);
 }
 
-export async function insertApiKey(db: Queryable, row: Omit<ApiKeyRow, 'seq' | 'revoked' | 'expires' | 'last_used'>): Promise<void> {
-  await db.run('INSERT INTO api_keys (id, account_id, key_hash, last4, created, scopes) VALUES (?, ?, ?, ?, ?, ?)', [
+export async function insertApiKey(
+  db: Queryable,
+  row: Omit<ApiKeyRow, 'seq' | 'revoked' | 'expires' | 'last_used' | 'publishable_key'> & { publishable_key?: string },
+): Promise<void> {
+  await db.run('INSERT INTO api_keys (id, account_id, key_hash, last4, created, scopes, publishable_key) VALUES (?, ?, ?, ?, ?, ?, ?)', [
     row.id,
     row.account_id,
     row.key_hash,
     row.last4,
     row.created,
     row.scopes,
+    row.publishable_key ?? null,
   ]);
 }
 
@@ -45,8 +51,8 @@ export function findApiKeyByHash(
   db: Queryable,
   keyHash: string,
   now: number,
-): Promise<Pick<ApiKeyRow, 'id' | 'account_id' | 'scopes' | 'last_used'> | undefined> {
-  return db.one('SELECT id, account_id, scopes, last_used FROM api_keys WHERE key_hash = ? AND revoked IS NULL AND (expires IS NULL OR expires > ?)', [
+): Promise<Pick<ApiKeyRow, 'id' | 'account_id' | 'scopes' | 'last_used' | 'publishable_key'> | undefined> {
+  return db.one('SELECT id, account_id, scopes, last_used, publishable_key FROM api_keys WHERE key_hash = ? AND revoked IS NULL AND (expires IS NULL OR expires > ?)', [
     keyHash,
     now,
   ]);
@@ -60,4 +66,9 @@ export async function recordApiKeyUse(db: Queryable, id: string, now: number): P
 export async function countAccounts(db: Queryable): Promise<number> {
   const row = await db.one<{ n: number }>('SELECT COUNT(*) AS n FROM accounts');
   return Number(row?.n ?? 0);
+}
+
+/** An account by its id. */
+export function findAccount(db: Queryable, id: string): Promise<AccountRow | undefined> {
+  return db.one<AccountRow>('SELECT * FROM accounts WHERE id = ?', [id]);
 }

@@ -19,6 +19,25 @@ export function generateApiKey(): string {
   return `sk_test_${randomBase62(32)}`;
 }
 
+/** A new publishable key, `pk_test_` and 32 random base62 characters. */
+export function generatePublishableKey(): string {
+  return `pk_test_${randomBase62(32)}`;
+}
+
+/** Stores the account's publishable key: hashed to authenticate by, as every key, and in full (it is public). */
+export async function addPublishableKey(db: Queryable, clock: Clock, accountId: string, key: string = generatePublishableKey()): Promise<string> {
+  await insertApiKey(db, {
+    id: newId('apiKey'),
+    account_id: accountId,
+    key_hash: hashApiKey(key),
+    last4: key.slice(-4),
+    created: unixSeconds(clock),
+    scopes: '[]',
+    publishable_key: key,
+  });
+  return key;
+}
+
 /** Stores a key for an account (hashed) and returns nothing of it. */
 export async function addApiKey(db: Queryable, clock: Clock, accountId: string, apiKey: string): Promise<void> {
   await insertApiKey(db, {
@@ -42,6 +61,8 @@ export async function createAccount(
   allParamsRead(unread);
   const account = { id: newId('account'), name, email, created: unixSeconds(clock) };
   await insertAccount(db, account);
+  // The publishable key first, so that the secret key is the newest key of a new account.
+  const publishableKey = await addPublishableKey(db, clock, account.id);
   await addApiKey(db, clock, account.id, apiKey);
-  return { ...account, object: 'account', api_key: apiKey };
+  return { ...account, object: 'account', api_key: apiKey, publishable_key: publishableKey };
 }

@@ -12,11 +12,13 @@ export function keyPrefix(scopes: readonly Scope[] | null): 'sk_test_' | 'rk_tes
 /** A key as the API shows it: never the key itself, only its prefix and last four characters. */
 export function toApiKeyResource(row: ApiKeyRow): ApiKey {
   const scopes = row.scopes === null ? null : (JSON.parse(row.scopes) as Scope[]);
+  const publishable = row.publishable_key !== null;
   return {
     id: row.id,
     object: 'api_key',
-    type: scopes === null ? 'secret' : 'restricted',
-    redacted: `${keyPrefix(scopes)}…${row.last4}`,
+    type: publishable ? 'publishable' : scopes === null ? 'secret' : 'restricted',
+    ...(publishable ? { key: row.publishable_key! } : {}),
+    redacted: `${publishable ? 'pk_test_' : keyPrefix(scopes)}…${row.last4}`,
     scopes,
     created: Number(row.created),
     revoked: row.revoked === null ? null : Number(row.revoked),

@@ -64,6 +64,11 @@ async function rollKey(ctx: RequestContext, accountId: string, keyId: string, pa
   const { expires_in: overlap = 0, ...unread } = params;
   allParamsRead(unread);
   const now = unixSeconds(ctx.clock);
+  const current = await findApiKeyRow(ctx.db, accountId, keyId);
+  if (current?.publishable_key) {
+    // It is public by design: rolling it would break every page that shows it, for no secrecy won.
+    throw new ApiError('parameter_invalid', 'A publishable key is not rolled: it is public by design.', { param: 'key_id' });
+  }
   const old = await expireApiKeyRow(ctx.db, accountId, keyId, now, now + overlap);
   if (!old) throw noSuchKey(keyId);
   return issueKey(ctx, accountId, storedScopes(old));
@@ -80,8 +85,8 @@ async function issueKey(ctx: RequestContext, accountId: string, scopes: Scope[] 
     scopes: scopes === null ? null : JSON.stringify(scopes),
   };
   await insertApiKey(ctx.db, row);
-  const created = toApiKeyResource({ ...row, seq: 0, revoked: null, expires: null, last_used: null });
-  return { ...created, revoked: null, expires: null, last_used: null, secret };
+  const { key: _none, type, ...created } = toApiKeyResource({ ...row, seq: 0, revoked: null, expires: null, last_used: null, publishable_key: null });
+  return { ...created, type: type as 'secret' | 'restricted', revoked: null, expires: null, last_used: null, secret };
 }
 
 export async function listApiKeysOfAccount(ctx: RequestContext, accountId: string, query: PageParams) {
@@ -133,6 +138,7 @@ function storedScopes(row: ApiKeyRow): Scope[] | null {
 /** 403 unless `grant` holds every scope of a key (`null`: a secret key, which only a credential holding every scope may manage). */
 function assertHolds(grant: Grant, scopes: readonly Scope[] | null, param: string): void {
   if (grant === 'all') return;
+  if (grant === 'publishable') throw new ApiError('insufficient_scope', 'A publishable key cannot manage keys.', { param });
   if (scopes === null) {
     throw new ApiError('insufficient_scope', 'Only a secret key may create or manage a secret key; give `scopes` for a restricted key.', { param });
   }

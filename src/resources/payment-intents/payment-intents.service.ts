@@ -15,6 +15,7 @@ import {
   listPaymentIntentRows,
   updatePaymentIntentRow,
   type PaymentIntentChanges,
+  type PaymentIntentRow,
   type PaymentIntentStatus,
 } from '../payments/payment-intents.repo.js';
 import {
@@ -28,6 +29,8 @@ import {
   type PaymentIntentUpdateParams,
 } from '../payments/payment-intents.mapper.js';
 import { assertCan, requireLocked } from '../payments/payment-intents.transitions.js';
+import { assertClientSecret, openClientSecret } from '../payments/client-secrets.js';
+import { PAYMENT_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
 
 /**
  * Creates an intent: `requires_payment_method`, or `requires_confirmation` with a payment method;
@@ -45,6 +48,7 @@ export async function createPaymentIntent(ctx: RequestContext, params: PaymentIn
     description,
     metadata,
     receipt_email,
+    return_url,
     expand: _expand,
     ...unread
   } = params;
@@ -56,7 +60,7 @@ export async function createPaymentIntent(ctx: RequestContext, params: PaymentIn
   if (customer) await requireCustomer(ctx, customer, 'customer');
   const row = await insertPaymentIntent(
     ctx.db,
-    newIntent(ctx, { amount, currency, customer, payment_method, capture_method, description, metadata, receipt_email }),
+    newIntent(ctx, { amount, currency, customer, payment_method, capture_method, description, metadata, receipt_email, return_url }),
   );
   const intent = toPaymentIntentResource(row);
   await recordEvent(ctx, 'payment_intent.created', intent);
@@ -64,10 +68,21 @@ export async function createPaymentIntent(ctx: RequestContext, params: PaymentIn
   return attemptPayment(ctx, row, payment_method!);
 }
 
-export async function retrievePaymentIntent(ctx: RequestContext, id: string): Promise<PaymentIntent> {
+/** The intent; with the publishable key, only with its `client_secret` (see assertClientSecret). */
+export async function retrievePaymentIntent(
+  ctx: RequestContext,
+  id: string,
+  query: { client_secret?: string; expand?: string[] } = {},
+): Promise<PaymentIntent> {
   const row = await findPaymentIntent(ctx.db, ctx.accountId, id);
   if (!row) throw notFound('payment_intent', id);
+  assertClientSecretOf(ctx, row, query, 'query');
   return toPaymentIntentResource(row);
+}
+
+function assertClientSecretOf(ctx: RequestContext, row: PaymentIntentRow, sent: { client_secret?: string; expand?: string[] }, where: 'query' | 'body') {
+  const secret = openClientSecret(ctx.secrets, PAYMENT_INTENT_CLIENT_SECRET, row.id, row.client_secret);
+  assertClientSecret(ctx, { name: 'payment_intent', id: row.id, secret }, sent, where);
 }
 
 export async function listPaymentIntents(
@@ -109,9 +124,13 @@ export async function updatePaymentIntent(ctx: RequestContext, id: string, param
 /** Confirms an intent with its payment method, or the one sent (see attemptPayment). */
 export async function confirmPaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentConfirmParams): Promise<PaymentOutcome> {
   // `expand` is applied to the result by the handler.
-  const { payment_method, capture_method, receipt_email, expand: _expand, ...unread } = params;
+  const { payment_method, capture_method, receipt_email, return_url, client_secret, expand, ...unread } = params;
   allParamsRead(unread);
   let row = await requireLocked(ctx, id);
+  assertClientSecretOf(ctx, row, { client_secret, expand }, 'body');
+  if (ctx.grant === 'publishable' && capture_method !== undefined) {
+    throw new ApiError('parameter_invalid', 'A publishable key cannot set capture_method; use a secret key.', { param: 'capture_method' });
+  }
   assertCan(row, 'confirm');
   const method = payment_method ?? row.payment_method;
   if (method === null) {
@@ -121,6 +140,7 @@ export async function confirmPaymentIntent(ctx: RequestContext, id: string, para
   const changes: PaymentIntentChanges = {};
   if (capture_method !== undefined && capture_method !== row.capture_method) changes.capture_method = capture_method;
   if (receipt_email !== undefined) changes.receipt_email = receipt_email;
+  if (return_url !== undefined && return_url !== row.return_url) changes.return_url = return_url;
   if (Object.keys(changes).length > 0) row = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, changes);
   return attemptPayment(ctx, row, method);
 }

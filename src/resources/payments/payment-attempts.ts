@@ -4,6 +4,8 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
+import { PAYMENT_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
+import { newClientSecret } from './client-secrets.js';
 import { insertCharge } from './charges.repo.js';
 import { toCharge, type Charge } from './charges.mapper.js';
 import { findTestSource, type TestSource } from './test-sources.js';
@@ -38,11 +40,12 @@ export function newIntent(
   ctx: RequestContext,
   fields: Pick<
     PaymentIntentCreateParams,
-    'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata' | 'receipt_email'
+    'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata' | 'receipt_email' | 'return_url'
   >,
 ): Omit<PaymentIntentRow, 'seq'> {
+  const id = newId('paymentIntent');
   return {
-    id: newId('paymentIntent'),
+    id,
     account_id: ctx.accountId,
     customer_id: fields.customer ?? null,
     amount: fields.amount,
@@ -60,6 +63,8 @@ export function newIntent(
     cancellation_reason: null,
     created: unixSeconds(ctx.clock),
     receipt_email: fields.receipt_email ?? null,
+    client_secret: newClientSecret(ctx.secrets, PAYMENT_INTENT_CLIENT_SECRET, id).sealed,
+    return_url: fields.return_url ?? null,
   };
 }
 

@@ -1,5 +1,8 @@
 import type { components } from '../../../generated/openapi.js';
+import type { SecretBox } from '../../domain/secret-box.js';
 import { parseMetadata } from '../shared/metadata.js';
+import { PAYMENT_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
+import { openClientSecret } from './client-secrets.js';
 import type { PaymentIntentRow } from './payment-intents.repo.js';
 
 export type PaymentIntent = components['schemas']['PaymentIntent'];
@@ -16,8 +19,45 @@ export function authenticationPath(id: string): string {
   return `/v1/test_helpers/payment_intents/${id}/authenticate`;
 }
 
+/**
+ * The page where the customer completes (or fails) an authentication, served by this server
+ * (customer-pages/). It opens only with the client secret in its query, which only API answers
+ * carry: the same intent in an event names the page without it.
+ */
+export function redirectPagePath(id: string, clientSecret?: string): string {
+  return clientSecret === undefined ? `/authenticate/${id}` : `/authenticate/${id}?client_secret=${encodeURIComponent(clientSecret)}`;
+}
+
+/**
+ * The sealed client secret of each resource the mapper made, so that an API answer can show it
+ * (`withClientSecret`) while the very same object, recorded in an event, never carries it: events
+ * leave it out, as they are kept, listed and sent to webhook endpoints.
+ */
+const sealedSecrets = new WeakMap<PaymentIntent, { id: string; sealed: string }>();
+
+/** The intent with its `client_secret` (opened), for the answer of an API call; as it is when it has none. */
+export function withClientSecret(secrets: SecretBox, intent: PaymentIntent): PaymentIntent {
+  const stored = sealedSecrets.get(intent);
+  if (!stored) return intent;
+  const clientSecret = openClientSecret(secrets, PAYMENT_INTENT_CLIENT_SECRET, stored.id, stored.sealed)!;
+  const action = intent.next_action;
+  const next_action =
+    action?.type === 'redirect_to_url'
+      ? { ...action, redirect_to_url: { ...action.redirect_to_url, url: redirectPagePath(intent.id, clientSecret) } }
+      : action;
+  return { ...intent, client_secret: clientSecret, next_action };
+}
+
+function nextAction(row: Omit<PaymentIntentRow, 'seq'>): PaymentIntent['next_action'] {
+  if (row.status !== 'requires_action') return null;
+  if (row.return_url === null || row.client_secret === null) {
+    return { type: 'authenticate', authenticate: { url: authenticationPath(row.id) } };
+  }
+  return { type: 'redirect_to_url', redirect_to_url: { url: redirectPagePath(row.id), return_url: row.return_url } };
+}
+
 export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): PaymentIntent {
-  return {
+  const intent: PaymentIntent = {
     id: row.id,
     object: 'payment_intent',
     created: row.created,
@@ -34,10 +74,11 @@ export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): Pay
     last_payment_error: row.last_payment_error === null ? null : (JSON.parse(row.last_payment_error) as PaymentError),
     latest_charge: row.latest_charge_id,
     metadata: parseMetadata(row.metadata),
-    next_action:
-      row.status === 'requires_action' ? { type: 'authenticate', authenticate: { url: authenticationPath(row.id) } } : null,
+    next_action: nextAction(row),
     payment_method: row.payment_method,
     status: row.status,
     receipt_email: row.receipt_email,
   };
+  if (row.client_secret !== null) sealedSecrets.set(intent, { id: row.id, sealed: row.client_secret });
+  return intent;
 }

@@ -33,15 +33,19 @@ export interface PaymentIntentRow {
   created: number;
   /** Where the receipt of the payment is e-mailed; the charge carries it. */
   receipt_email: string | null;
+  /** Sealed (payments/client-secrets.ts); null for an intent made before client secrets existed. */
+  client_secret: string | null;
+  /** Where a redirect page sends the customer back (the last `return_url` given); null without one. */
+  return_url: string | null;
 }
 
 /** The columns a change of an intent may write. */
-export type PaymentIntentChanges = Partial<Omit<PaymentIntentRow, 'seq' | 'id' | 'account_id' | 'created'>>;
+export type PaymentIntentChanges = Partial<Omit<PaymentIntentRow, 'seq' | 'id' | 'account_id' | 'created' | 'client_secret'>>;
 
 const INSERTED_COLUMNS = [
   'id', 'account_id', 'customer_id', 'amount', 'amount_capturable', 'amount_received', 'currency', 'capture_method',
   'status', 'payment_method', 'latest_charge_id', 'last_payment_error', 'description', 'metadata', 'canceled_at',
-  'cancellation_reason', 'created', 'receipt_email',
+  'cancellation_reason', 'created', 'receipt_email', 'client_secret', 'return_url',
 ] as const;
 
 /** Inserts the intent (pipelined in a transaction: its row is known, nothing is read back). */
@@ -54,6 +58,11 @@ export async function insertPaymentIntent(
     INSERTED_COLUMNS.map((column) => row[column]),
   );
   return row;
+}
+
+/** The intent of any account, by its id alone: for the redirect page, which checks the client secret itself. */
+export function findPaymentIntentAnyAccount(db: Queryable, id: string): Promise<PaymentIntentRow | undefined> {
+  return db.one<PaymentIntentRow>('SELECT * FROM payment_intents WHERE id = ?', [id]);
 }
 
 export function findPaymentIntent(db: Queryable, accountId: string, id: string): Promise<PaymentIntentRow | undefined> {

@@ -20,14 +20,22 @@ export interface SealedColumn {
   column: string;
 }
 
-/** The sealed columns, one by one: webhook endpoints' secrets, signing keys' secrets, token-signing private JWKs. */
+/** The sealed columns, one by one: webhook endpoints' secrets, signing keys' secrets, token-signing private JWKs, client secrets. */
 export const WEBHOOK_SECRET: SealedColumn = { table: 'webhook_endpoints', idColumn: 'id', column: 'secret' };
 export const WEBHOOK_PREVIOUS_SECRET: SealedColumn = { table: 'webhook_endpoints', idColumn: 'id', column: 'previous_secret' };
 export const SIGNING_KEY_SECRET: SealedColumn = { table: 'signing_keys', idColumn: 'id', column: 'secret' };
 export const TOKEN_PRIVATE_KEY: SealedColumn = { table: 'token_signing_keys', idColumn: 'kid', column: 'private_jwk' };
+/** Payment intents' client secrets (payments/client-secrets.ts). */
+export const PAYMENT_INTENT_CLIENT_SECRET: SealedColumn = { table: 'payment_intents', idColumn: 'id', column: 'client_secret' };
 
 /** Every column of sealed values. */
-export const SEALED_COLUMNS: readonly SealedColumn[] = [WEBHOOK_SECRET, WEBHOOK_PREVIOUS_SECRET, SIGNING_KEY_SECRET, TOKEN_PRIVATE_KEY];
+export const SEALED_COLUMNS: readonly SealedColumn[] = [
+  WEBHOOK_SECRET,
+  WEBHOOK_PREVIOUS_SECRET,
+  SIGNING_KEY_SECRET,
+  TOKEN_PRIVATE_KEY,
+  PAYMENT_INTENT_CLIENT_SECRET,
+];
 
 /** Rows read per statement, so that a large table is never held in memory at once. */
 const PAGE = 500;
