@@ -16,7 +16,8 @@ const STEP_MS = 120_000;
 function projectCopy(): string {
   const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'dev-loop-'));
   const entries = ['src', 'generated', 'graphql', 'openapi', 'scripts', 'sdk', 'package.json', 'tsconfig.json'];
-  for (const entry of [...entries, 'codegen.ts', 'orval.config.ts', '.spectral.yaml', 'spectral', '.prettierrc.json']) {
+  const lintSettings = ['.spectral.yaml', 'spectral', 'yaml-lint.config.js', 'redocly.yaml'];
+  for (const entry of [...entries, 'codegen.ts', 'orval.config.ts', ...lintSettings, '.prettierrc.json']) {
     fs.cpSync(path.join(ROOT, entry), path.join(copy, entry), { recursive: true });
   }
   fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
