@@ -85,6 +85,51 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers/{id}/payment_methods': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer's id (`cus_…`). */
+        id: components['parameters']['CustomerId'];
+      };
+      cookie?: never;
+    };
+    /** List a customer's payment methods */
+    get: operations['listCustomerPaymentMethods'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/customers/{id}/payment_methods/{payment_method}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer's id (`cus_…`). */
+        id: components['parameters']['CustomerId'];
+        /** @description The payment method's id (`pm_…`), attached to this customer. */
+        payment_method: components['schemas']['ObjectId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Retrieve a customer's payment method
+     * @description The payment method, when it is attached to this customer; 404 otherwise.
+     */
+    get: operations['retrieveCustomerPaymentMethod'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/charges': {
     parameters: {
       query?: never;
@@ -303,7 +348,14 @@ export interface paths {
      *     | `pm_card_visa`, `pm_card_mastercard`, `tok_visa`, `tok_mastercard` | `succeeded` (`capture_method=automatic`) or `requires_capture` (`manual`) |
      *     | `pm_card_chargeDeclined`, `tok_chargeDeclined` | 402 `card_declined`; the intent goes back to `requires_payment_method` with `last_payment_error` |
      *     | `pm_card_chargeDeclinedInsufficientFunds`, `tok_chargeDeclinedInsufficientFunds` | the same, `decline_code: insufficient_funds` |
-     *     | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate` |
+     *     | `pm_card_chargeDeclinedLostCard`, `pm_card_chargeDeclinedExpiredCard`, `pm_card_chargeDeclinedIncorrectCvc` | the same, `decline_code` `lost_card`, `expired_card`, `incorrect_cvc` |
+     *     | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate`; with `off_session=true`, 402 `authentication_required` and the intent back in `requires_payment_method` |
+     *     | `pm_card_authenticationRequiredSetupForOffSession` | the same, except off-session once the card was set up (authenticated on a payment with `setup_future_usage=off_session`) |
+     *
+     *     A test name (`pm_card_visa`, `tok_visa`) makes a new payment method (`pm_…`) from that card at
+     *     each use; a saved payment method (`pm_…`, see `/v1/payment_methods`) is used as it is, and must
+     *     belong to the intent's customer when it is attached to one. With `setup_future_usage`, the
+     *     payment method is attached to the intent's customer once the payment succeeds.
      *
      *     A 402's error carries the intent (`payment_intent`) and the failed charge (`charge`).
      */
@@ -381,6 +433,126 @@ export interface paths {
      *     `last_payment_error.code` `payment_intent_authentication_failure`.
      */
     post: operations['authenticatePaymentIntent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_methods': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payment methods
+     * @description The account's payment methods, newest first; `customer` narrows them to one customer's.
+     */
+    get: operations['listPaymentMethods'];
+    put?: never;
+    /**
+     * Create a payment method
+     * @description A `card` from a test card number (`card[number]`, `card[exp_month]`, `card[exp_year]`,
+     *     `card[cvc]`) or a test token (`card[token]=tok_visa`). The number decides how payments with
+     *     the card go, as the widely used payments API's test cards do:
+     *
+     *     | number | token | outcome of a payment |
+     *     |---|---|---|
+     *     | `4242424242424242` | `tok_visa` | succeeds |
+     *     | `5555555555554444` | `tok_mastercard` | succeeds |
+     *     | `4000000000000002` | `tok_chargeDeclined` | 402 `card_declined`, `generic_decline` |
+     *     | `4000000000009995` | `tok_chargeDeclinedInsufficientFunds` | 402, `insufficient_funds` |
+     *     | `4000000000009987` | `tok_chargeDeclinedLostCard` | 402, `lost_card` |
+     *     | `4000000000000069` | `tok_chargeDeclinedExpiredCard` | 402, `expired_card` |
+     *     | `4000000000000127` | `tok_chargeDeclinedIncorrectCvc` | 402, `incorrect_cvc` |
+     *     | `4000002760003184` | `tok_authenticationRequired` | always needs authentication (`requires_action`; off-session: 402 `authentication_required`) |
+     *     | `4000002500003155` | `tok_authenticationRequiredSetupForOffSession` | needs authentication on session; off-session only once set up |
+     *
+     *     A number that fails the Luhn check is 400 `parameter_invalid`; one that passes it but is not
+     *     a test card is refused (400): real card numbers are never accepted. The number itself is
+     *     neither stored nor logged: only its brand, last four digits and fingerprint.
+     */
+    post: operations['createPaymentMethod'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_methods/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    /** Retrieve a payment method */
+    get: operations['retrievePaymentMethod'];
+    put?: never;
+    /**
+     * Update a payment method (POST)
+     * @description The same partial update as PATCH, as the widely used payments SDKs send it.
+     */
+    post: operations['updatePaymentMethodByPost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a payment method
+     * @description `billing_details`, `metadata` and the card's expiry change; `payment_method.updated` lists what did.
+     */
+    patch: operations['updatePaymentMethod'];
+    trace?: never;
+  };
+  '/v1/payment_methods/{id}/attach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach a payment method to a customer
+     * @description Saves the payment method for `customer` (`payment_method.attached`). Attaching it again to
+     *     the same customer answers it unchanged; one attached to another customer is 400
+     *     `payment_method_unexpected_state`. Of two concurrent attaches to two customers, one wins.
+     */
+    post: operations['attachPaymentMethod'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_methods/{id}/detach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Detach a payment method from its customer
+     * @description The payment method is no longer the customer's (`payment_method.detached`), and no longer
+     *     its `invoice_settings.default_payment_method`. One attached to no customer is 400
+     *     `payment_method_unexpected_state`.
+     */
+    post: operations['detachPaymentMethod'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1515,6 +1687,66 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'payment_method.attached': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_method.attached
+     * @description Sent to every enabled endpoint subscribed to `payment_method.attached` (or `*`).
+     */
+    post: operations['notifyPaymentMethodAttached'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_method.detached': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_method.detached
+     * @description Sent to every enabled endpoint subscribed to `payment_method.detached` (or `*`).
+     */
+    post: operations['notifyPaymentMethodDetached'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_method.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_method.updated
+     * @description Sent to every enabled endpoint subscribed to `payment_method.updated` (or `*`).
+     */
+    post: operations['notifyPaymentMethodUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1623,6 +1855,9 @@ export interface components {
      *       "phone": "+1 555 010 0100",
      *       "metadata": {
      *         "order_id": "6735"
+     *       },
+     *       "invoice_settings": {
+     *         "default_payment_method": null
      *       }
      *     }
      */
@@ -1637,6 +1872,15 @@ export interface components {
       description: string | null;
       phone: string | null;
       metadata: components['schemas']['Metadata'];
+      invoice_settings: {
+        /**
+         * @description The payment method to charge by default (one attached to the customer), or the payment
+         *     method itself with `expand[]=invoice_settings.default_payment_method`. Cleared when it
+         *     is detached.
+         */
+        default_payment_method:
+          components['schemas']['ObjectId'] | components['schemas']['PaymentMethod'] | null;
+      };
     };
     /**
      * @example {
@@ -1654,6 +1898,11 @@ export interface components {
       description?: string | null;
       phone?: components['schemas']['Phone'] | null;
       metadata?: components['schemas']['Metadata'];
+      invoice_settings?: {
+        /** @description A payment method attached to the customer; null or empty unsets it. */
+        default_payment_method?: components['schemas']['ObjectId'] | null;
+      };
+      expand?: components['schemas']['ExpandPaths'];
     };
     /**
      * @example {
@@ -1679,6 +1928,9 @@ export interface components {
      *           "phone": "+1 555 010 0100",
      *           "metadata": {
      *             "order_id": "6735"
+     *           },
+     *           "invoice_settings": {
+     *             "default_payment_method": null
      *           }
      *         }
      *       ],
@@ -2208,7 +2460,10 @@ export interface components {
       | 'user.deleted'
       | 'order.created'
       | 'order.updated'
-      | 'order.deleted';
+      | 'order.deleted'
+      | 'payment_method.attached'
+      | 'payment_method.detached'
+      | 'payment_method.updated';
     /**
      * @description Something that happened to an object of the account. `type` tells what, and `data.object`
      *     is the object right after the change: a `Charge` for `charge.*`, a `PaymentIntent` for
@@ -2288,7 +2543,10 @@ export interface components {
       | components['schemas']['UserDeletedEvent']
       | components['schemas']['OrderCreatedEvent']
       | components['schemas']['OrderUpdatedEvent']
-      | components['schemas']['OrderDeletedEvent'];
+      | components['schemas']['OrderDeletedEvent']
+      | components['schemas']['PaymentMethodAttachedEvent']
+      | components['schemas']['PaymentMethodDetachedEvent']
+      | components['schemas']['PaymentMethodUpdatedEvent'];
     /**
      * @example {
      *       "object": "list",
@@ -2743,6 +3001,336 @@ export interface components {
       data: components['schemas']['WebhookDelivery'][];
     };
     /**
+     * @example {
+     *       "city": "San Francisco",
+     *       "country": "US",
+     *       "line1": "510 Townsend St",
+     *       "line2": null,
+     *       "postal_code": "94103",
+     *       "state": "CA"
+     *     }
+     */
+    Address: {
+      city: string | null;
+      /** @description Two-letter country code (ISO 3166-1 alpha-2). */
+      country: string | null;
+      line1: string | null;
+      line2: string | null;
+      postal_code: string | null;
+      state: string | null;
+    };
+    /**
+     * @example {
+     *       "line1": "510 Townsend St",
+     *       "postal_code": "94103",
+     *       "country": "US"
+     *     }
+     */
+    AddressParams: {
+      city?: string;
+      country?: string;
+      line1?: string;
+      line2?: string;
+      postal_code?: string;
+      state?: string;
+    };
+    /**
+     * @description The cardholder's billing address, e-mail, name and phone, as given.
+     * @example {
+     *       "address": {
+     *         "city": "San Francisco",
+     *         "country": "US",
+     *         "line1": "510 Townsend St",
+     *         "line2": null,
+     *         "postal_code": "94103",
+     *         "state": "CA"
+     *       },
+     *       "email": "jenny@example.com",
+     *       "name": "Jenny Rosen",
+     *       "phone": null
+     *     }
+     */
+    BillingDetails: {
+      address: components['schemas']['Address'] | null;
+      email: string | null;
+      name: string | null;
+      phone: string | null;
+    };
+    /**
+     * @example {
+     *       "name": "Jenny Rosen",
+     *       "email": "jenny@example.com"
+     *     }
+     */
+    BillingDetailsParams: {
+      address?: components['schemas']['AddressParams'] | null;
+      email?: string | null;
+      name?: string | null;
+      phone?: string | null;
+    };
+    /**
+     * @description The outcome of a check of what was given with the card; null when it was not given.
+     * @example pass
+     * @enum {string|null}
+     */
+    CardCheck: 'pass' | 'fail' | 'unavailable' | 'unchecked' | null;
+    /**
+     * @description The card, without its number (only the last four digits and a fingerprint are kept).
+     * @example {
+     *       "brand": "visa",
+     *       "checks": {
+     *         "address_line1_check": null,
+     *         "address_postal_code_check": null,
+     *         "cvc_check": "pass"
+     *       },
+     *       "country": "US",
+     *       "display_brand": "visa",
+     *       "exp_month": 12,
+     *       "exp_year": 2034,
+     *       "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *       "funding": "credit",
+     *       "last4": "4242",
+     *       "networks": {
+     *         "available": [
+     *           "visa"
+     *         ],
+     *         "preferred": null
+     *       },
+     *       "three_d_secure_usage": {
+     *         "supported": true
+     *       },
+     *       "wallet": null
+     *     }
+     */
+    PaymentMethodCard: {
+      brand: components['schemas']['CardBrand'];
+      checks: {
+        address_line1_check: components['schemas']['CardCheck'];
+        address_postal_code_check: components['schemas']['CardCheck'];
+        cvc_check: components['schemas']['CardCheck'];
+      };
+      /** @description Where the card was issued (ISO 3166-1 alpha-2). */
+      country: string | null;
+      /** @description The brand to show the customer. */
+      display_brand: string;
+      /** Format: int32 */
+      exp_month: number;
+      /** Format: int32 */
+      exp_year: number;
+      /** @description The same for every payment method made from the same card number. */
+      fingerprint: string;
+      /** @enum {string} */
+      funding: 'credit' | 'debit' | 'prepaid' | 'unknown';
+      last4: string;
+      networks: {
+        available: string[];
+        preferred: string | null;
+      };
+      three_d_secure_usage: {
+        /** @description Whether the card supports 3-D Secure. */
+        supported: boolean;
+      };
+      /** @description The wallet the card came from; always null (no wallets here). */
+      wallet: null;
+    };
+    /**
+     * @description A customer's means of payment (a card), saved to charge now or later.
+     * @example {
+     *       "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *       "object": "payment_method",
+     *       "created": 1795536380,
+     *       "livemode": false,
+     *       "billing_details": {
+     *         "address": {
+     *           "city": "San Francisco",
+     *           "country": "US",
+     *           "line1": "510 Townsend St",
+     *           "line2": null,
+     *           "postal_code": "94103",
+     *           "state": "CA"
+     *         },
+     *         "email": "jenny@example.com",
+     *         "name": "Jenny Rosen",
+     *         "phone": null
+     *       },
+     *       "card": {
+     *         "brand": "visa",
+     *         "checks": {
+     *           "address_line1_check": null,
+     *           "address_postal_code_check": null,
+     *           "cvc_check": "pass"
+     *         },
+     *         "country": "US",
+     *         "display_brand": "visa",
+     *         "exp_month": 12,
+     *         "exp_year": 2034,
+     *         "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *         "funding": "credit",
+     *         "last4": "4242",
+     *         "networks": {
+     *           "available": [
+     *             "visa"
+     *           ],
+     *           "preferred": null
+     *         },
+     *         "three_d_secure_usage": {
+     *           "supported": true
+     *         },
+     *         "wallet": null
+     *       },
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "metadata": {},
+     *       "type": "card"
+     *     }
+     */
+    PaymentMethod: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'payment_method';
+      created: components['schemas']['Timestamp'];
+      livemode: components['schemas']['Livemode'];
+      billing_details: components['schemas']['BillingDetails'];
+      card: components['schemas']['PaymentMethodCard'];
+      /** @description The customer it is attached to, or the customer itself with `expand[]=customer`. */
+      customer: components['schemas']['ObjectId'] | components['schemas']['Customer'] | null;
+      metadata: components['schemas']['Metadata'];
+      /** @constant */
+      type: 'card';
+    };
+    /**
+     * @example {
+     *       "type": "card",
+     *       "card": {
+     *         "number": "4242424242424242",
+     *         "exp_month": 12,
+     *         "exp_year": 2034,
+     *         "cvc": "314"
+     *       },
+     *       "billing_details": {
+     *         "name": "Jenny Rosen"
+     *       }
+     *     }
+     */
+    PaymentMethodCreateParams: {
+      /** @constant */
+      type: 'card';
+      /** @description A test card number with its expiry (and CVC), or a test token alone. */
+      card: {
+        number?: string;
+        /** Format: int32 */
+        exp_month?: number;
+        /** Format: int32 */
+        exp_year?: number;
+        cvc?: string;
+        token?: components['schemas']['TestSource'];
+      };
+      billing_details?: components['schemas']['BillingDetailsParams'];
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "billing_details": {
+     *         "phone": "+1 555 010 0100"
+     *       },
+     *       "card": {
+     *         "exp_year": 2035
+     *       },
+     *       "metadata": {
+     *         "label": "work"
+     *       }
+     *     }
+     */
+    PaymentMethodUpdateParams: {
+      billing_details?: components['schemas']['BillingDetailsParams'];
+      card?: {
+        /** Format: int32 */
+        exp_month?: number;
+        /** Format: int32 */
+        exp_year?: number;
+      };
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm"
+     *     }
+     */
+    PaymentMethodAttachParams: {
+      customer: components['schemas']['ObjectId'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "expand": [
+     *         "customer"
+     *       ]
+     *     }
+     */
+    PaymentMethodDetachParams: {
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "metadata": {},
+     *           "type": "card"
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/payment_methods"
+     *     }
+     */
+    PaymentMethodList: components['schemas']['ListFields'] & {
+      data: components['schemas']['PaymentMethod'][];
+    };
+    /**
      * @description Where a payment intent is in its lifecycle:
      *
      *     | status | meaning | next |
@@ -2775,12 +3363,21 @@ export interface components {
      */
     CaptureMethod: 'automatic' | 'manual';
     /**
-     * @description A test payment method, named as the providers' test cards are: `pm_card_visa`,
-     *     `pm_card_mastercard`, `pm_card_chargeDeclined`, `pm_card_chargeDeclinedInsufficientFunds`,
-     *     `pm_card_authenticationRequired`; or a test token (`tok_visa`, …).
+     * @description A payment method: a saved one's id (`pm_…`), or a test payment method named as the providers'
+     *     test cards are (`pm_card_visa`, `pm_card_mastercard`, `pm_card_chargeDeclined`,
+     *     `pm_card_chargeDeclinedInsufficientFunds`, `pm_card_authenticationRequired`, …) or a test
+     *     token (`tok_visa`, …): each use of a test name makes a new payment method from that card.
      * @example pm_card_visa
      */
     TestPaymentMethod: string;
+    /**
+     * @description Saves the payment method for later when the payment succeeds: it is attached to the intent's
+     *     customer. `off_session`: to be charged without the customer (`off_session=true`), so an
+     *     authentication made on this payment also sets the card up for off-session payments.
+     * @example off_session
+     * @enum {string}
+     */
+    SetupFutureUsage: 'off_session' | 'on_session';
     /**
      * @description Why an intent was canceled; `automatic` when its authorisation expired.
      * @example requested_by_customer
@@ -2796,19 +3393,66 @@ export interface components {
      *       "decline_code": "insufficient_funds",
      *       "message": "Your card has insufficient funds.",
      *       "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
-     *       "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *       "payment_method": {
+     *         "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *         "object": "payment_method",
+     *         "created": 1795536380,
+     *         "livemode": false,
+     *         "billing_details": {
+     *           "address": {
+     *             "city": "San Francisco",
+     *             "country": "US",
+     *             "line1": "510 Townsend St",
+     *             "line2": null,
+     *             "postal_code": "94103",
+     *             "state": "CA"
+     *           },
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "phone": null
+     *         },
+     *         "card": {
+     *           "brand": "visa",
+     *           "checks": {
+     *             "address_line1_check": null,
+     *             "address_postal_code_check": null,
+     *             "cvc_check": "pass"
+     *           },
+     *           "country": "US",
+     *           "display_brand": "visa",
+     *           "exp_month": 12,
+     *           "exp_year": 2034,
+     *           "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *           "funding": "credit",
+     *           "last4": "4242",
+     *           "networks": {
+     *             "available": [
+     *               "visa"
+     *             ],
+     *             "preferred": null
+     *           },
+     *           "three_d_secure_usage": {
+     *             "supported": true
+     *           },
+     *           "wallet": null
+     *         },
+     *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *         "metadata": {},
+     *         "type": "card"
+     *       }
      *     }
      */
     PaymentError: {
       /** @constant */
       type: 'card_error';
       /** @enum {string} */
-      code: 'card_declined' | 'payment_intent_authentication_failure';
+      code: 'card_declined' | 'payment_intent_authentication_failure' | 'authentication_required';
       decline_code?: components['schemas']['DeclineCode'];
       message: string;
       /** @description The failed charge, when the payment method was declined. */
       charge?: components['schemas']['ObjectId'];
-      payment_method?: components['schemas']['TestPaymentMethod'];
+      /** @description The payment method the attempt used, as it was then (absent for a charge made from a token). */
+      payment_method?: components['schemas']['PaymentMethod'];
     };
     /**
      * @description What the customer must do for the payment to go on (in `requires_action`).
@@ -2849,7 +3493,8 @@ export interface components {
      *         "order_id": "6735"
      *       },
      *       "next_action": null,
-     *       "payment_method": "pm_card_visa",
+     *       "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *       "setup_future_usage": null,
      *       "status": "succeeded"
      *     }
      */
@@ -2886,7 +3531,13 @@ export interface components {
       latest_charge: components['schemas']['ObjectId'] | components['schemas']['Charge'] | null;
       metadata: components['schemas']['Metadata'];
       next_action: components['schemas']['NextAction'] | null;
-      payment_method: components['schemas']['TestPaymentMethod'] | null;
+      /**
+       * @description The payment method (`pm_…`), or the payment method itself with `expand[]=payment_method`.
+       *     A test name sent (`pm_card_visa`) is answered as the payment method made from it.
+       */
+      payment_method:
+        components['schemas']['ObjectId'] | components['schemas']['PaymentMethod'] | null;
+      setup_future_usage: components['schemas']['SetupFutureUsage'] | null;
       status: components['schemas']['PaymentIntentStatus'];
     };
     /**
@@ -2913,6 +3564,13 @@ export interface components {
        * @default false
        */
       confirm: boolean;
+      /**
+       * @description The customer is not present: a card that needs authentication is not asked for it, and
+       *     the payment fails with 402 `authentication_required` (the intent back in
+       *     `requires_payment_method`) unless the card was set up for off-session payments.
+       */
+      off_session?: boolean;
+      setup_future_usage?: components['schemas']['SetupFutureUsage'];
       description?: string;
       metadata?: components['schemas']['Metadata'];
       expand?: components['schemas']['ExpandPaths'];
@@ -2929,6 +3587,7 @@ export interface components {
       customer?: components['schemas']['ObjectId'];
       payment_method?: components['schemas']['TestPaymentMethod'];
       capture_method?: components['schemas']['CaptureMethod'];
+      setup_future_usage?: components['schemas']['SetupFutureUsage'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
       expand?: components['schemas']['ExpandPaths'];
@@ -2941,6 +3600,13 @@ export interface components {
     PaymentIntentConfirmParams: {
       payment_method?: components['schemas']['TestPaymentMethod'];
       capture_method?: components['schemas']['CaptureMethod'];
+      /**
+       * @description The customer is not present: a card that needs authentication is not asked for it, and
+       *     the payment fails with 402 `authentication_required` (the intent back in
+       *     `requires_payment_method`) unless the card was set up for off-session payments.
+       */
+      off_session?: boolean;
+      setup_future_usage?: components['schemas']['SetupFutureUsage'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -3001,7 +3667,8 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "succeeded"
      *         }
      *       ],
@@ -3105,6 +3772,9 @@ export interface components {
      *           "phone": "+1 555 010 0100",
      *           "metadata": {
      *             "order_id": "6735"
+     *           },
+     *           "invoice_settings": {
+     *             "default_payment_method": null
      *           }
      *         }
      *       }
@@ -3143,6 +3813,9 @@ export interface components {
      *           "phone": "+1 555 010 0100",
      *           "metadata": {
      *             "order_id": "6735"
+     *           },
+     *           "invoice_settings": {
+     *             "default_payment_method": null
      *           }
      *         },
      *         "previous_attributes": {
@@ -3188,6 +3861,9 @@ export interface components {
      *           "phone": "+1 555 010 0100",
      *           "metadata": {
      *             "order_id": "6735"
+     *           },
+     *           "invoice_settings": {
+     *             "default_payment_method": null
      *           }
      *         }
      *       }
@@ -3545,7 +4221,8 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "succeeded"
      *         }
      *       }
@@ -3725,7 +4402,8 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "requires_confirmation"
      *         }
      *       }
@@ -3776,7 +4454,8 @@ export interface components {
      *               "url": "/v1/test_helpers/payment_intents/pi_kruVtkhFDKWCwCzaN4JSFcpR/authenticate"
      *             }
      *           },
-     *           "payment_method": "pm_card_authenticationRequired",
+     *           "payment_method": "pm_Lq3v8TzKc2WnYb6RxHd0JsAe",
+     *           "setup_future_usage": null,
      *           "status": "requires_action"
      *         }
      *       }
@@ -3824,7 +4503,8 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "requires_capture"
      *         }
      *       }
@@ -3875,9 +4555,56 @@ export interface components {
      *             "decline_code": "insufficient_funds",
      *             "message": "Your card has insufficient funds.",
      *             "charge": "ch_cxZ09qcOd3HnBSMhQyA9rKit",
-     *             "payment_method": "tok_chargeDeclinedInsufficientFunds"
+     *             "payment_method": {
+     *               "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *               "object": "payment_method",
+     *               "created": 1795536380,
+     *               "livemode": false,
+     *               "billing_details": {
+     *                 "address": {
+     *                   "city": "San Francisco",
+     *                   "country": "US",
+     *                   "line1": "510 Townsend St",
+     *                   "line2": null,
+     *                   "postal_code": "94103",
+     *                   "state": "CA"
+     *                 },
+     *                 "email": "jenny@example.com",
+     *                 "name": "Jenny Rosen",
+     *                 "phone": null
+     *               },
+     *               "card": {
+     *                 "brand": "visa",
+     *                 "checks": {
+     *                   "address_line1_check": null,
+     *                   "address_postal_code_check": null,
+     *                   "cvc_check": "pass"
+     *                 },
+     *                 "country": "US",
+     *                 "display_brand": "visa",
+     *                 "exp_month": 12,
+     *                 "exp_year": 2034,
+     *                 "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *                 "funding": "credit",
+     *                 "last4": "4242",
+     *                 "networks": {
+     *                   "available": [
+     *                     "visa"
+     *                   ],
+     *                   "preferred": null
+     *                 },
+     *                 "three_d_secure_usage": {
+     *                   "supported": true
+     *                 },
+     *                 "wallet": null
+     *               },
+     *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "metadata": {},
+     *               "type": "card"
+     *             }
      *           },
      *           "payment_method": null,
+     *           "setup_future_usage": null,
      *           "status": "requires_payment_method"
      *         }
      *       }
@@ -3925,7 +4652,8 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "canceled"
      *         }
      *       }
@@ -4174,6 +4902,236 @@ export interface components {
       };
     };
     /**
+     * @description The `payment_method.attached` event.
+     * @example {
+     *       "id": "evt_Q2kx9nV7bT4mWc1RzLp8HsYd",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "payment_method.attached",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "metadata": {},
+     *           "type": "card"
+     *         }
+     *       }
+     *     }
+     */
+    PaymentMethodAttachedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_method.attached';
+      data: {
+        object: components['schemas']['PaymentMethod'];
+      };
+    };
+    /**
+     * @description The `payment_method.detached` event.
+     * @example {
+     *       "id": "evt_Q2kx9nV7bT4mWc1RzLp8HsYd",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "payment_method.detached",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": null,
+     *           "metadata": {},
+     *           "type": "card"
+     *         },
+     *         "previous_attributes": {
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm"
+     *         }
+     *       }
+     *     }
+     */
+    PaymentMethodDetachedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_method.detached';
+      data: {
+        object: components['schemas']['PaymentMethod'];
+        /** @description The changed fields' values before the change (the customer it was detached from). */
+        previous_attributes?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /**
+     * @description The `payment_method.updated` event.
+     * @example {
+     *       "id": "evt_Q2kx9nV7bT4mWc1RzLp8HsYd",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "payment_method.updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "metadata": {},
+     *           "type": "card"
+     *         },
+     *         "previous_attributes": {
+     *           "metadata": {}
+     *         }
+     *       }
+     *     }
+     */
+    PaymentMethodUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_method.updated';
+      data: {
+        object: components['schemas']['PaymentMethod'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes?: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /**
      * @example {
      *       "name": "Acme",
      *       "email": "ops@acme.test"
@@ -4218,6 +5176,8 @@ export interface components {
       | 'refunds:write'
       | 'payment_intents:read'
       | 'payment_intents:write'
+      | 'payment_methods:read'
+      | 'payment_methods:write'
       | 'users:read'
       | 'users:write'
       | 'orders:read'
@@ -4744,6 +5704,7 @@ export interface components {
      *     | `charge_already_captured` | 400 | invalid_request_error |
      *     | `charge_expired_for_capture` | 400 | invalid_request_error |
      *     | `payment_intent_unexpected_state` | 400 | invalid_request_error |
+     *     | `payment_method_unexpected_state` | 400 | invalid_request_error |
      *     | `resource_missing` | 404 | invalid_request_error |
      *     | `url_not_found` | 404 | invalid_request_error |
      *     | `method_not_allowed` | 405 | invalid_request_error |
@@ -4760,6 +5721,7 @@ export interface components {
      *     | `client_certificate_invalid` | 401 | authentication_error |
      *     | `insufficient_scope` | 403 | permission_error |
      *     | `card_declined` | 402 | card_error |
+     *     | `authentication_required` | 402 | card_error |
      *     | `idempotency_key_reused` | 400 | idempotency_error |
      *     | `idempotency_key_in_use` | 409 | idempotency_error |
      *     | `rate_limited` | 429 | rate_limit_error |
@@ -4779,6 +5741,7 @@ export interface components {
       | 'charge_already_captured'
       | 'charge_expired_for_capture'
       | 'payment_intent_unexpected_state'
+      | 'payment_method_unexpected_state'
       | 'resource_missing'
       | 'url_not_found'
       | 'method_not_allowed'
@@ -4795,6 +5758,7 @@ export interface components {
       | 'client_certificate_invalid'
       | 'insufficient_scope'
       | 'card_declined'
+      | 'authentication_required'
       | 'idempotency_key_reused'
       | 'idempotency_key_in_use'
       | 'rate_limited'
@@ -4804,7 +5768,13 @@ export interface components {
      * @example insufficient_funds
      * @enum {string}
      */
-    DeclineCode: 'generic_decline' | 'insufficient_funds';
+    DeclineCode:
+      | 'generic_decline'
+      | 'insufficient_funds'
+      | 'lost_card'
+      | 'expired_card'
+      | 'incorrect_cvc'
+      | 'authentication_required';
     /**
      * @description What went wrong, for people; may change, so never match on it (match on `code`).
      * @example No such charge: 'ch_3PqL0x9aZk2'
@@ -4877,6 +5847,7 @@ export interface components {
      *         "metadata": {},
      *         "next_action": null,
      *         "payment_method": null,
+     *         "setup_future_usage": null,
      *         "status": "requires_payment_method"
      *       },
      *       "request_id": "req_HvwR49HaSOrB6gHGjoO5meiN"
@@ -4966,12 +5937,59 @@ export interface components {
      *           "decline_code": "insufficient_funds",
      *           "message": "Your card has insufficient funds.",
      *           "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
-     *           "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *           "payment_method": {
+     *             "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *             "object": "payment_method",
+     *             "created": 1795536380,
+     *             "livemode": false,
+     *             "billing_details": {
+     *               "address": {
+     *                 "city": "San Francisco",
+     *                 "country": "US",
+     *                 "line1": "510 Townsend St",
+     *                 "line2": null,
+     *                 "postal_code": "94103",
+     *                 "state": "CA"
+     *               },
+     *               "email": "jenny@example.com",
+     *               "name": "Jenny Rosen",
+     *               "phone": null
+     *             },
+     *             "card": {
+     *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "display_brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "last4": "4242",
+     *               "networks": {
+     *                 "available": [
+     *                   "visa"
+     *                 ],
+     *                 "preferred": null
+     *               },
+     *               "three_d_secure_usage": {
+     *                 "supported": true
+     *               },
+     *               "wallet": null
+     *             },
+     *             "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *             "metadata": {},
+     *             "type": "card"
+     *           }
      *         },
      *         "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
      *         "metadata": {},
      *         "next_action": null,
      *         "payment_method": null,
+     *         "setup_future_usage": null,
      *         "status": "requires_payment_method"
      *       },
      *       "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
@@ -4980,8 +5998,11 @@ export interface components {
     CardError: {
       /** @constant */
       type: 'card_error';
-      /** @constant */
-      code: 'card_declined';
+      /**
+       * @description `authentication_required`: an off-session payment with a card that needs the customer to authenticate.
+       * @enum {string}
+       */
+      code: 'card_declined' | 'authentication_required';
       message: components['schemas']['ErrorMessage'];
       param?: components['schemas']['ErrorParam'];
       decline_code: components['schemas']['DeclineCode'];
@@ -5141,12 +6162,59 @@ export interface components {
      *           "decline_code": "insufficient_funds",
      *           "message": "Your card has insufficient funds.",
      *           "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
-     *           "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *           "payment_method": {
+     *             "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *             "object": "payment_method",
+     *             "created": 1795536380,
+     *             "livemode": false,
+     *             "billing_details": {
+     *               "address": {
+     *                 "city": "San Francisco",
+     *                 "country": "US",
+     *                 "line1": "510 Townsend St",
+     *                 "line2": null,
+     *                 "postal_code": "94103",
+     *                 "state": "CA"
+     *               },
+     *               "email": "jenny@example.com",
+     *               "name": "Jenny Rosen",
+     *               "phone": null
+     *             },
+     *             "card": {
+     *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "display_brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "last4": "4242",
+     *               "networks": {
+     *                 "available": [
+     *                   "visa"
+     *                 ],
+     *                 "preferred": null
+     *               },
+     *               "three_d_secure_usage": {
+     *                 "supported": true
+     *               },
+     *               "wallet": null
+     *             },
+     *             "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *             "metadata": {},
+     *             "type": "card"
+     *           }
      *         },
      *         "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
      *         "metadata": {},
      *         "next_action": null,
      *         "payment_method": null,
+     *         "setup_future_usage": null,
      *         "status": "requires_payment_method"
      *       },
      *       "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
@@ -5230,12 +6298,59 @@ export interface components {
      *             "decline_code": "insufficient_funds",
      *             "message": "Your card has insufficient funds.",
      *             "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
-     *             "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *             "payment_method": {
+     *               "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *               "object": "payment_method",
+     *               "created": 1795536380,
+     *               "livemode": false,
+     *               "billing_details": {
+     *                 "address": {
+     *                   "city": "San Francisco",
+     *                   "country": "US",
+     *                   "line1": "510 Townsend St",
+     *                   "line2": null,
+     *                   "postal_code": "94103",
+     *                   "state": "CA"
+     *                 },
+     *                 "email": "jenny@example.com",
+     *                 "name": "Jenny Rosen",
+     *                 "phone": null
+     *               },
+     *               "card": {
+     *                 "brand": "visa",
+     *                 "checks": {
+     *                   "address_line1_check": null,
+     *                   "address_postal_code_check": null,
+     *                   "cvc_check": "pass"
+     *                 },
+     *                 "country": "US",
+     *                 "display_brand": "visa",
+     *                 "exp_month": 12,
+     *                 "exp_year": 2034,
+     *                 "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *                 "funding": "credit",
+     *                 "last4": "4242",
+     *                 "networks": {
+     *                   "available": [
+     *                     "visa"
+     *                   ],
+     *                   "preferred": null
+     *                 },
+     *                 "three_d_secure_usage": {
+     *                   "supported": true
+     *                 },
+     *                 "wallet": null
+     *               },
+     *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "metadata": {},
+     *               "type": "card"
+     *             }
      *           },
      *           "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
      *           "metadata": {},
      *           "next_action": null,
      *           "payment_method": null,
+     *           "setup_future_usage": null,
      *           "status": "requires_payment_method"
      *         },
      *         "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
@@ -5492,6 +6607,10 @@ export interface components {
     /** @description The charge's id (`ch_…`). */
     ChargeId: components['schemas']['ObjectId'];
     PaymentIntentId: components['schemas']['ObjectId'];
+    /** @description The payment method's id (`pm_…`). */
+    PaymentMethodId: components['schemas']['ObjectId'];
+    /** @description Only payment methods of this type (`card`, the only one). */
+    PaymentMethodType: 'card';
     /** @description The refund's id (`re_…`). */
     RefundId: components['schemas']['ObjectId'];
     /** @description The user's id (`usr_…`). */
@@ -5831,6 +6950,95 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ChargeList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listCustomerPaymentMethods: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+        /** @description Only payment methods of this type (`card`, the only one). */
+        type?: components['parameters']['PaymentMethodType'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
+      };
+      header?: never;
+      path: {
+        /** @description The customer's id (`cus_…`). */
+        id: components['parameters']['CustomerId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the customer's payment methods. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethodList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrieveCustomerPaymentMethod: {
+    parameters: {
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
+      header?: never;
+      path: {
+        /** @description The customer's id (`cus_…`). */
+        id: components['parameters']['CustomerId'];
+        /** @description The payment method's id (`pm_…`), attached to this customer. */
+        payment_method: components['schemas']['ObjectId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -6645,6 +7853,305 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listPaymentMethods: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+        /** @description Only the payment methods attached to this customer. */
+        customer?: components['schemas']['ObjectId'];
+        /** @description Only payment methods of this type (`card`, the only one). */
+        type?: components['parameters']['PaymentMethodType'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of payment methods. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethodList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createPaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrievePaymentMethod: {
+    parameters: {
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updatePaymentMethodByPost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updatePaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  attachPaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodAttachParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodAttachParams'];
+      };
+    };
+    responses: {
+      /** @description The attached payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  detachPaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodDetachParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodDetachParams'];
+      };
+    };
+    responses: {
+      /** @description The detached payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -9073,6 +10580,81 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['OrderDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentMethodAttached: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodAttachedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentMethodDetached: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodDetachedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentMethodUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodUpdatedEvent'];
       };
     };
     responses: {

@@ -69,12 +69,12 @@ export const paymentIntentTypes = {
     latestCharge: (intent, _, ctx) =>
       intent.latest_charge ? ctx.loaders.charge.load(expandableId(intent.latest_charge)) : null,
     nextAction: (intent) => intent.next_action && { type: intent.next_action.type, url: intent.next_action.authenticate.url },
-    paymentMethod: (intent) => intent.payment_method,
+    paymentMethod: (intent) => (intent.payment_method ? expandableId(intent.payment_method) : null),
     status: (intent) => toGraphQLEnum(intent.status),
   },
   PaymentError: {
     declineCode: (error) => error.decline_code ?? null,
     charge: (error, _, ctx) => (error.charge ? ctx.loaders.charge.load(error.charge) : null),
-    paymentMethod: (error) => error.payment_method ?? null,
+    paymentMethod: (error) => error.payment_method?.id ?? null,
   },
 } satisfies Resolvers;

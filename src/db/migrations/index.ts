@@ -11,6 +11,7 @@ import * as requestLogs from './0009_request_logs.js';
 import * as claimKeyFunction from './0010_claim_key_function.js';
 import * as eventPartitions from './0011_event_partitions.js';
 import * as sealedSecrets from './0012_sealed_secrets.js';
+import * as paymentMethods from './0013_payment_methods.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -29,6 +30,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0010_claim_key_function', claimKeyFunction],
   ['0011_event_partitions', eventPartitions],
   ['0012_sealed_secrets', sealedSecrets],
+  ['0013_payment_methods', paymentMethods],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -37,6 +37,7 @@ export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): Pay
     next_action:
       row.status === 'requires_action' ? { type: 'authenticate', authenticate: { url: authenticationPath(row.id) } } : null,
     payment_method: row.payment_method,
+    setup_future_usage: row.setup_future_usage,
     status: row.status,
   };
 }

@@ -30,6 +30,7 @@ export interface PaymentIntentRow {
   metadata: string;
   canceled_at: number | null;
   cancellation_reason: string | null;
+  setup_future_usage: 'off_session' | 'on_session' | null;
   created: number;
 }
 
@@ -39,7 +40,7 @@ export type PaymentIntentChanges = Partial<Omit<PaymentIntentRow, 'seq' | 'id' |
 const INSERTED_COLUMNS = [
   'id', 'account_id', 'customer_id', 'amount', 'amount_capturable', 'amount_received', 'currency', 'capture_method',
   'status', 'payment_method', 'latest_charge_id', 'last_payment_error', 'description', 'metadata', 'canceled_at',
-  'cancellation_reason', 'created',
+  'cancellation_reason', 'setup_future_usage', 'created',
 ] as const;
 
 /** Inserts the intent (pipelined in a transaction: its row is known, nothing is read back). */

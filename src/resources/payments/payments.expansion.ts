@@ -6,6 +6,8 @@ import { findPaymentIntentsByIds } from './payment-intents.repo.js';
 import { toPaymentIntentResource } from './payment-intents.mapper.js';
 import { toCharges } from './charges.mapper.js';
 import { findChargesByIds } from './charges.repo.js';
+import { findPaymentMethodsByIds } from './payment-methods.repo.js';
+import { toPaymentMethodResource } from './payment-methods.mapper.js';
 
 type DeletedCustomer = components['schemas']['DeletedCustomer'];
 
@@ -39,8 +41,25 @@ export const chargeField: ExpandableField = {
   fields: chargeFields,
 };
 
+/** What `expand` may name on a payment method. */
+export const paymentMethodExpandableFields: ExpandableFields = { customer: customerField };
+
+/** A field that holds a payment method's id (an intent's `payment_method`). */
+const paymentMethodField: ExpandableField = {
+  scope: 'payment_methods:read',
+  load: async (ctx, ids) => {
+    const rows = await findPaymentMethodsByIds(ctx.db, ctx.accountId, ids);
+    return new Map(rows.map((row) => [row.id, toPaymentMethodResource(row)]));
+  },
+  fields: paymentMethodExpandableFields,
+};
+
 /** What `expand` may name on a payment intent. */
-export const paymentIntentExpandableFields: ExpandableFields = { customer: customerField, latest_charge: chargeField };
+export const paymentIntentExpandableFields: ExpandableFields = {
+  customer: customerField,
+  latest_charge: chargeField,
+  payment_method: paymentMethodField,
+};
 
 /** A field that holds a payment intent's id (a charge's `payment_intent`). */
 const paymentIntentField: ExpandableField = {
