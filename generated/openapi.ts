@@ -5814,7 +5814,8 @@ export interface components {
         | 'amount_too_large'
         | 'charge_not_refundable'
         | 'charge_already_refunded'
-        | 'charge_already_captured';
+        | 'charge_already_captured'
+        | 'payment_method_unexpected_state';
       message: components['schemas']['ErrorMessage'];
       param?: components['schemas']['ErrorParam'];
       request_id: components['schemas']['ErrorRequestId'];

@@ -2514,6 +2514,7 @@ export const InvalidRequestErrorCode = {
   charge_not_refundable: 'charge_not_refundable',
   charge_already_refunded: 'charge_already_refunded',
   charge_already_captured: 'charge_already_captured',
+  payment_method_unexpected_state: 'payment_method_unexpected_state',
 } as const;
 
 /**
