@@ -6736,7 +6736,13 @@ export interface operations {
   };
   retrieveCustomer: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
       header?: never;
       path: {
         /** @description The customer's id (`cus_…`). */

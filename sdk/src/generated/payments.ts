@@ -2994,6 +2994,17 @@ while the first request still runs, 409 `idempotency_key_in_use`.
   'Idempotency-Key'?: IdempotencyKeyParameter;
 };
 
+export type RetrieveCustomerParams = {
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandParameter;
+};
+
 export type RetrieveCustomer200 = Customer | DeletedCustomer;
 
 export type UpdateCustomerByPostHeaders = {
@@ -4338,15 +4349,33 @@ export type retrieveCustomerResponseError = (
 export type retrieveCustomerResponse =
   retrieveCustomerResponseSuccess | retrieveCustomerResponseError;
 
-export const getRetrieveCustomerUrl = (id: string) => {
-  return `/v1/customers/${id}`;
+export const getRetrieveCustomerUrl = (id: string, params?: RetrieveCustomerParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/customers/${id}?${stringifiedParams}`
+    : `/v1/customers/${id}`;
 };
 
 export const retrieveCustomer = async (
   id: string,
+  params?: RetrieveCustomerParams,
   options?: RequestInit,
 ): Promise<retrieveCustomerResponse> => {
-  return transport<retrieveCustomerResponse>(getRetrieveCustomerUrl(id), {
+  return transport<retrieveCustomerResponse>(getRetrieveCustomerUrl(id, params), {
     ...options,
     method: 'GET',
   });

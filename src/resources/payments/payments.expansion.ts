@@ -1,5 +1,6 @@
 import type { components } from '../../../generated/openapi.js';
 import { findCustomersByIds } from '../customers/customers.repo.js';
+import { customerExpandableFields } from '../customers/customers.expansion.js';
 import { toCustomerResource } from '../customers/customers.mapper.js';
 import type { ExpandableField, ExpandableFields } from '../shared/expansion.js';
 import { findPaymentIntentsByIds } from './payment-intents.repo.js';
@@ -23,7 +24,7 @@ const customerField: ExpandableField = {
     return new Map(rows.map((row) => [row.id, toCustomerResource(row)]));
   },
   missing: (id): DeletedCustomer => ({ id, object: 'customer', deleted: true }),
-  fields: {},
+  fields: customerExpandableFields,
 };
 
 // A charge expands to its intent and an intent to its latest charge: the two tables refer to each
@@ -53,6 +54,9 @@ const paymentMethodField: ExpandableField = {
   },
   fields: paymentMethodExpandableFields,
 };
+
+// Customers sit below payments, so their expandable fields are an open table that payments fills.
+Object.assign(customerExpandableFields, { invoice_settings: { nested: { default_payment_method: paymentMethodField } } });
 
 /** What `expand` may name on a payment intent. */
 export const paymentIntentExpandableFields: ExpandableFields = {
