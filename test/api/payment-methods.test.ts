@@ -129,6 +129,36 @@ forEachDatabase('payment methods', (engine) => {
     });
   });
 
+  describe('the test card numbers', () => {
+    const DECLINES: Array<[number: string, declineCode: string]> = [
+      ['4000000000000002', 'generic_decline'],
+      ['4000000000009995', 'insufficient_funds'],
+      ['4000000000009987', 'lost_card'],
+      ['4000000000000069', 'expired_card'],
+      ['4000000000000127', 'incorrect_cvc'],
+    ];
+
+    it('decline as the documented test cards do, with their decline codes', async () => {
+      for (const [number, declineCode] of DECLINES) {
+        const pm = await aCard(server.api, { number, exp_month: 12, exp_year: 2034 });
+        const res = await server.api.post('/v1/payment_intents', { amount: 2000, currency: 'usd', payment_method: pm.id, confirm: true });
+        const error = expectError(res, 402, 'card_declined');
+        expect(error.decline_code, number).to.equal(declineCode);
+        expect(error.payment_intent.last_payment_error.payment_method.id).to.equal(pm.id);
+      }
+    });
+
+    it('succeed, or ask for authentication (always, or on session for the setup-only card)', async () => {
+      const paid = await aCard(server.api, { number: '4242424242424242', exp_month: 12, exp_year: 2034 });
+      const confirm = (pm: any) => server.api.post('/v1/payment_intents', { amount: 2000, currency: 'usd', payment_method: pm.id, confirm: true });
+      expect(ok(await confirm(paid)).status).to.equal('succeeded');
+      for (const number of ['4000002760003184', '4000002500003155']) {
+        const pm = await aCard(server.api, { number, exp_month: 12, exp_year: 2034 });
+        expect(ok(await confirm(pm)).status, number).to.equal('requires_action');
+      }
+    });
+  });
+
   describe('retrieve, update and list', () => {
     it("retrieves a payment method; another account's id is 404", async () => {
       const pm = await aCard(server.api);
