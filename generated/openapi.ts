@@ -1900,7 +1900,7 @@ export interface components {
       metadata?: components['schemas']['Metadata'];
       invoice_settings?: {
         /** @description A payment method attached to the customer; null or empty unsets it. */
-        default_payment_method?: components['schemas']['ObjectId'] | null;
+        default_payment_method?: components['schemas']['ObjectId'] | null | string;
       };
       expand?: components['schemas']['ExpandPaths'];
     };
@@ -5047,7 +5047,7 @@ export interface components {
       data: {
         object: components['schemas']['PaymentMethod'];
         /** @description The changed fields' values before the change (the customer it was detached from). */
-        previous_attributes?: {
+        previous_attributes: {
           [key: string]: unknown;
         };
       };
@@ -5126,7 +5126,7 @@ export interface components {
       data: {
         object: components['schemas']['PaymentMethod'];
         /** @description The changed fields' values before the change. */
-        previous_attributes?: {
+        previous_attributes: {
           [key: string]: unknown;
         };
       };

@@ -8,8 +8,13 @@ import { callRestOperation } from './rest-operations.js';
 
 /** The fields of the intent inputs that REST names or spells differently. */
 const INTENT_FIELDS: RestFields = {
-  renames: { paymentMethod: 'payment_method', captureMethod: 'capture_method' },
-  enums: ['capture_method'],
+  renames: {
+    paymentMethod: 'payment_method',
+    captureMethod: 'capture_method',
+    offSession: 'off_session',
+    setupFutureUsage: 'setup_future_usage',
+  },
+  enums: ['capture_method', 'setup_future_usage'],
 };
 
 /**
@@ -70,6 +75,7 @@ export const paymentIntentTypes = {
       intent.latest_charge ? ctx.loaders.charge.load(expandableId(intent.latest_charge)) : null,
     nextAction: (intent) => intent.next_action && { type: intent.next_action.type, url: intent.next_action.authenticate.url },
     paymentMethod: (intent) => (intent.payment_method ? expandableId(intent.payment_method) : null),
+    setupFutureUsage: (intent) => intent.setup_future_usage && toGraphQLEnum(intent.setup_future_usage),
     status: (intent) => toGraphQLEnum(intent.status),
   },
   PaymentError: {

@@ -116,6 +116,10 @@ const PARITY: ParityLists = {
       'The part every typed event shares; the whole event, Event, is the one compared.',
       'EventEnvelope',
     ),
+    ...each(
+      'Payment methods are served over REST only so far (a gap: GraphQL has their ids, PaymentIntent.paymentMethod and PaymentError.paymentMethod, but no type).',
+      'PaymentMethod',
+    ),
   ],
   graphqlOnlyTypes: [
     ...each(
@@ -168,6 +172,21 @@ const PARITY: ParityLists = {
     },
     { rest: 'Refund.status', reason: 'Always succeeded: a refund here neither waits nor fails.' },
     { rest: 'PaymentError.type', reason: 'Always card_error, the only kind of payment error.' },
+    {
+      rest: 'Customer.invoice_settings',
+      reason: 'Its default payment method is a PaymentMethod, a type GraphQL does not serve yet.',
+      gap: true,
+    },
+    {
+      rest: 'CustomerCreateParams.invoice_settings',
+      reason: 'Setting a default payment method waits for the PaymentMethod type in GraphQL.',
+      gap: true,
+    },
+    {
+      rest: 'CustomerUpdateParams.invoice_settings',
+      reason: 'Setting a default payment method waits for the PaymentMethod type in GraphQL.',
+      gap: true,
+    },
     {
       graphql: 'Customer.charges',
       reason: 'A connection; REST lists them at GET /v1/customers/{id}/charges.',

@@ -170,7 +170,7 @@ export type CustomerCreateParamsPhone = Phone | null;
 /**
  * A payment method attached to the customer; null or empty unsets it.
  */
-export type CustomerCreateParamsInvoiceSettingsDefaultPaymentMethod = ObjectId | null;
+export type CustomerCreateParamsInvoiceSettingsDefaultPaymentMethod = ObjectId | null | string;
 
 export type CustomerCreateParamsInvoiceSettings = {
   /** A payment method attached to the customer; null or empty unsets it. */
@@ -1944,7 +1944,7 @@ export type PaymentMethodDetachedEventAllOfDataPreviousAttributes = { [key: stri
 export type PaymentMethodDetachedEventAllOfData = {
   object: PaymentMethod;
   /** The changed fields' values before the change (the customer it was detached from). */
-  previous_attributes?: PaymentMethodDetachedEventAllOfDataPreviousAttributes;
+  previous_attributes: PaymentMethodDetachedEventAllOfDataPreviousAttributes;
 };
 
 export type PaymentMethodDetachedEventAllOf = {
@@ -1965,7 +1965,7 @@ export type PaymentMethodUpdatedEventAllOfDataPreviousAttributes = { [key: strin
 export type PaymentMethodUpdatedEventAllOfData = {
   object: PaymentMethod;
   /** The changed fields' values before the change. */
-  previous_attributes?: PaymentMethodUpdatedEventAllOfDataPreviousAttributes;
+  previous_attributes: PaymentMethodUpdatedEventAllOfDataPreviousAttributes;
 };
 
 export type PaymentMethodUpdatedEventAllOf = {
