@@ -287,5 +287,20 @@ forEachDatabase('payment methods', (engine) => {
         { invoice_settings: { default_payment_method: pm.id } },
       ]);
     });
+
+    it('never keeps as default a payment method detached at the same moment', async () => {
+      for (let round = 0; round < 3; round++) {
+        const customer = await aCustomer(server.api);
+        const pm = await aCard(server.api);
+        ok(await server.api.post(`/v1/payment_methods/${pm.id}/attach`, { customer: customer.id }));
+        await Promise.all([
+          server.api.post(`/v1/customers/${customer.id}`, { invoice_settings: { default_payment_method: pm.id } }),
+          server.api.post(`/v1/payment_methods/${pm.id}/detach`),
+        ]);
+        const after = ok(await server.api.get(`/v1/customers/${customer.id}`));
+        expect(ok(await server.api.get(`/v1/payment_methods/${pm.id}`)).customer).to.equal(null);
+        expect(after.invoice_settings).to.deep.equal({ default_payment_method: null });
+      }
+    });
   });
 });

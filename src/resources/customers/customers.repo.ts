@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { inJsonArray } from '../../db/dialect.js';
+import { forUpdate, inJsonArray } from '../../db/dialect.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface CustomerRow {
@@ -56,13 +56,14 @@ export async function updateCustomerRow(
 /**
  * Whether the payment method is attached to the customer (what a default payment method must be).
  * The payment methods' rows are written by `payments/`, a layer above; this is their one read here.
+ * The row is locked (Postgres) as a detach locks it, so a detach running meanwhile is waited for
+ * and seen, and a default is never set to a payment method that was just detached.
  */
 export async function isPaymentMethodOf(db: Queryable, accountId: string, customerId: string, paymentMethodId: string): Promise<boolean> {
-  const row = await db.one<{ id: string }>('SELECT id FROM payment_methods WHERE account_id = ? AND id = ? AND customer_id = ?', [
-    accountId,
-    paymentMethodId,
-    customerId,
-  ]);
+  const row = await db.one<{ id: string }>(
+    `SELECT id FROM payment_methods WHERE account_id = ? AND id = ? AND customer_id = ?${forUpdate(db.dialect)}`,
+    [accountId, paymentMethodId, customerId],
+  );
   return row !== undefined;
 }
 
