@@ -113,7 +113,7 @@ export interface paths {
         /** @description The customer's id (`cus_…`). */
         id: components['parameters']['CustomerId'];
         /** @description The payment method's id (`pm_…`), attached to this customer. */
-        payment_method: components['schemas']['ObjectId'];
+        payment_method: components['parameters']['CustomerPaymentMethodId'];
       };
       cookie?: never;
     };
@@ -3063,7 +3063,8 @@ export interface components {
      *     }
      */
     BillingDetailsParams: {
-      address?: components['schemas']['AddressParams'] | null;
+      /** @description The fields sent replace those of the address; an empty one unsets it. */
+      address?: components['schemas']['AddressParams'];
       email?: string | null;
       name?: string | null;
       phone?: string | null;
@@ -6610,6 +6611,8 @@ export interface components {
     PaymentIntentId: components['schemas']['ObjectId'];
     /** @description The payment method's id (`pm_…`). */
     PaymentMethodId: components['schemas']['ObjectId'];
+    /** @description The payment method's id (`pm_…`), attached to this customer. */
+    CustomerPaymentMethodId: components['schemas']['ObjectId'];
     /** @description Only payment methods of this type (`card`, the only one). */
     PaymentMethodType: 'card';
     /** @description The refund's id (`re_…`). */
@@ -7032,7 +7035,7 @@ export interface operations {
         /** @description The customer's id (`cus_…`). */
         id: components['parameters']['CustomerId'];
         /** @description The payment method's id (`pm_…`), attached to this customer. */
-        payment_method: components['schemas']['ObjectId'];
+        payment_method: components['parameters']['CustomerPaymentMethodId'];
       };
       cookie?: never;
     };

@@ -1044,8 +1044,6 @@ export interface BillingDetails {
   phone: BillingDetailsPhone;
 }
 
-export type BillingDetailsParamsAddress = AddressParams | null;
-
 /**
  * @maxLength 512
  */
@@ -1062,7 +1060,8 @@ export type BillingDetailsParamsName = string | null;
 export type BillingDetailsParamsPhone = string | null;
 
 export interface BillingDetailsParams {
-  address?: BillingDetailsParamsAddress;
+  /** The fields sent replace those of the address; an empty one unsets it. */
+  address?: AddressParams;
   /** @maxLength 512 */
   email?: BillingDetailsParamsEmail;
   /** @maxLength 256 */
@@ -4963,7 +4962,7 @@ export type retrieveCustomerPaymentMethodResponse =
 
 export const getRetrieveCustomerPaymentMethodUrl = (
   id: string,
-  paymentMethod: ObjectId,
+  paymentMethod: string,
   params?: RetrieveCustomerPaymentMethodParams,
 ) => {
   const normalizedParams = new URLSearchParams();
@@ -4988,7 +4987,7 @@ export const getRetrieveCustomerPaymentMethodUrl = (
 
 export const retrieveCustomerPaymentMethod = async (
   id: string,
-  paymentMethod: ObjectId,
+  paymentMethod: string,
   params?: RetrieveCustomerPaymentMethodParams,
   options?: RequestInit,
 ): Promise<retrieveCustomerPaymentMethodResponse> => {

@@ -81,7 +81,6 @@ function billingDetailsOf(current: BillingDetails, sent: BillingDetailsParams | 
   const text = (value: string | null | undefined, was: string | null) => (value === undefined ? was : value === '' ? null : value);
   const addressOf = () => {
     if (address === undefined) return current.address;
-    if (address === null) return null;
     const was = current.address ?? { city: null, country: null, line1: null, line2: null, postal_code: null, state: null };
     return {
       city: text(address.city, was.city),
