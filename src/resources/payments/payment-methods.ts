@@ -119,7 +119,7 @@ export async function attachToCustomer(ctx: RequestContext, id: string, customer
   return method;
 }
 
-/** The payment method of a test source's decline for an off-session payment that needed authentication. */
+/** The decline of an off-session payment whose card needs the customer to authenticate it (`authentication_required`). */
 export const AUTHENTICATION_REQUIRED: NonNullable<TestSource['decline']> = {
   code: 'authentication_required',
   message:
