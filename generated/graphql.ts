@@ -95,8 +95,10 @@ export type ChargeState = 'FAILED' | 'SUCCEEDED';
 
 export type ConfirmPaymentIntentInput = {
   captureMethod?: InputMaybe<CaptureMethod>;
+  offSession?: InputMaybe<Scalars['Boolean']['input']>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  setupFutureUsage?: InputMaybe<SetupFutureUsage>;
 };
 
 export type CreateChargeInput = {
@@ -119,9 +121,12 @@ export type CreatePaymentIntentInput = {
   customer?: InputMaybe<Scalars['ID']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  /** The customer is away: a card that needs authentication fails with authentication_required (with confirm). */
+  offSession?: InputMaybe<Scalars['Boolean']['input']>;
   /** A test payment method: pm_card_visa, pm_card_chargeDeclined, pm_card_authenticationRequired, tok_visa, … */
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  setupFutureUsage?: InputMaybe<SetupFutureUsage>;
 };
 
 export type CreateRefundInput = {
@@ -438,6 +443,7 @@ export type PaymentIntent = Node & {
   paymentMethod?: Maybe<Scalars['String']['output']>;
   /** Where the receipt of the payment is e-mailed; its charge carries it. */
   receiptEmail?: Maybe<Scalars['String']['output']>;
+  setupFutureUsage?: Maybe<SetupFutureUsage>;
   status: PaymentIntentStatus;
 };
 
@@ -548,6 +554,11 @@ export type Refund = Node & {
   reason?: Maybe<Scalars['String']['output']>;
 };
 
+/** Saves the payment method for later when the payment succeeds (attached to the intent's customer). */
+export type SetupFutureUsage =
+  /** To be charged without the customer (offSession). */
+  'OFF_SESSION' | 'ON_SESSION';
+
 export type Subscription = {
   __typename?: 'Subscription';
   /** The account's events as they are committed, optionally only of these types. */
@@ -574,6 +585,7 @@ export type UpdatePaymentIntentInput = {
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  setupFutureUsage?: InputMaybe<SetupFutureUsage>;
 };
 
 export type WebhookEndpoint = Node & {
@@ -759,6 +771,7 @@ export type ResolversTypes = {
   PaymentIntentStatus: PaymentIntentStatus;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Refund: ResolverTypeWrapper<RefundResource>;
+  SetupFutureUsage: SetupFutureUsage;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateChargeInput: UpdateChargeInput;
@@ -1094,6 +1107,7 @@ export type PaymentIntentResolvers<
   nextAction?: Resolver<Maybe<ResolversTypes['NextAction']>, ParentType, ContextType>;
   paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   receiptEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  setupFutureUsage?: Resolver<Maybe<ResolversTypes['SetupFutureUsage']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PaymentIntentStatus'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };

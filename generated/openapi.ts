@@ -85,6 +85,51 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/customers/{id}/payment_methods': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer's id (`cus_…`). */
+        id: components['parameters']['CustomerId'];
+      };
+      cookie?: never;
+    };
+    /** List a customer's payment methods */
+    get: operations['listCustomerPaymentMethods'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/customers/{id}/payment_methods/{payment_method}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The customer's id (`cus_…`). */
+        id: components['parameters']['CustomerId'];
+        /** @description The payment method's id (`pm_…`), attached to this customer. */
+        payment_method: components['parameters']['CustomerPaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Retrieve a customer's payment method
+     * @description The payment method, when it is attached to this customer; 404 otherwise.
+     */
+    get: operations['retrieveCustomerPaymentMethod'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/charges': {
     parameters: {
       query?: never;
@@ -308,7 +353,14 @@ export interface paths {
      *     | `pm_card_visa`, `pm_card_mastercard`, `tok_visa`, `tok_mastercard` | `succeeded` (`capture_method=automatic`) or `requires_capture` (`manual`) |
      *     | `pm_card_chargeDeclined`, `tok_chargeDeclined` | 402 `card_declined`; the intent goes back to `requires_payment_method` with `last_payment_error` |
      *     | `pm_card_chargeDeclinedInsufficientFunds`, `tok_chargeDeclinedInsufficientFunds` | the same, `decline_code: insufficient_funds` |
-     *     | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate` |
+     *     | `pm_card_chargeDeclinedLostCard`, `pm_card_chargeDeclinedExpiredCard`, `pm_card_chargeDeclinedIncorrectCvc` | the same, `decline_code` `lost_card`, `expired_card`, `incorrect_cvc` |
+     *     | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate`; with `off_session=true`, 402 `authentication_required` and the intent back in `requires_payment_method` |
+     *     | `pm_card_authenticationRequiredSetupForOffSession` | the same, except off-session once the card was set up (authenticated on a payment with `setup_future_usage=off_session`) |
+     *
+     *     A test name (`pm_card_visa`, `tok_visa`) makes a new payment method (`pm_…`) from that card at
+     *     each use; a saved payment method (`pm_…`, see `/v1/payment_methods`) is used as it is, and must
+     *     belong to the intent's customer when it is attached to one. With `setup_future_usage`, the
+     *     payment method is attached to the intent's customer once the payment succeeds.
      *
      *     A 402's error carries the intent (`payment_intent`) and the failed charge (`charge`).
      *
@@ -395,6 +447,126 @@ export interface paths {
      *     `last_payment_error.code` `payment_intent_authentication_failure`.
      */
     post: operations['authenticatePaymentIntent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_methods': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List payment methods
+     * @description The account's payment methods, newest first; `customer` narrows them to one customer's.
+     */
+    get: operations['listPaymentMethods'];
+    put?: never;
+    /**
+     * Create a payment method
+     * @description A `card` from a test card number (`card[number]`, `card[exp_month]`, `card[exp_year]`,
+     *     `card[cvc]`) or a test token (`card[token]=tok_visa`). The number decides how payments with
+     *     the card go, as the widely used payments API's test cards do:
+     *
+     *     | number | token | outcome of a payment |
+     *     |---|---|---|
+     *     | `4242424242424242` | `tok_visa` | succeeds |
+     *     | `5555555555554444` | `tok_mastercard` | succeeds |
+     *     | `4000000000000002` | `tok_chargeDeclined` | 402 `card_declined`, `generic_decline` |
+     *     | `4000000000009995` | `tok_chargeDeclinedInsufficientFunds` | 402, `insufficient_funds` |
+     *     | `4000000000009987` | `tok_chargeDeclinedLostCard` | 402, `lost_card` |
+     *     | `4000000000000069` | `tok_chargeDeclinedExpiredCard` | 402, `expired_card` |
+     *     | `4000000000000127` | `tok_chargeDeclinedIncorrectCvc` | 402, `incorrect_cvc` |
+     *     | `4000002760003184` | `tok_authenticationRequired` | always needs authentication (`requires_action`; off-session: 402 `authentication_required`) |
+     *     | `4000002500003155` | `tok_authenticationRequiredSetupForOffSession` | needs authentication on session; off-session only once set up |
+     *
+     *     A number that fails the Luhn check is 400 `parameter_invalid`; one that passes it but is not
+     *     a test card is refused (400): real card numbers are never accepted. The number itself is
+     *     neither stored nor logged: only its brand, last four digits and fingerprint.
+     */
+    post: operations['createPaymentMethod'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_methods/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    /** Retrieve a payment method */
+    get: operations['retrievePaymentMethod'];
+    put?: never;
+    /**
+     * Update a payment method (POST)
+     * @description The same partial update as PATCH, as the widely used payments SDKs send it.
+     */
+    post: operations['updatePaymentMethodByPost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a payment method
+     * @description `billing_details`, `metadata` and the card's expiry change; `payment_method.updated` lists what did.
+     */
+    patch: operations['updatePaymentMethod'];
+    trace?: never;
+  };
+  '/v1/payment_methods/{id}/attach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Attach a payment method to a customer
+     * @description Saves the payment method for `customer` (`payment_method.attached`). Attaching it again to
+     *     the same customer answers it unchanged; one attached to another customer is 400
+     *     `payment_method_unexpected_state`. Of two concurrent attaches to two customers, one wins.
+     */
+    post: operations['attachPaymentMethod'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/payment_methods/{id}/detach': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Detach a payment method from its customer
+     * @description The payment method is no longer the customer's (`payment_method.detached`), and no longer
+     *     its `invoice_settings.default_payment_method`. One attached to no customer is 400
+     *     `payment_method_unexpected_state`.
+     */
+    post: operations['detachPaymentMethod'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1529,6 +1701,66 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'payment_method.attached': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_method.attached
+     * @description Sent to every enabled endpoint subscribed to `payment_method.attached` (or `*`).
+     */
+    post: operations['notifyPaymentMethodAttached'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_method.detached': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_method.detached
+     * @description Sent to every enabled endpoint subscribed to `payment_method.detached` (or `*`).
+     */
+    post: operations['notifyPaymentMethodDetached'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'payment_method.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * payment_method.updated
+     * @description Sent to every enabled endpoint subscribed to `payment_method.updated` (or `*`).
+     */
+    post: operations['notifyPaymentMethodUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1637,6 +1869,9 @@ export interface components {
      *       "phone": "+1 555 010 0100",
      *       "metadata": {
      *         "order_id": "6735"
+     *       },
+     *       "invoice_settings": {
+     *         "default_payment_method": null
      *       }
      *     }
      */
@@ -1651,6 +1886,15 @@ export interface components {
       description: string | null;
       phone: string | null;
       metadata: components['schemas']['Metadata'];
+      invoice_settings: {
+        /**
+         * @description The payment method to charge by default (one attached to the customer), or the payment
+         *     method itself with `expand[]=invoice_settings.default_payment_method`. Cleared when it
+         *     is detached.
+         */
+        default_payment_method:
+          components['schemas']['ObjectId'] | components['schemas']['PaymentMethod'] | null;
+      };
     };
     /**
      * @example {
@@ -1668,6 +1912,11 @@ export interface components {
       description?: string | null;
       phone?: components['schemas']['Phone'] | null;
       metadata?: components['schemas']['Metadata'];
+      invoice_settings?: {
+        /** @description A payment method attached to the customer; null or empty unsets it. */
+        default_payment_method?: components['schemas']['ObjectId'] | null | string;
+      };
+      expand?: components['schemas']['ExpandPaths'];
     };
     /**
      * @example {
@@ -1693,6 +1942,9 @@ export interface components {
      *           "phone": "+1 555 010 0100",
      *           "metadata": {
      *             "order_id": "6735"
+     *           },
+     *           "invoice_settings": {
+     *             "default_payment_method": null
      *           }
      *         }
      *       ],
@@ -2266,7 +2518,10 @@ export interface components {
       | 'user.deleted'
       | 'order.created'
       | 'order.updated'
-      | 'order.deleted';
+      | 'order.deleted'
+      | 'payment_method.attached'
+      | 'payment_method.detached'
+      | 'payment_method.updated';
     /**
      * @description Something that happened to an object of the account. `type` tells what, and `data.object`
      *     is the object right after the change: a `Charge` for `charge.*`, a `PaymentIntent` for
@@ -2349,7 +2604,10 @@ export interface components {
       | components['schemas']['UserDeletedEvent']
       | components['schemas']['OrderCreatedEvent']
       | components['schemas']['OrderUpdatedEvent']
-      | components['schemas']['OrderDeletedEvent'];
+      | components['schemas']['OrderDeletedEvent']
+      | components['schemas']['PaymentMethodAttachedEvent']
+      | components['schemas']['PaymentMethodDetachedEvent']
+      | components['schemas']['PaymentMethodUpdatedEvent'];
     /**
      * @example {
      *       "object": "list",
@@ -2830,6 +3088,337 @@ export interface components {
       data: components['schemas']['WebhookDelivery'][];
     };
     /**
+     * @example {
+     *       "city": "San Francisco",
+     *       "country": "US",
+     *       "line1": "510 Townsend St",
+     *       "line2": null,
+     *       "postal_code": "94103",
+     *       "state": "CA"
+     *     }
+     */
+    Address: {
+      city: string | null;
+      /** @description Two-letter country code (ISO 3166-1 alpha-2). */
+      country: string | null;
+      line1: string | null;
+      line2: string | null;
+      postal_code: string | null;
+      state: string | null;
+    };
+    /**
+     * @example {
+     *       "line1": "510 Townsend St",
+     *       "postal_code": "94103",
+     *       "country": "US"
+     *     }
+     */
+    AddressParams: {
+      city?: string;
+      country?: string;
+      line1?: string;
+      line2?: string;
+      postal_code?: string;
+      state?: string;
+    };
+    /**
+     * @description The cardholder's billing address, e-mail, name and phone, as given.
+     * @example {
+     *       "address": {
+     *         "city": "San Francisco",
+     *         "country": "US",
+     *         "line1": "510 Townsend St",
+     *         "line2": null,
+     *         "postal_code": "94103",
+     *         "state": "CA"
+     *       },
+     *       "email": "jenny@example.com",
+     *       "name": "Jenny Rosen",
+     *       "phone": null
+     *     }
+     */
+    BillingDetails: {
+      address: components['schemas']['Address'] | null;
+      email: string | null;
+      name: string | null;
+      phone: string | null;
+    };
+    /**
+     * @example {
+     *       "name": "Jenny Rosen",
+     *       "email": "jenny@example.com"
+     *     }
+     */
+    BillingDetailsParams: {
+      /** @description The fields sent replace those of the address; an empty one unsets it. */
+      address?: components['schemas']['AddressParams'];
+      email?: string | null;
+      name?: string | null;
+      phone?: string | null;
+    };
+    /**
+     * @description The outcome of a check of what was given with the card; null when it was not given.
+     * @example pass
+     * @enum {string|null}
+     */
+    CardCheck: 'pass' | 'fail' | 'unavailable' | 'unchecked' | null;
+    /**
+     * @description The card, without its number (only the last four digits and a fingerprint are kept).
+     * @example {
+     *       "brand": "visa",
+     *       "checks": {
+     *         "address_line1_check": null,
+     *         "address_postal_code_check": null,
+     *         "cvc_check": "pass"
+     *       },
+     *       "country": "US",
+     *       "display_brand": "visa",
+     *       "exp_month": 12,
+     *       "exp_year": 2034,
+     *       "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *       "funding": "credit",
+     *       "last4": "4242",
+     *       "networks": {
+     *         "available": [
+     *           "visa"
+     *         ],
+     *         "preferred": null
+     *       },
+     *       "three_d_secure_usage": {
+     *         "supported": true
+     *       },
+     *       "wallet": null
+     *     }
+     */
+    PaymentMethodCard: {
+      brand: components['schemas']['CardBrand'];
+      checks: {
+        address_line1_check: components['schemas']['CardCheck'];
+        address_postal_code_check: components['schemas']['CardCheck'];
+        cvc_check: components['schemas']['CardCheck'];
+      };
+      /** @description Where the card was issued (ISO 3166-1 alpha-2). */
+      country: string | null;
+      /** @description The brand to show the customer. */
+      display_brand: string;
+      /** Format: int32 */
+      exp_month: number;
+      /** Format: int32 */
+      exp_year: number;
+      /** @description The same for every payment method made from the same card number. */
+      fingerprint: string;
+      /** @enum {string} */
+      funding: 'credit' | 'debit' | 'prepaid' | 'unknown';
+      last4: string;
+      networks: {
+        available: string[];
+        preferred: string | null;
+      };
+      three_d_secure_usage: {
+        /** @description Whether the card supports 3-D Secure. */
+        supported: boolean;
+      };
+      /** @description The wallet the card came from; always null (no wallets here). */
+      wallet: null;
+    };
+    /**
+     * @description A customer's means of payment (a card), saved to charge now or later.
+     * @example {
+     *       "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *       "object": "payment_method",
+     *       "created": 1795536380,
+     *       "livemode": false,
+     *       "billing_details": {
+     *         "address": {
+     *           "city": "San Francisco",
+     *           "country": "US",
+     *           "line1": "510 Townsend St",
+     *           "line2": null,
+     *           "postal_code": "94103",
+     *           "state": "CA"
+     *         },
+     *         "email": "jenny@example.com",
+     *         "name": "Jenny Rosen",
+     *         "phone": null
+     *       },
+     *       "card": {
+     *         "brand": "visa",
+     *         "checks": {
+     *           "address_line1_check": null,
+     *           "address_postal_code_check": null,
+     *           "cvc_check": "pass"
+     *         },
+     *         "country": "US",
+     *         "display_brand": "visa",
+     *         "exp_month": 12,
+     *         "exp_year": 2034,
+     *         "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *         "funding": "credit",
+     *         "last4": "4242",
+     *         "networks": {
+     *           "available": [
+     *             "visa"
+     *           ],
+     *           "preferred": null
+     *         },
+     *         "three_d_secure_usage": {
+     *           "supported": true
+     *         },
+     *         "wallet": null
+     *       },
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "metadata": {},
+     *       "type": "card"
+     *     }
+     */
+    PaymentMethod: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'payment_method';
+      created: components['schemas']['Timestamp'];
+      livemode: components['schemas']['Livemode'];
+      billing_details: components['schemas']['BillingDetails'];
+      card: components['schemas']['PaymentMethodCard'];
+      /** @description The customer it is attached to, or the customer itself with `expand[]=customer`. */
+      customer: components['schemas']['ObjectId'] | components['schemas']['Customer'] | null;
+      metadata: components['schemas']['Metadata'];
+      /** @constant */
+      type: 'card';
+    };
+    /**
+     * @example {
+     *       "type": "card",
+     *       "card": {
+     *         "number": "4242424242424242",
+     *         "exp_month": 12,
+     *         "exp_year": 2034,
+     *         "cvc": "314"
+     *       },
+     *       "billing_details": {
+     *         "name": "Jenny Rosen"
+     *       }
+     *     }
+     */
+    PaymentMethodCreateParams: {
+      /** @constant */
+      type: 'card';
+      /** @description A test card number with its expiry (and CVC), or a test token alone. */
+      card: {
+        number?: string;
+        /** Format: int32 */
+        exp_month?: number;
+        /** Format: int32 */
+        exp_year?: number;
+        cvc?: string;
+        token?: components['schemas']['TestSource'];
+      };
+      billing_details?: components['schemas']['BillingDetailsParams'];
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "billing_details": {
+     *         "phone": "+1 555 010 0100"
+     *       },
+     *       "card": {
+     *         "exp_year": 2035
+     *       },
+     *       "metadata": {
+     *         "label": "work"
+     *       }
+     *     }
+     */
+    PaymentMethodUpdateParams: {
+      billing_details?: components['schemas']['BillingDetailsParams'];
+      card?: {
+        /** Format: int32 */
+        exp_month?: number;
+        /** Format: int32 */
+        exp_year?: number;
+      };
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm"
+     *     }
+     */
+    PaymentMethodAttachParams: {
+      customer: components['schemas']['ObjectId'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "expand": [
+     *         "customer"
+     *       ]
+     *     }
+     */
+    PaymentMethodDetachParams: {
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "metadata": {},
+     *           "type": "card"
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/payment_methods"
+     *     }
+     */
+    PaymentMethodList: components['schemas']['ListFields'] & {
+      data: components['schemas']['PaymentMethod'][];
+    };
+    /**
      * @description Where a payment intent is in its lifecycle:
      *
      *     | status | meaning | next |
@@ -2862,12 +3451,21 @@ export interface components {
      */
     CaptureMethod: 'automatic' | 'manual';
     /**
-     * @description A test payment method, named as the providers' test cards are: `pm_card_visa`,
-     *     `pm_card_mastercard`, `pm_card_chargeDeclined`, `pm_card_chargeDeclinedInsufficientFunds`,
-     *     `pm_card_authenticationRequired`; or a test token (`tok_visa`, …).
+     * @description A payment method: a saved one's id (`pm_…`), or a test payment method named as the providers'
+     *     test cards are (`pm_card_visa`, `pm_card_mastercard`, `pm_card_chargeDeclined`,
+     *     `pm_card_chargeDeclinedInsufficientFunds`, `pm_card_authenticationRequired`, …) or a test
+     *     token (`tok_visa`, …): each use of a test name makes a new payment method from that card.
      * @example pm_card_visa
      */
     TestPaymentMethod: string;
+    /**
+     * @description Saves the payment method for later when the payment succeeds: it is attached to the intent's
+     *     customer. `off_session`: to be charged without the customer (`off_session=true`), so an
+     *     authentication made on this payment also sets the card up for off-session payments.
+     * @example off_session
+     * @enum {string}
+     */
+    SetupFutureUsage: 'off_session' | 'on_session';
     /**
      * @description Why an intent was canceled; `automatic` when its authorisation expired.
      * @example requested_by_customer
@@ -2883,19 +3481,66 @@ export interface components {
      *       "decline_code": "insufficient_funds",
      *       "message": "Your card has insufficient funds.",
      *       "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
-     *       "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *       "payment_method": {
+     *         "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *         "object": "payment_method",
+     *         "created": 1795536380,
+     *         "livemode": false,
+     *         "billing_details": {
+     *           "address": {
+     *             "city": "San Francisco",
+     *             "country": "US",
+     *             "line1": "510 Townsend St",
+     *             "line2": null,
+     *             "postal_code": "94103",
+     *             "state": "CA"
+     *           },
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "phone": null
+     *         },
+     *         "card": {
+     *           "brand": "visa",
+     *           "checks": {
+     *             "address_line1_check": null,
+     *             "address_postal_code_check": null,
+     *             "cvc_check": "pass"
+     *           },
+     *           "country": "US",
+     *           "display_brand": "visa",
+     *           "exp_month": 12,
+     *           "exp_year": 2034,
+     *           "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *           "funding": "credit",
+     *           "last4": "4242",
+     *           "networks": {
+     *             "available": [
+     *               "visa"
+     *             ],
+     *             "preferred": null
+     *           },
+     *           "three_d_secure_usage": {
+     *             "supported": true
+     *           },
+     *           "wallet": null
+     *         },
+     *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *         "metadata": {},
+     *         "type": "card"
+     *       }
      *     }
      */
     PaymentError: {
       /** @constant */
       type: 'card_error';
       /** @enum {string} */
-      code: 'card_declined' | 'payment_intent_authentication_failure';
+      code: 'card_declined' | 'payment_intent_authentication_failure' | 'authentication_required';
       decline_code?: components['schemas']['DeclineCode'];
       message: string;
       /** @description The failed charge, when the payment method was declined. */
       charge?: components['schemas']['ObjectId'];
-      payment_method?: components['schemas']['TestPaymentMethod'];
+      /** @description The payment method the attempt used, as it was then (absent for a charge made from a token). */
+      payment_method?: components['schemas']['PaymentMethod'];
     };
     /**
      * @description What the customer must do for the payment to go on (in `requires_action`), when the intent
@@ -2972,7 +3617,8 @@ export interface components {
      *       },
      *       "receipt_email": null,
      *       "next_action": null,
-     *       "payment_method": "pm_card_visa",
+     *       "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *       "setup_future_usage": null,
      *       "status": "succeeded"
      *     }
      */
@@ -3022,7 +3668,13 @@ export interface components {
         | components['schemas']['NextAction']
         | components['schemas']['NextActionRedirectToUrl']
         | null;
-      payment_method: components['schemas']['TestPaymentMethod'] | null;
+      /**
+       * @description The payment method (`pm_…`), or the payment method itself with `expand[]=payment_method`.
+       *     A test name sent (`pm_card_visa`) is answered as the payment method made from it.
+       */
+      payment_method:
+        components['schemas']['ObjectId'] | components['schemas']['PaymentMethod'] | null;
+      setup_future_usage: components['schemas']['SetupFutureUsage'] | null;
       status: components['schemas']['PaymentIntentStatus'];
       /** @description Where the receipt of the payment is e-mailed; its charge carries it. */
       receipt_email: components['schemas']['Email'] | null;
@@ -3052,6 +3704,13 @@ export interface components {
        */
       confirm: boolean;
       return_url?: components['schemas']['ReturnUrl'];
+      /**
+       * @description The customer is not present: a card that needs authentication is not asked for it, and
+       *     the payment fails with 402 `authentication_required` (the intent back in
+       *     `requires_payment_method`) unless the card was set up for off-session payments.
+       */
+      off_session?: boolean;
+      setup_future_usage?: components['schemas']['SetupFutureUsage'];
       description?: string;
       metadata?: components['schemas']['Metadata'];
       receipt_email?: components['schemas']['ReceiptEmailParam'];
@@ -3069,6 +3728,7 @@ export interface components {
       customer?: components['schemas']['ObjectId'];
       payment_method?: components['schemas']['TestPaymentMethod'];
       capture_method?: components['schemas']['CaptureMethod'];
+      setup_future_usage?: components['schemas']['SetupFutureUsage'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
       receipt_email?: components['schemas']['NullableReceiptEmailParam'];
@@ -3091,6 +3751,13 @@ export interface components {
       return_url?: components['schemas']['ReturnUrl'];
       /** @description The intent's `client_secret`; required with the publishable key. */
       client_secret?: components['schemas']['ClientSecret'];
+      /**
+       * @description The customer is not present: a card that needs authentication is not asked for it, and
+       *     the payment fails with 402 `authentication_required` (the intent back in
+       *     `requires_payment_method`) unless the card was set up for off-session payments.
+       */
+      off_session?: boolean;
+      setup_future_usage?: components['schemas']['SetupFutureUsage'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -3152,7 +3819,8 @@ export interface components {
      *           },
      *           "receipt_email": null,
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "succeeded"
      *         }
      *       ],
@@ -3259,6 +3927,9 @@ export interface components {
      *           "phone": "+1 555 010 0100",
      *           "metadata": {
      *             "order_id": "6735"
+     *           },
+     *           "invoice_settings": {
+     *             "default_payment_method": null
      *           }
      *         }
      *       }
@@ -3297,6 +3968,9 @@ export interface components {
      *           "phone": "+1 555 010 0100",
      *           "metadata": {
      *             "order_id": "6735"
+     *           },
+     *           "invoice_settings": {
+     *             "default_payment_method": null
      *           }
      *         },
      *         "previous_attributes": {
@@ -3342,6 +4016,9 @@ export interface components {
      *           "phone": "+1 555 010 0100",
      *           "metadata": {
      *             "order_id": "6735"
+     *           },
+     *           "invoice_settings": {
+     *             "default_payment_method": null
      *           }
      *         }
      *       }
@@ -3712,7 +4389,8 @@ export interface components {
      *           },
      *           "receipt_email": null,
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "succeeded"
      *         }
      *       }
@@ -3899,7 +4577,8 @@ export interface components {
      *           },
      *           "receipt_email": null,
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "requires_confirmation"
      *         }
      *       }
@@ -3951,7 +4630,8 @@ export interface components {
      *               "url": "/v1/test_helpers/payment_intents/pi_kruVtkhFDKWCwCzaN4JSFcpR/authenticate"
      *             }
      *           },
-     *           "payment_method": "pm_card_authenticationRequired",
+     *           "payment_method": "pm_Lq3v8TzKc2WnYb6RxHd0JsAe",
+     *           "setup_future_usage": null,
      *           "status": "requires_action"
      *         }
      *       }
@@ -4000,7 +4680,8 @@ export interface components {
      *           },
      *           "receipt_email": null,
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "requires_capture"
      *         }
      *       }
@@ -4052,9 +4733,56 @@ export interface components {
      *             "decline_code": "insufficient_funds",
      *             "message": "Your card has insufficient funds.",
      *             "charge": "ch_cxZ09qcOd3HnBSMhQyA9rKit",
-     *             "payment_method": "tok_chargeDeclinedInsufficientFunds"
+     *             "payment_method": {
+     *               "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *               "object": "payment_method",
+     *               "created": 1795536380,
+     *               "livemode": false,
+     *               "billing_details": {
+     *                 "address": {
+     *                   "city": "San Francisco",
+     *                   "country": "US",
+     *                   "line1": "510 Townsend St",
+     *                   "line2": null,
+     *                   "postal_code": "94103",
+     *                   "state": "CA"
+     *                 },
+     *                 "email": "jenny@example.com",
+     *                 "name": "Jenny Rosen",
+     *                 "phone": null
+     *               },
+     *               "card": {
+     *                 "brand": "visa",
+     *                 "checks": {
+     *                   "address_line1_check": null,
+     *                   "address_postal_code_check": null,
+     *                   "cvc_check": "pass"
+     *                 },
+     *                 "country": "US",
+     *                 "display_brand": "visa",
+     *                 "exp_month": 12,
+     *                 "exp_year": 2034,
+     *                 "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *                 "funding": "credit",
+     *                 "last4": "4242",
+     *                 "networks": {
+     *                   "available": [
+     *                     "visa"
+     *                   ],
+     *                   "preferred": null
+     *                 },
+     *                 "three_d_secure_usage": {
+     *                   "supported": true
+     *                 },
+     *                 "wallet": null
+     *               },
+     *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "metadata": {},
+     *               "type": "card"
+     *             }
      *           },
      *           "payment_method": null,
+     *           "setup_future_usage": null,
      *           "status": "requires_payment_method"
      *         }
      *       }
@@ -4103,7 +4831,8 @@ export interface components {
      *           },
      *           "receipt_email": null,
      *           "next_action": null,
-     *           "payment_method": "pm_card_visa",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "setup_future_usage": null,
      *           "status": "canceled"
      *         }
      *       }
@@ -4352,6 +5081,236 @@ export interface components {
       };
     };
     /**
+     * @description The `payment_method.attached` event.
+     * @example {
+     *       "id": "evt_Q2kx9nV7bT4mWc1RzLp8HsYd",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "payment_method.attached",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "metadata": {},
+     *           "type": "card"
+     *         }
+     *       }
+     *     }
+     */
+    PaymentMethodAttachedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_method.attached';
+      data: {
+        object: components['schemas']['PaymentMethod'];
+      };
+    };
+    /**
+     * @description The `payment_method.detached` event.
+     * @example {
+     *       "id": "evt_Q2kx9nV7bT4mWc1RzLp8HsYd",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "payment_method.detached",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": null,
+     *           "metadata": {},
+     *           "type": "card"
+     *         },
+     *         "previous_attributes": {
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm"
+     *         }
+     *       }
+     *     }
+     */
+    PaymentMethodDetachedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_method.detached';
+      data: {
+        object: components['schemas']['PaymentMethod'];
+        /** @description The changed fields' values before the change (the customer it was detached from). */
+        previous_attributes: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /**
+     * @description The `payment_method.updated` event.
+     * @example {
+     *       "id": "evt_Q2kx9nV7bT4mWc1RzLp8HsYd",
+     *       "object": "event",
+     *       "created": 1795536381,
+     *       "livemode": false,
+     *       "type": "payment_method.updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "metadata": {},
+     *           "type": "card"
+     *         },
+     *         "previous_attributes": {
+     *           "metadata": {}
+     *         }
+     *       }
+     *     }
+     */
+    PaymentMethodUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'payment_method.updated';
+      data: {
+        object: components['schemas']['PaymentMethod'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes: {
+          [key: string]: unknown;
+        };
+      };
+    };
+    /**
      * @example {
      *       "name": "Acme",
      *       "email": "ops@acme.test"
@@ -4405,6 +5364,8 @@ export interface components {
       | 'refunds:write'
       | 'payment_intents:read'
       | 'payment_intents:write'
+      | 'payment_methods:read'
+      | 'payment_methods:write'
       | 'users:read'
       | 'users:write'
       | 'orders:read'
@@ -4936,6 +5897,7 @@ export interface components {
      *     | `charge_already_captured` | 400 | invalid_request_error |
      *     | `charge_expired_for_capture` | 400 | invalid_request_error |
      *     | `payment_intent_unexpected_state` | 400 | invalid_request_error |
+     *     | `payment_method_unexpected_state` | 400 | invalid_request_error |
      *     | `resource_missing` | 404 | invalid_request_error |
      *     | `url_not_found` | 404 | invalid_request_error |
      *     | `method_not_allowed` | 405 | invalid_request_error |
@@ -4952,6 +5914,7 @@ export interface components {
      *     | `client_certificate_invalid` | 401 | authentication_error |
      *     | `insufficient_scope` | 403 | permission_error |
      *     | `card_declined` | 402 | card_error |
+     *     | `authentication_required` | 402 | card_error |
      *     | `idempotency_key_reused` | 400 | idempotency_error |
      *     | `idempotency_key_in_use` | 409 | idempotency_error |
      *     | `rate_limited` | 429 | rate_limit_error |
@@ -4971,6 +5934,7 @@ export interface components {
       | 'charge_already_captured'
       | 'charge_expired_for_capture'
       | 'payment_intent_unexpected_state'
+      | 'payment_method_unexpected_state'
       | 'resource_missing'
       | 'url_not_found'
       | 'method_not_allowed'
@@ -4987,6 +5951,7 @@ export interface components {
       | 'client_certificate_invalid'
       | 'insufficient_scope'
       | 'card_declined'
+      | 'authentication_required'
       | 'idempotency_key_reused'
       | 'idempotency_key_in_use'
       | 'rate_limited'
@@ -4996,7 +5961,13 @@ export interface components {
      * @example insufficient_funds
      * @enum {string}
      */
-    DeclineCode: 'generic_decline' | 'insufficient_funds';
+    DeclineCode:
+      | 'generic_decline'
+      | 'insufficient_funds'
+      | 'lost_card'
+      | 'expired_card'
+      | 'incorrect_cvc'
+      | 'authentication_required';
     /**
      * @description What went wrong, for people; may change, so never match on it (match on `code`).
      * @example No such charge: 'ch_3PqL0x9aZk2'
@@ -5036,7 +6007,8 @@ export interface components {
         | 'amount_too_large'
         | 'charge_not_refundable'
         | 'charge_already_refunded'
-        | 'charge_already_captured';
+        | 'charge_already_captured'
+        | 'payment_method_unexpected_state';
       message: components['schemas']['ErrorMessage'];
       param?: components['schemas']['ErrorParam'];
       request_id: components['schemas']['ErrorRequestId'];
@@ -5070,6 +6042,7 @@ export interface components {
      *         "metadata": {},
      *         "next_action": null,
      *         "payment_method": null,
+     *         "setup_future_usage": null,
      *         "status": "requires_payment_method"
      *       },
      *       "request_id": "req_HvwR49HaSOrB6gHGjoO5meiN"
@@ -5160,12 +6133,59 @@ export interface components {
      *           "decline_code": "insufficient_funds",
      *           "message": "Your card has insufficient funds.",
      *           "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
-     *           "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *           "payment_method": {
+     *             "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *             "object": "payment_method",
+     *             "created": 1795536380,
+     *             "livemode": false,
+     *             "billing_details": {
+     *               "address": {
+     *                 "city": "San Francisco",
+     *                 "country": "US",
+     *                 "line1": "510 Townsend St",
+     *                 "line2": null,
+     *                 "postal_code": "94103",
+     *                 "state": "CA"
+     *               },
+     *               "email": "jenny@example.com",
+     *               "name": "Jenny Rosen",
+     *               "phone": null
+     *             },
+     *             "card": {
+     *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "display_brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "last4": "4242",
+     *               "networks": {
+     *                 "available": [
+     *                   "visa"
+     *                 ],
+     *                 "preferred": null
+     *               },
+     *               "three_d_secure_usage": {
+     *                 "supported": true
+     *               },
+     *               "wallet": null
+     *             },
+     *             "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *             "metadata": {},
+     *             "type": "card"
+     *           }
      *         },
      *         "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
      *         "metadata": {},
      *         "next_action": null,
      *         "payment_method": null,
+     *         "setup_future_usage": null,
      *         "status": "requires_payment_method"
      *       },
      *       "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
@@ -5174,8 +6194,11 @@ export interface components {
     CardError: {
       /** @constant */
       type: 'card_error';
-      /** @constant */
-      code: 'card_declined';
+      /**
+       * @description `authentication_required`: an off-session payment with a card that needs the customer to authenticate.
+       * @enum {string}
+       */
+      code: 'card_declined' | 'authentication_required';
       message: components['schemas']['ErrorMessage'];
       param?: components['schemas']['ErrorParam'];
       decline_code: components['schemas']['DeclineCode'];
@@ -5336,12 +6359,59 @@ export interface components {
      *           "decline_code": "insufficient_funds",
      *           "message": "Your card has insufficient funds.",
      *           "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
-     *           "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *           "payment_method": {
+     *             "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *             "object": "payment_method",
+     *             "created": 1795536380,
+     *             "livemode": false,
+     *             "billing_details": {
+     *               "address": {
+     *                 "city": "San Francisco",
+     *                 "country": "US",
+     *                 "line1": "510 Townsend St",
+     *                 "line2": null,
+     *                 "postal_code": "94103",
+     *                 "state": "CA"
+     *               },
+     *               "email": "jenny@example.com",
+     *               "name": "Jenny Rosen",
+     *               "phone": null
+     *             },
+     *             "card": {
+     *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "display_brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "last4": "4242",
+     *               "networks": {
+     *                 "available": [
+     *                   "visa"
+     *                 ],
+     *                 "preferred": null
+     *               },
+     *               "three_d_secure_usage": {
+     *                 "supported": true
+     *               },
+     *               "wallet": null
+     *             },
+     *             "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *             "metadata": {},
+     *             "type": "card"
+     *           }
      *         },
      *         "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
      *         "metadata": {},
      *         "next_action": null,
      *         "payment_method": null,
+     *         "setup_future_usage": null,
      *         "status": "requires_payment_method"
      *       },
      *       "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
@@ -5426,12 +6496,59 @@ export interface components {
      *             "decline_code": "insufficient_funds",
      *             "message": "Your card has insufficient funds.",
      *             "charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
-     *             "payment_method": "pm_card_chargeDeclinedInsufficientFunds"
+     *             "payment_method": {
+     *               "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *               "object": "payment_method",
+     *               "created": 1795536380,
+     *               "livemode": false,
+     *               "billing_details": {
+     *                 "address": {
+     *                   "city": "San Francisco",
+     *                   "country": "US",
+     *                   "line1": "510 Townsend St",
+     *                   "line2": null,
+     *                   "postal_code": "94103",
+     *                   "state": "CA"
+     *                 },
+     *                 "email": "jenny@example.com",
+     *                 "name": "Jenny Rosen",
+     *                 "phone": null
+     *               },
+     *               "card": {
+     *                 "brand": "visa",
+     *                 "checks": {
+     *                   "address_line1_check": null,
+     *                   "address_postal_code_check": null,
+     *                   "cvc_check": "pass"
+     *                 },
+     *                 "country": "US",
+     *                 "display_brand": "visa",
+     *                 "exp_month": 12,
+     *                 "exp_year": 2034,
+     *                 "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *                 "funding": "credit",
+     *                 "last4": "4242",
+     *                 "networks": {
+     *                   "available": [
+     *                     "visa"
+     *                   ],
+     *                   "preferred": null
+     *                 },
+     *                 "three_d_secure_usage": {
+     *                   "supported": true
+     *                 },
+     *                 "wallet": null
+     *               },
+     *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "metadata": {},
+     *               "type": "card"
+     *             }
      *           },
      *           "latest_charge": "ch_Dj2Z49Z1HMj07t3Vi9wGlhnn",
      *           "metadata": {},
      *           "next_action": null,
      *           "payment_method": null,
+     *           "setup_future_usage": null,
      *           "status": "requires_payment_method"
      *         },
      *         "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
@@ -5688,6 +6805,12 @@ export interface components {
     /** @description The charge's id (`ch_…`). */
     ChargeId: components['schemas']['ObjectId'];
     PaymentIntentId: components['schemas']['ObjectId'];
+    /** @description The payment method's id (`pm_…`). */
+    PaymentMethodId: components['schemas']['ObjectId'];
+    /** @description The payment method's id (`pm_…`), attached to this customer. */
+    CustomerPaymentMethodId: components['schemas']['ObjectId'];
+    /** @description Only payment methods of this type (`card`, the only one). */
+    PaymentMethodType: 'card';
     /** @description The refund's id (`re_…`). */
     RefundId: components['schemas']['ObjectId'];
     /** @description The user's id (`usr_…`). */
@@ -5812,7 +6935,13 @@ export interface operations {
   };
   retrieveCustomer: {
     parameters: {
-      query?: never;
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
       header?: never;
       path: {
         /** @description The customer's id (`cus_…`). */
@@ -6027,6 +7156,95 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['ChargeList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listCustomerPaymentMethods: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+        /** @description Only payment methods of this type (`card`, the only one). */
+        type?: components['parameters']['PaymentMethodType'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
+      };
+      header?: never;
+      path: {
+        /** @description The customer's id (`cus_…`). */
+        id: components['parameters']['CustomerId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of the customer's payment methods. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethodList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrieveCustomerPaymentMethod: {
+    parameters: {
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
+      header?: never;
+      path: {
+        /** @description The customer's id (`cus_…`). */
+        id: components['parameters']['CustomerId'];
+        /** @description The payment method's id (`pm_…`), attached to this customer. */
+        payment_method: components['parameters']['CustomerPaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -6843,6 +8061,305 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['PaymentIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listPaymentMethods: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+        /** @description Only the payment methods attached to this customer. */
+        customer?: components['schemas']['ObjectId'];
+        /** @description Only payment methods of this type (`card`, the only one). */
+        type?: components['parameters']['PaymentMethodType'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of payment methods. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethodList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createPaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrievePaymentMethod: {
+    parameters: {
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+      };
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updatePaymentMethodByPost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updatePaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  attachPaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodAttachParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodAttachParams'];
+      };
+    };
+    responses: {
+      /** @description The attached payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  detachPaymentMethod: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The payment method's id (`pm_…`). */
+        id: components['parameters']['PaymentMethodId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodDetachParams'];
+        'application/x-www-form-urlencoded': components['schemas']['PaymentMethodDetachParams'];
+      };
+    };
+    responses: {
+      /** @description The detached payment method. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['PaymentMethod'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -9271,6 +10788,81 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['OrderDeletedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentMethodAttached: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodAttachedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentMethodDetached: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodDetachedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyPaymentMethodUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['PaymentMethodUpdatedEvent'];
       };
     };
     responses: {

@@ -119,7 +119,32 @@ export const TRIGGERS: Record<PaymentsEventType, Trigger | NotTriggerable> = {
       return [user, order, dataOrThrow(await c.deleteUserOrder(user.id, order.id))];
     },
   },
+  'payment_method.attached': {
+    does: 'creates a customer and a tok_visa card, and attaches the card to the customer',
+    run: async (c) => [...(await anAttachedCard(c))],
+  },
+  'payment_method.detached': {
+    does: 'creates a customer and an attached tok_visa card, and detaches the card',
+    run: async (c) => {
+      const [customer, card] = await anAttachedCard(c);
+      return [customer, card, dataOrThrow(await c.detachPaymentMethod(card.id))];
+    },
+  },
+  'payment_method.updated': {
+    does: "creates a tok_visa card and updates its billing name",
+    run: async (c) => {
+      const card = dataOrThrow(await c.createPaymentMethod({ type: 'card', card: { token: 'tok_visa' } }));
+      return [card, dataOrThrow(await c.updatePaymentMethodByPost(card.id, { billing_details: { name: 'Jenny Rosen' } }))];
+    },
+  },
 };
+
+/** A customer, and a tok_visa card attached to it. */
+async function anAttachedCard(c: PaymentsClient) {
+  const customer = await aCustomer(c);
+  const card = dataOrThrow(await c.createPaymentMethod({ type: 'card', card: { token: 'tok_visa' } }));
+  return [customer, dataOrThrow(await c.attachPaymentMethod(card.id, { customer: customer.id }))] as const;
+}
 
 function refundOfACharge(): Trigger {
   return {

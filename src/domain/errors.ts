@@ -36,6 +36,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType 
   charge_already_captured: { status: 400, type: 'invalid_request_error' },
   charge_expired_for_capture: { status: 400, type: 'invalid_request_error' },
   payment_intent_unexpected_state: { status: 400, type: 'invalid_request_error' },
+  payment_method_unexpected_state: { status: 400, type: 'invalid_request_error' },
   resource_missing: { status: 404, type: 'invalid_request_error' },
   url_not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
@@ -52,6 +53,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType 
   client_certificate_invalid: { status: 401, type: 'authentication_error' },
   insufficient_scope: { status: 403, type: 'permission_error' },
   card_declined: { status: 402, type: 'card_error' },
+  authentication_required: { status: 402, type: 'card_error' },
   idempotency_key_reused: { status: 400, type: 'idempotency_error' },
   idempotency_key_in_use: { status: 409, type: 'idempotency_error' },
   rate_limited: { status: 429, type: 'rate_limit_error' },
@@ -110,14 +112,17 @@ export class ApiError extends Error {
   }
 }
 
-/** A declined card's 402 body, with the fields the spec's `CardError` requires. */
+/**
+ * A declined card's 402 body, with the fields the spec's `CardError` requires; `code` is
+ * `card_declined` unless an off-session payment needed authentication (`authentication_required`).
+ */
 export function cardErrorBody(
-  decline: { declineCode: DeclineCode; message: string; charge: string; paymentIntent: PaymentIntent },
+  decline: { code?: CardErrorBody['code']; declineCode: DeclineCode; message: string; charge: string; paymentIntent: PaymentIntent },
   requestId: string,
 ): CardErrorBody {
   return {
     type: 'card_error',
-    code: 'card_declined',
+    code: decline.code ?? 'card_declined',
     message: decline.message,
     decline_code: decline.declineCode,
     charge: decline.charge,

@@ -14,6 +14,7 @@ export const ID_PREFIX = {
   refund: 're',
   event: 'evt',
   paymentIntent: 'pi',
+  paymentMethod: 'pm',
   user: 'usr',
   order: 'ord',
   webhookEndpoint: 'we',

@@ -8,8 +8,14 @@ import { callRestOperation } from './rest-operations.js';
 
 /** The fields of the intent inputs that REST names or spells differently. */
 const INTENT_FIELDS: RestFields = {
-  renames: { paymentMethod: 'payment_method', captureMethod: 'capture_method', receiptEmail: 'receipt_email' },
-  enums: ['capture_method'],
+  renames: {
+    paymentMethod: 'payment_method',
+    captureMethod: 'capture_method',
+    receiptEmail: 'receipt_email',
+    offSession: 'off_session',
+    setupFutureUsage: 'setup_future_usage',
+  },
+  enums: ['capture_method', 'setup_future_usage'],
 };
 
 /**
@@ -70,13 +76,14 @@ export const paymentIntentTypes = {
       intent.latest_charge ? ctx.loaders.charge.load(expandableId(intent.latest_charge)) : null,
     nextAction: ({ next_action: action }) =>
       action && { type: action.type, url: action.type === 'authenticate' ? action.authenticate.url : action.redirect_to_url.url },
-    paymentMethod: (intent) => intent.payment_method,
+    paymentMethod: (intent) => (intent.payment_method ? expandableId(intent.payment_method) : null),
+    setupFutureUsage: (intent) => intent.setup_future_usage && toGraphQLEnum(intent.setup_future_usage),
     status: (intent) => toGraphQLEnum(intent.status),
     receiptEmail: (intent) => intent.receipt_email,
   },
   PaymentError: {
     declineCode: (error) => error.decline_code ?? null,
     charge: (error, _, ctx) => (error.charge ? ctx.loaders.charge.load(error.charge) : null),
-    paymentMethod: (error) => error.payment_method ?? null,
+    paymentMethod: (error) => error.payment_method?.id ?? null,
   },
 } satisfies Resolvers;

@@ -6,6 +6,7 @@ import { eventHandlers } from './events/events.handlers.js';
 import { oauthHandlers } from './oauth/oauth.handlers.js';
 import { orderHandlers } from './orders/orders.handlers.js';
 import { paymentIntentHandlers } from './payment-intents/payment-intents.handlers.js';
+import { paymentMethodHandlers } from './payment-methods/payment-methods.handlers.js';
 import { refundHandlers } from './refunds/refunds.handlers.js';
 import { requestLogHandlers } from './request-logs/request-logs.handlers.js';
 import { signingKeyHandlers } from './signing-keys/signing-keys.handlers.js';
@@ -29,6 +30,7 @@ const bound = {
   ...chargeHandlers,
   ...refundHandlers,
   ...paymentIntentHandlers,
+  ...paymentMethodHandlers,
   ...userHandlers,
   ...orderHandlers,
   ...eventHandlers,

@@ -212,6 +212,8 @@ forEachDatabase('list filters', (engine) => {
       await aCharge(server.api, { customer: shared.customer });
       await post(server.api, '/v1/refunds', { charge: shared.charge, amount: 100 });
       await post(server.api, '/v1/payment_intents', { amount: 1000, currency: 'usd' });
+      const card = await post(server.api, '/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } });
+      await post(server.api, `/v1/payment_methods/${card.id}/attach`, { customer: shared.customer });
       await aUser(server.api, { email: `round${round}@example.com` });
       await post(server.api, `/v1/users/${shared.user}/orders`, { amount: 1500, currency: 'usd' });
       await post(server.api, '/v1/webhook_endpoints', ENDPOINT);
@@ -246,6 +248,8 @@ forEachDatabase('list filters', (engine) => {
         listChargeRefunds: { path: `/v1/charges/${charge}/refunds` },
         listRefunds: { path: '/v1/refunds' },
         listPaymentIntents: { path: '/v1/payment_intents' },
+        listPaymentMethods: { path: '/v1/payment_methods' },
+        listCustomerPaymentMethods: { path: `/v1/customers/${customer}/payment_methods` },
         listUsers: { path: '/v1/users' },
         listUserOrders: { path: `/v1/users/${user}/orders` },
         listEvents: { path: '/v1/events' },

@@ -11,6 +11,7 @@ const RETRIEVERS: Record<string, Retriever> = {
   charge: (stripe, id) => stripe.charges.retrieve(id),
   refund: (stripe, id) => stripe.refunds.retrieve(id),
   payment_intent: (stripe, id) => stripe.paymentIntents.retrieve(id),
+  payment_method: (stripe, id) => stripe.paymentMethods.retrieve(id),
 };
 
 /** An object as events and error bodies carry it: an intent without its `client_secret`. */
@@ -67,8 +68,9 @@ forEachDatabase('the official client library', (engine) => {
       id: created.id,
       status: 'requires_capture',
       amount_capturable: 2000,
-      payment_method: 'pm_card_visa',
     });
+    // The test name is answered as the payment method made from it.
+    expect(confirmed.payment_method).to.match(/^pm_[0-9A-Za-z]{24}$/);
     expect(captured).to.include({ status: 'succeeded', amount_received: 1500, amount_capturable: 0 });
     expect(refund).to.include({ object: 'refund', amount: 1500, payment_intent: created.id, charge: captured.latest_charge });
     const charge = await stripe.charges.retrieve(captured.latest_charge as string);
@@ -158,6 +160,8 @@ forEachDatabase('the official client library', (engine) => {
       confirm: true,
     });
     await stripe.paymentIntents.cancel(authorised.id);
+    const card = await stripe.paymentMethods.create({ type: 'card', card: { token: 'tok_visa' } });
+    await stripe.paymentMethods.attach(card.id, { customer: customer.id });
     await stripe.customers.del(customer.id);
 
     const events = await stripe.events.list().autoPagingToArray({ limit: 100 });
@@ -176,5 +180,47 @@ forEachDatabase('the official client library', (engine) => {
       // An event leaves out an intent's client secret: it is for the customer's browser only.
       expect(withoutClientSecret(retrieved), `${event.type} of ${id}`).to.deep.equal(expected);
     }
+  });
+
+  it('saves a card for a customer and charges it off-session, as an integrator of that library does', async () => {
+    const stripe = client();
+    const customer = await stripe.customers.create({ email: 'jenny@example.com' });
+    const card = await stripe.paymentMethods.create({
+      type: 'card',
+      card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '314' },
+      billing_details: { name: 'Jenny Rosen' },
+    });
+    expect(card.card).to.include({ brand: 'visa', last4: '4242', exp_year: 2034 });
+    await stripe.paymentMethods.attach(card.id, { customer: customer.id });
+    await stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: card.id } });
+    const saved = await stripe.customers.listPaymentMethods(customer.id, { type: 'card' });
+    expect(saved.data.map((pm) => pm.id)).to.deep.equal([card.id]);
+    const paid = await stripe.paymentIntents.create({
+      amount: 2000,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: card.id,
+      off_session: true,
+      confirm: true,
+    });
+    expect(paid).to.include({ status: 'succeeded', payment_method: card.id });
+
+    const asking = await stripe.paymentMethods.create({ type: 'card', card: { token: 'tok_authenticationRequired' } });
+    await stripe.paymentMethods.attach(asking.id, { customer: customer.id });
+    const error = await stripe.paymentIntents
+      .create({ amount: 2000, currency: 'usd', customer: customer.id, payment_method: asking.id, off_session: true, confirm: true })
+      .then(
+        () => expect.fail('an off-session payment that needs authentication was answered as a success'),
+        (thrown: unknown) => thrown as Stripe.errors.StripeCardError,
+      );
+    expect(error).to.be.an.instanceOf(Stripe.errors.StripeCardError);
+    expect(error).to.include({ statusCode: 402, code: 'authentication_required' });
+    expect(error.payment_intent).to.include({ status: 'requires_payment_method' });
+    expect((error.payment_intent!.last_payment_error!.payment_method as Stripe.PaymentMethod).id).to.equal(asking.id);
+
+    const detached = await stripe.paymentMethods.detach(card.id);
+    expect(detached.customer).to.equal(null);
+    const after = (await stripe.customers.retrieve(customer.id)) as Stripe.Customer;
+    expect(after.invoice_settings.default_payment_method).to.equal(null);
   });
 });

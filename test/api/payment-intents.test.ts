@@ -17,6 +17,12 @@ async function anIntent(api: ApiClient, params: Record<string, unknown> = {}): P
 }
 
 /** An authorised intent (`requires_capture`) of 2000. */
+/** The card of a payment method, read back by its id. */
+async function cardOf(api: ApiClient, id: string): Promise<any> {
+  expect(id).to.match(/^pm_[0-9A-Za-z]{24}$/);
+  return ok(await api.get(`/v1/payment_methods/${id}`)).card;
+}
+
 function anAuthorisedIntent(api: ApiClient): Promise<any> {
   return anIntent(api, { payment_method: 'pm_card_visa', capture_method: 'manual', confirm: true });
 }
@@ -186,6 +192,7 @@ forEachDatabase('payment intents', (engine) => {
         metadata: { order: '6735' },
         next_action: null,
         payment_method: null,
+        setup_future_usage: null,
         status: 'requires_payment_method',
         receipt_email: null,
       });
@@ -195,12 +202,9 @@ forEachDatabase('payment intents', (engine) => {
     it('is requires_confirmation with a payment method, and belongs to the customer named', async () => {
       const customer = await aCustomer(server.api);
       const intent = await anIntent(server.api, { payment_method: 'pm_card_mastercard', customer: customer.id, currency: 'EUR' });
-      expect(intent).to.include({
-        status: 'requires_confirmation',
-        payment_method: 'pm_card_mastercard',
-        customer: customer.id,
-        currency: 'eur',
-      });
+      expect(intent).to.include({ status: 'requires_confirmation', customer: customer.id, currency: 'eur' });
+      // The test name made a payment method of that card.
+      expect(await cardOf(server.api, intent.payment_method)).to.include({ brand: 'mastercard', last4: '4444' });
       expect((await server.api.get('/v1/charges')).body.data).to.deep.equal([]);
     });
 
@@ -314,9 +318,9 @@ forEachDatabase('payment intents', (engine) => {
         currency: 'eur',
         customer: customer.id,
         capture_method: 'manual',
-        payment_method: 'pm_card_mastercard',
         status: 'requires_confirmation',
       });
+      expect(await cardOf(server.api, updated.payment_method)).to.include({ brand: 'mastercard' });
       const confirmed = ok(await server.api.post(`/v1/payment_intents/${intent.id}/confirm`));
       expect(confirmed).to.include({ status: 'requires_capture', amount_capturable: 3000 });
       const charge = ok(await server.api.get(`/v1/charges/${confirmed.latest_charge}`));
@@ -390,7 +394,7 @@ forEachDatabase('payment intents', (engine) => {
         status: 'succeeded',
         amount_received: 2000,
         amount_capturable: 0,
-        payment_method: 'pm_card_visa',
+        payment_method: intent.payment_method,
         last_payment_error: null,
       });
       const charge = ok(await server.api.get(`/v1/charges/${confirmed.latest_charge}`));
@@ -415,7 +419,8 @@ forEachDatabase('payment intents', (engine) => {
         payment_method: 'pm_card_mastercard',
         capture_method: 'manual',
       });
-      expect(ok(res)).to.include({ status: 'requires_capture', payment_method: 'pm_card_mastercard', capture_method: 'manual' });
+      expect(ok(res)).to.include({ status: 'requires_capture', capture_method: 'manual' });
+      expect(res.body.payment_method).to.match(/^pm_/).and.not.equal(intent.payment_method);
       const charge = ok(await server.api.get(`/v1/charges/${res.body.latest_charge}`));
       expect(charge.payment_method_details.card).to.deep.equal({ brand: 'mastercard', last4: '4444' });
     });
@@ -447,8 +452,11 @@ forEachDatabase('payment intents', (engine) => {
         decline_code: 'generic_decline',
         message: 'Your card was declined.',
         charge: error.charge,
-        payment_method: 'pm_card_chargeDeclined',
+        payment_method: error.payment_intent.last_payment_error.payment_method,
       });
+      // The payment method, as an object, as the widely used payments API answers it.
+      expect(error.payment_intent.last_payment_error.payment_method).to.include({ object: 'payment_method', type: 'card' });
+      expect(error.payment_intent.last_payment_error.payment_method.card).to.include({ last4: '0002' });
       expect(ok(await server.api.get(`/v1/payment_intents/${intent.id}`))).to.deep.equal(error.payment_intent);
       const charge = ok(await server.api.get(`/v1/charges/${error.charge}`));
       expect(charge).to.include({
@@ -476,7 +484,8 @@ forEachDatabase('payment intents', (engine) => {
       const retried = ok(
         await server.api.post(`/v1/payment_intents/${error.payment_intent.id}/confirm`, { payment_method: 'pm_card_visa' }),
       );
-      expect(retried).to.include({ status: 'succeeded', last_payment_error: null, payment_method: 'pm_card_visa' });
+      expect(retried).to.include({ status: 'succeeded', last_payment_error: null });
+      expect(await cardOf(server.api, retried.payment_method)).to.include({ last4: '4242' });
       expect(retried.latest_charge).to.not.equal(error.charge);
     });
 
@@ -536,8 +545,8 @@ forEachDatabase('payment intents', (engine) => {
       expect(failed.last_payment_error).to.include({
         type: 'card_error',
         code: 'payment_intent_authentication_failure',
-        payment_method: 'pm_card_authenticationRequired',
       });
+      expect(failed.last_payment_error.payment_method).to.include({ id: intent.payment_method, object: 'payment_method' });
       expect(await since()).to.deep.equal([['payment_intent.payment_failed', failed]]);
       expect(ok(await server.api.get('/v1/charges')).data).to.deep.equal([]);
       const paid = ok(await server.api.post(`/v1/payment_intents/${intent.id}/confirm`, { payment_method: 'pm_card_visa' }));
@@ -826,7 +835,7 @@ forEachDatabase('payment intents', (engine) => {
     it('refuses a path that cannot be expanded, naming it, before confirming anything', async () => {
       const intent = await anIntent(server.api, { payment_method: 'pm_card_visa' });
       const res = await server.api.post(`/v1/payment_intents/${intent.id}/confirm`, {
-        expand: ['latest_charge', 'payment_method'],
+        expand: ['latest_charge', 'metadata'],
       });
       expectError(res, 400, 'parameter_invalid', 'expand[1]');
       expect(ok(await server.api.get(`/v1/payment_intents/${intent.id}`))).to.deep.equal(intent);

@@ -62,6 +62,17 @@ const authorisedIntent = async (api: ApiClient) =>
       confirm: true,
     }),
   );
+/** A saved card, not attached to any customer. */
+const newCard = async (api: ApiClient, token = 'tok_visa') =>
+  idOf(await api.post('/v1/payment_methods', { type: 'card', card: { token } }));
+/** A saved card attached to a new customer. */
+const attachedCard = async (api: ApiClient) => {
+  const card = await newCard(api);
+  idOf(await api.post(`/v1/payment_methods/${card}/attach`, { customer: await newCustomer(api) }));
+  return card;
+};
+/** Operations whose answer has no customer to expand: a new card is attached to none, a detached one no longer. */
+const NO_CUSTOMER_YET = new Set(['createPaymentMethod', 'detachPaymentMethod']);
 const newEndpoint = async (api: ApiClient) =>
   idOf(await api.post('/v1/webhook_endpoints', { url: 'https://example.com/fixture', enabled_events: ['*'] }));
 
@@ -81,6 +92,7 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
   CustomerId: newCustomer,
   ChargeId: newCharge,
   PaymentIntentId: newIntent,
+  PaymentMethodId: (api) => newCard(api),
   UserId: async (api) => idOf(await api.post('/v1/users', { email: 'fixture@example.com' })),
   OrderId: async (api, made) => idOf(await api.post(`/v1/users/${made.UserId}/orders`, { amount: 700, currency: 'usd' })),
   WebhookEndpointId: newEndpoint,
@@ -99,6 +111,12 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
  */
 const actionFixtures: Record<string, Record<string, (api: ApiClient, made: Record<string, string>) => Promise<string>>> = {
   capturePaymentIntent: { PaymentIntentId: authorisedIntent },
+  // An intent with both a latest charge and a payment method, so that both can be expanded.
+  cancelPaymentIntent: { PaymentIntentId: authorisedIntent },
+  // Attached, so that there is a customer to detach from, and one to expand on an update.
+  detachPaymentMethod: { PaymentMethodId: (api) => attachedCard(api) },
+  updatePaymentMethod: { PaymentMethodId: (api) => attachedCard(api) },
+  updatePaymentMethodByPost: { PaymentMethodId: (api) => attachedCard(api) },
   captureCharge: {
     ChargeId: async (api) =>
       idOf(
@@ -135,7 +153,15 @@ const references: Record<
   // A refund may name its charge's intent too: the one of the charge already in the body.
   payment_intent: async (api, _seed, _operation, body) =>
     (await api.get(`/v1/charges/${body.charge as string}`)).body.payment_intent as string,
-  payment_method: (_api, seed) => (seed % 2 === 0 ? 'pm_card_visa' : 'tok_mastercard'),
+  // A saved card: a test name (`pm_card_visa`) is answered as a new payment method made from it.
+  payment_method: (api, seed) => newCard(api, seed % 2 === 0 ? 'tok_visa' : 'tok_mastercard'),
+  // A test card number (never shown back), or, on an update, a new expiry.
+  card: (_api, seed, operation) =>
+    operation.operationId === 'createPaymentMethod'
+      ? { number: seed % 2 === 0 ? '4242424242424242' : '5555555555554444', exp_month: 1 + (seed % 12), exp_year: 2030 + (seed % 9), cvc: '123' }
+      : { exp_month: 1 + (seed % 12), exp_year: 2030 + (seed % 9) },
+  // A default payment method must be attached to the customer first (test/api/payment-methods.test.ts).
+  invoice_settings: () => ({ default_payment_method: null }),
   // Confirmed at once, so that the latest charge exists and `expand[]=latest_charge` can show.
   confirm: () => true,
   // A failed authentication leaves no charge to show: the customer completes it.
@@ -143,7 +169,8 @@ const references: Record<
   source: (_api, seed) => (seed % 2 === 0 ? 'tok_visa' : 'tok_mastercard'),
   // A certificate is registered to one account at a time: every call sends a new one.
   certificate: (_api, seed) => aClientCertificate(`request fields ${seed}`),
-  expand: (_api, _seed, operation) => expandableFields(spec, operation.responseSchema),
+  expand: (_api, _seed, operation) =>
+    NO_CUSTOMER_YET.has(operation.operationId) ? [] : expandableFields(spec, operation.responseSchema),
   // The client secret of the intent the path names (confirm's URL, less its action).
   client_secret: async (api, _seed, _operation, _body, url) => (await api.get(url.replace(/\/confirm$/, ''))).body.client_secret,
 };
@@ -278,8 +305,12 @@ describe('the request-fields checker', () => {
     const copy = loadSpec();
     copy.components.schemas.CustomerCreateParams.properties.nickname = { type: 'string', maxLength: 64 };
     const operation = bodyOperations(copy).find((candidate) => candidate.operationId === 'createCustomer')!;
+    // `expand` names what the answer holds expanded (an empty list here: the answer below expands nothing).
     const body = Object.fromEntries(
-      requestProperties(copy, operation.requestSchema).map(({ name, schema }) => [name, sampleValue(copy, schema, 1, name)]),
+      requestProperties(copy, operation.requestSchema).map(({ name, schema }) => [
+        name,
+        name === 'expand' ? [] : sampleValue(copy, schema, 1, name),
+      ]),
     );
     expect(body).to.have.property('nickname', 'nickname 1');
     // What the server answers today: every field of the customer, and no nickname.

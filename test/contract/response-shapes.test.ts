@@ -154,7 +154,7 @@ describe('response shapes', () => {
       data: {
         object: {
           id: 'cus_1', object: 'customer', created: 1795526875, livemode: false, email: 'jenny@example.com', name: null,
-          description: null, phone: null, metadata: {},
+          description: null, phone: null, metadata: {}, invoice_settings: { default_payment_method: null },
         },
       },
     };

@@ -110,6 +110,14 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
         }),
         schema,
       );
+    case 'PaymentMethod':
+      return created(await api.post('/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } }), schema);
+    // A card saved to the fixture's customer (one to detach, or to read as the customer's).
+    case 'AttachedPaymentMethod':
+    case 'CustomerPaymentMethod': {
+      const card = await createObject(api, 'PaymentMethod', fixture);
+      return created(await api.post(`/v1/payment_methods/${card}/attach`, { customer: fixture.ids.Customer }), schema);
+    }
     case 'User':
       return created(await api.post('/v1/users', { email: 'fuzz@example.com' }), schema);
     case 'Order':
@@ -188,6 +196,8 @@ async function createFixture(server: TestServer): Promise<Fixture> {
     'Refund',
   );
   fixture.ids.PaymentIntent = await createObject(api, 'PaymentIntent', fixture);
+  fixture.ids.PaymentMethod = await createObject(api, 'PaymentMethod', fixture);
+  fixture.ids.CustomerPaymentMethod = await createObject(api, 'CustomerPaymentMethod', fixture);
   fixture.ids.User = await createObject(api, 'User', fixture);
   fixture.ids.Account = await createObject(api, 'Account', fixture);
   fixture.ids.ApiKey = await createObject(api, 'ApiKey', fixture);

@@ -106,6 +106,7 @@ forEachDatabase('live event stream', (engine) => {
         description: null,
         phone: null,
         metadata: {},
+        invoice_settings: { default_payment_method: null },
       });
       throw new Error('the change fails after its event was recorded');
     });

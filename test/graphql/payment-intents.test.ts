@@ -8,7 +8,7 @@ import { ADMIN_AUTHORIZATION, useTestServer } from '../helpers/test-server.js';
 import { bearer, nextValue, subscriptionClient } from './live-events.js';
 
 const INTENT = `id created amount amountCapturable amountReceived canceledAt cancellationReason captureMethod currency
-  description metadata paymentMethod status nextAction { type url } customer { id }
+  description metadata paymentMethod setupFutureUsage status nextAction { type url } customer { id }
   lastPaymentError { code declineCode message paymentMethod charge { id state } }
   latestCharge { id state captured amountCaptured amountRefunded paymentIntent { id } }`;
 
@@ -113,6 +113,7 @@ forEachDatabase('GraphQL payment intents', (engine) => {
         description: 'Order 6735',
         metadata: { order: '6735' },
         paymentMethod: null,
+        setupFutureUsage: null,
         status: 'REQUIRES_PAYMENT_METHOD',
         nextAction: null,
         customer: { id: customer.id },
@@ -122,7 +123,9 @@ forEachDatabase('GraphQL payment intents', (engine) => {
       expect(rest).to.include({ status: 'requires_payment_method', capture_method: 'manual' });
 
       const confirmed = (await data(CONFIRM, { id: created.id, input: { paymentMethod: 'pm_card_visa' } })).confirmPaymentIntent;
-      expect(confirmed).to.include({ status: 'REQUIRES_CAPTURE', amountCapturable: 2000, amountReceived: 0, paymentMethod: 'pm_card_visa' });
+      expect(confirmed).to.include({ status: 'REQUIRES_CAPTURE', amountCapturable: 2000, amountReceived: 0 });
+      // The test name is answered as the payment method made from it.
+      expect(confirmed.paymentMethod).to.match(/^pm_[0-9A-Za-z]{24}$/);
       expect(confirmed.latestCharge).to.deep.include({ state: 'SUCCEEDED', captured: false, amountCaptured: 0, amountRefunded: 0 });
       expect(confirmed.latestCharge.paymentIntent).to.deep.equal({ id: created.id });
 
@@ -198,6 +201,19 @@ forEachDatabase('GraphQL payment intents', (engine) => {
     });
   });
 
+  describe('saving the payment method', () => {
+    it('takes setupFutureUsage and offSession, and saves the card to the customer once paid', async () => {
+      const customer = await aCustomer(server.api);
+      const input = { amount: 700, currency: 'usd', customer: customer.id, paymentMethod: 'pm_card_visa', confirm: true };
+      const paid = (await data(CREATE, { input: { ...input, setupFutureUsage: 'OFF_SESSION' } })).createPaymentIntent;
+      expect(paid).to.include({ status: 'SUCCEEDED', setupFutureUsage: 'OFF_SESSION' });
+      const saved = (await server.api.get(`/v1/customers/${customer.id}/payment_methods`)).body.data;
+      expect(saved.map((pm: { id: string }) => pm.id)).to.deep.equal([paid.paymentMethod]);
+      const later = (await data(CREATE, { input: { ...input, paymentMethod: paid.paymentMethod, offSession: true } })).createPaymentIntent;
+      expect(later).to.include({ status: 'SUCCEEDED', paymentMethod: paid.paymentMethod, setupFutureUsage: null });
+    });
+  });
+
   describe('declines and refused moves', () => {
     it('reports a decline on create as card_declined with the charge and the intent, which is kept', async () => {
       const res = await send(CREATE, { input: { amount: 500, currency: 'usd', paymentMethod: 'pm_card_chargeDeclined', confirm: true } });
@@ -213,9 +229,9 @@ forEachDatabase('GraphQL payment intents', (engine) => {
       expect(intent.lastPaymentError).to.deep.include({
         code: 'card_declined',
         declineCode: 'generic_decline',
-        paymentMethod: 'pm_card_chargeDeclined',
         charge: { id: charge, state: 'FAILED' },
       });
+      expect(intent.lastPaymentError.paymentMethod).to.match(/^pm_[0-9A-Za-z]{24}$/);
       expect(intent.latestCharge).to.include({ id: charge, state: 'FAILED', captured: false });
 
       // Kept: another payment method pays it, and the error is gone.

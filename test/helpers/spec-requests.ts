@@ -344,12 +344,13 @@ function dataDependent(
 ): fc.Arbitrary<unknown> | undefined {
   const id = (schema: string) => fc.constant(fixture.ids[schema]);
   // An action needs its object in the state that allows it: an object of its own, made so.
-  const action = /\/(capture|confirm|cancel|authenticate)$/.exec(op.path)?.[1];
+  const action = /\/(capture|confirm|cancel|authenticate|attach|detach)$/.exec(op.path)?.[1];
   if (field.in === 'path' && field.names && action) {
     const made: Record<string, string> = {
       'Charge capture': 'UncapturedCharge',
       'PaymentIntent capture': 'AuthorisedPaymentIntent',
       'PaymentIntent authenticate': 'ActionPaymentIntent',
+      'PaymentMethod detach': 'AttachedPaymentMethod',
     };
     return fc.constant(`FRESH_${made[`${field.names} ${action}`] ?? field.names}`);
   }
@@ -382,6 +383,14 @@ function dataDependent(
     if (field.name === 'payment_intent') return fc.constant('FRESH_IntentOfCharge');
     if (field.name === 'source') return fc.constantFrom('tok_visa', 'tok_mastercard');
     if (field.name === 'payment_method') return fc.constantFrom('pm_card_visa', 'pm_card_mastercard', 'tok_visa');
+    // Only test cards are accepted: a test number with its expiry, or a test token.
+    if (field.name === 'card' && op.operationId === 'createPaymentMethod') {
+      return fc.constantFrom({ token: 'tok_visa' }, { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '314' });
+    }
+    // Off-session needs confirm, which is left out here (see below).
+    if (field.name === 'off_session') return fc.constant(false);
+    // A default payment method must be attached to the customer first: left as it is.
+    if (field.name === 'invoice_settings') return fc.constant({});
     // Confirming needs a payment method, which a valid draft may leave out: confirmed elsewhere.
     if (field.name === 'confirm') return fc.constant(false);
     if (field.name === 'certificate') {
@@ -401,12 +410,15 @@ function dataDependent(
     const list = op.answers.endsWith('List');
     const expandable: Record<string, string[]> = {
       Charge: ['customer', 'payment_intent'],
-      PaymentIntent: ['customer', 'latest_charge', 'latest_charge.customer'],
+      PaymentIntent: ['customer', 'latest_charge', 'latest_charge.customer', 'payment_method'],
       Refund: ['charge', 'charge.customer', 'charge.payment_intent'],
+      Customer: ['invoice_settings.default_payment_method'],
+      PaymentMethod: ['customer'],
     };
     const paths = (expandable[op.answers.replace(/List$/, '')] ?? []).map((p) =>
       list ? `data.${p}` : p,
     );
+    if (paths.length === 0) return fc.constant([]);
     return fc.uniqueArray(fc.constantFrom(...paths, ...paths), {
       maxLength: paths.length,
       selector: (p) => p,

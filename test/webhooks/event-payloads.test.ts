@@ -54,6 +54,11 @@ forEachDatabase('webhook payloads', (engine) => {
     await api.post('/v1/charges', { amount: 500, currency: 'usd', source: 'tok_chargeDeclined' });
     await api.patch(`/v1/charges/${charge.id}`, { description: 'updated' });
     await api.post('/v1/refunds', { charge: charge.id, amount: 100 });
+    // A card saved to the customer, updated, then detached.
+    const card = (await api.post('/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } })).body;
+    await api.post(`/v1/payment_methods/${card.id}/attach`, { customer: customer.id });
+    await api.post(`/v1/payment_methods/${card.id}`, { metadata: { label: 'work' } });
+    await api.post(`/v1/payment_methods/${card.id}/detach`);
     await api.delete(`/v1/customers/${customer.id}`);
     const user = await aUser(api);
     await api.patch(`/v1/users/${user.id}`, { name: 'Ada L.' });

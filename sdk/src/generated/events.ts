@@ -23,6 +23,9 @@ import type {
   OrderCreatedEvent,
   OrderUpdatedEvent,
   OrderDeletedEvent,
+  PaymentMethodAttachedEvent,
+  PaymentMethodDetachedEvent,
+  PaymentMethodUpdatedEvent,
 } from './payments.js';
 
 /**
@@ -52,7 +55,10 @@ export type PaymentsEvent =
   | UserDeletedEvent
   | OrderCreatedEvent
   | OrderUpdatedEvent
-  | OrderDeletedEvent;
+  | OrderDeletedEvent
+  | PaymentMethodAttachedEvent
+  | PaymentMethodDetachedEvent
+  | PaymentMethodUpdatedEvent;
 
 /** The name of an event type, e.g. `'charge.succeeded'`. */
 export type PaymentsEventType = PaymentsEvent['type'];

@@ -121,6 +121,22 @@ export type CustomerDescription = string | null;
  */
 export type CustomerPhone = string | null;
 
+/**
+ * The payment method to charge by default (one attached to the customer), or the payment
+method itself with `expand[]=invoice_settings.default_payment_method`. Cleared when it
+is detached.
+
+ */
+export type CustomerInvoiceSettingsDefaultPaymentMethod = ObjectId | PaymentMethod | null;
+
+export type CustomerInvoiceSettings = {
+  /** The payment method to charge by default (one attached to the customer), or the payment
+method itself with `expand[]=invoice_settings.default_payment_method`. Cleared when it
+is detached.
+ */
+  default_payment_method: CustomerInvoiceSettingsDefaultPaymentMethod;
+};
+
 export interface Customer {
   id: ObjectId;
   object: 'customer';
@@ -134,6 +150,7 @@ export interface Customer {
   /** @maxLength 40 */
   phone: CustomerPhone;
   metadata: Metadata;
+  invoice_settings: CustomerInvoiceSettings;
 }
 
 export type CustomerCreateParamsEmail = Email | null;
@@ -150,6 +167,16 @@ export type CustomerCreateParamsDescription = string | null;
 
 export type CustomerCreateParamsPhone = Phone | null;
 
+/**
+ * A payment method attached to the customer; null or empty unsets it.
+ */
+export type CustomerCreateParamsInvoiceSettingsDefaultPaymentMethod = ObjectId | null | string;
+
+export type CustomerCreateParamsInvoiceSettings = {
+  /** A payment method attached to the customer; null or empty unsets it. */
+  default_payment_method?: CustomerCreateParamsInvoiceSettingsDefaultPaymentMethod;
+};
+
 export interface CustomerCreateParams {
   email?: CustomerCreateParamsEmail;
   /** @maxLength 256 */
@@ -158,6 +185,8 @@ export interface CustomerCreateParams {
   description?: CustomerCreateParamsDescription;
   phone?: CustomerCreateParamsPhone;
   metadata?: Metadata;
+  invoice_settings?: CustomerCreateParamsInvoiceSettings;
+  expand?: ExpandPaths;
 }
 
 export type CustomerUpdateParams = CustomerCreateParams;
@@ -599,6 +628,9 @@ export const EventType = {
   ordercreated: 'order.created',
   orderupdated: 'order.updated',
   orderdeleted: 'order.deleted',
+  payment_methodattached: 'payment_method.attached',
+  payment_methoddetached: 'payment_method.detached',
+  payment_methodupdated: 'payment_method.updated',
 } as const;
 
 /**
@@ -631,7 +663,10 @@ export type Event =
   | UserDeletedEvent
   | OrderCreatedEvent
   | OrderUpdatedEvent
-  | OrderDeletedEvent;
+  | OrderDeletedEvent
+  | PaymentMethodAttachedEvent
+  | PaymentMethodDetachedEvent
+  | PaymentMethodUpdatedEvent;
 
 export type EventListAllOf = {
   /** @maxItems 100 */
@@ -997,6 +1032,307 @@ export type WebhookDeliveryListAllOf = {
 export type WebhookDeliveryList = ListFields & WebhookDeliveryListAllOf;
 
 /**
+ * @maxLength 200
+ */
+export type AddressCity = string | null;
+
+/**
+ * Two-letter country code (ISO 3166-1 alpha-2).
+ * @maxLength 2
+ */
+export type AddressCountry = string | null;
+
+/**
+ * @maxLength 200
+ */
+export type AddressLine1 = string | null;
+
+/**
+ * @maxLength 200
+ */
+export type AddressLine2 = string | null;
+
+/**
+ * @maxLength 20
+ */
+export type AddressPostalCode = string | null;
+
+/**
+ * @maxLength 200
+ */
+export type AddressState = string | null;
+
+export interface Address {
+  /** @maxLength 200 */
+  city: AddressCity;
+  /**
+   * Two-letter country code (ISO 3166-1 alpha-2).
+   * @maxLength 2
+   */
+  country: AddressCountry;
+  /** @maxLength 200 */
+  line1: AddressLine1;
+  /** @maxLength 200 */
+  line2: AddressLine2;
+  /** @maxLength 20 */
+  postal_code: AddressPostalCode;
+  /** @maxLength 200 */
+  state: AddressState;
+}
+
+export interface AddressParams {
+  /** @maxLength 200 */
+  city?: string;
+  /** @maxLength 2 */
+  country?: string;
+  /** @maxLength 200 */
+  line1?: string;
+  /** @maxLength 200 */
+  line2?: string;
+  /** @maxLength 20 */
+  postal_code?: string;
+  /** @maxLength 200 */
+  state?: string;
+}
+
+export type BillingDetailsAddress = Address | null;
+
+/**
+ * @maxLength 512
+ */
+export type BillingDetailsEmail = string | null;
+
+/**
+ * @maxLength 256
+ */
+export type BillingDetailsName = string | null;
+
+/**
+ * @maxLength 40
+ */
+export type BillingDetailsPhone = string | null;
+
+/**
+ * The cardholder's billing address, e-mail, name and phone, as given.
+ */
+export interface BillingDetails {
+  address: BillingDetailsAddress;
+  /** @maxLength 512 */
+  email: BillingDetailsEmail;
+  /** @maxLength 256 */
+  name: BillingDetailsName;
+  /** @maxLength 40 */
+  phone: BillingDetailsPhone;
+}
+
+/**
+ * @maxLength 512
+ */
+export type BillingDetailsParamsEmail = string | null;
+
+/**
+ * @maxLength 256
+ */
+export type BillingDetailsParamsName = string | null;
+
+/**
+ * @maxLength 40
+ */
+export type BillingDetailsParamsPhone = string | null;
+
+export interface BillingDetailsParams {
+  /** The fields sent replace those of the address; an empty one unsets it. */
+  address?: AddressParams;
+  /** @maxLength 512 */
+  email?: BillingDetailsParamsEmail;
+  /** @maxLength 256 */
+  name?: BillingDetailsParamsName;
+  /** @maxLength 40 */
+  phone?: BillingDetailsParamsPhone;
+}
+
+/**
+ * The outcome of a check of what was given with the card; null when it was not given.
+ */
+export type CardCheck = 'pass' | 'fail' | 'unavailable' | 'unchecked' | null;
+
+export type PaymentMethodCardChecks = {
+  address_line1_check: CardCheck;
+  address_postal_code_check: CardCheck;
+  cvc_check: CardCheck;
+};
+
+/**
+ * Where the card was issued (ISO 3166-1 alpha-2).
+ * @maxLength 2
+ */
+export type PaymentMethodCardCountry = string | null;
+
+export type PaymentMethodCardFunding =
+  (typeof PaymentMethodCardFunding)[keyof typeof PaymentMethodCardFunding];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const PaymentMethodCardFunding = {
+  credit: 'credit',
+  debit: 'debit',
+  prepaid: 'prepaid',
+  unknown: 'unknown',
+} as const;
+
+/**
+ * @maxLength 32
+ */
+export type PaymentMethodCardNetworksPreferred = string | null;
+
+export type PaymentMethodCardNetworks = {
+  /** @maxItems 8 */
+  available: string[];
+  /** @maxLength 32 */
+  preferred: PaymentMethodCardNetworksPreferred;
+};
+
+export type PaymentMethodCardThreeDSecureUsage = {
+  /** Whether the card supports 3-D Secure. */
+  supported: boolean;
+};
+
+/**
+ * The card, without its number (only the last four digits and a fingerprint are kept).
+ */
+export interface PaymentMethodCard {
+  brand: CardBrand;
+  checks: PaymentMethodCardChecks;
+  /**
+   * Where the card was issued (ISO 3166-1 alpha-2).
+   * @maxLength 2
+   */
+  country: PaymentMethodCardCountry;
+  /**
+   * The brand to show the customer.
+   * @maxLength 32
+   */
+  display_brand: string;
+  /**
+   * @minimum 1
+   * @maximum 12
+   */
+  exp_month: number;
+  /**
+   * @minimum 2000
+   * @maximum 2100
+   */
+  exp_year: number;
+  /**
+   * The same for every payment method made from the same card number.
+   * @maxLength 32
+   */
+  fingerprint: string;
+  funding: PaymentMethodCardFunding;
+  /**
+   * @maxLength 4
+   * @pattern ^[0-9]{4}$
+   */
+  last4: string;
+  networks: PaymentMethodCardNetworks;
+  three_d_secure_usage: PaymentMethodCardThreeDSecureUsage;
+  /** The wallet the card came from; always null (no wallets here). */
+  wallet: null;
+}
+
+/**
+ * The customer it is attached to, or the customer itself with `expand[]=customer`.
+ */
+export type PaymentMethodCustomer = ObjectId | Customer | null;
+
+/**
+ * A customer's means of payment (a card), saved to charge now or later.
+ */
+export interface PaymentMethod {
+  id: ObjectId;
+  object: 'payment_method';
+  created: Timestamp;
+  livemode: Livemode;
+  billing_details: BillingDetails;
+  card: PaymentMethodCard;
+  /** The customer it is attached to, or the customer itself with `expand[]=customer`. */
+  customer: PaymentMethodCustomer;
+  metadata: Metadata;
+  type: 'card';
+}
+
+/**
+ * A test card number with its expiry (and CVC), or a test token alone.
+ */
+export type PaymentMethodCreateParamsCard = {
+  /**
+   * @maxLength 19
+   * @pattern ^[0-9]{12,19}$
+   */
+  number?: string;
+  /**
+   * @minimum 1
+   * @maximum 12
+   */
+  exp_month?: number;
+  /**
+   * @minimum 2000
+   * @maximum 2100
+   */
+  exp_year?: number;
+  /**
+   * @maxLength 4
+   * @pattern ^[0-9]{3,4}$
+   */
+  cvc?: string;
+  token?: TestSource;
+};
+
+export interface PaymentMethodCreateParams {
+  type: 'card';
+  /** A test card number with its expiry (and CVC), or a test token alone. */
+  card: PaymentMethodCreateParamsCard;
+  billing_details?: BillingDetailsParams;
+  metadata?: Metadata;
+  expand?: ExpandPaths;
+}
+
+export type PaymentMethodUpdateParamsCard = {
+  /**
+   * @minimum 1
+   * @maximum 12
+   */
+  exp_month?: number;
+  /**
+   * @minimum 2000
+   * @maximum 2100
+   */
+  exp_year?: number;
+};
+
+export interface PaymentMethodUpdateParams {
+  billing_details?: BillingDetailsParams;
+  card?: PaymentMethodUpdateParamsCard;
+  metadata?: Metadata;
+  expand?: ExpandPaths;
+}
+
+export interface PaymentMethodAttachParams {
+  customer: ObjectId;
+  expand?: ExpandPaths;
+}
+
+export interface PaymentMethodDetachParams {
+  expand?: ExpandPaths;
+}
+
+export type PaymentMethodListAllOf = {
+  /** @maxItems 100 */
+  data: PaymentMethod[];
+};
+
+export type PaymentMethodList = ListFields & PaymentMethodListAllOf;
+
+/**
  * Where a payment intent is in its lifecycle:
 
 | status | meaning | next |
@@ -1037,14 +1373,29 @@ export const CaptureMethod = {
 } as const;
 
 /**
- * A test payment method, named as the providers' test cards are: `pm_card_visa`,
-`pm_card_mastercard`, `pm_card_chargeDeclined`, `pm_card_chargeDeclinedInsufficientFunds`,
-`pm_card_authenticationRequired`; or a test token (`tok_visa`, …).
+ * A payment method: a saved one's id (`pm_…`), or a test payment method named as the providers'
+test cards are (`pm_card_visa`, `pm_card_mastercard`, `pm_card_chargeDeclined`,
+`pm_card_chargeDeclinedInsufficientFunds`, `pm_card_authenticationRequired`, …) or a test
+token (`tok_visa`, …): each use of a test name makes a new payment method from that card.
 
  * @maxLength 64
- * @pattern ^(pm_card_|tok_)[A-Za-z0-9_]+$
+ * @pattern ^(pm_|tok_)[A-Za-z0-9_]+$
  */
 export type TestPaymentMethod = string;
+
+/**
+ * Saves the payment method for later when the payment succeeds: it is attached to the intent's
+customer. `off_session`: to be charged without the customer (`off_session=true`), so an
+authentication made on this payment also sets the card up for off-session payments.
+
+ */
+export type SetupFutureUsage = (typeof SetupFutureUsage)[keyof typeof SetupFutureUsage];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const SetupFutureUsage = {
+  off_session: 'off_session',
+  on_session: 'on_session',
+} as const;
 
 /**
  * Why an intent was canceled; `automatic` when its authorisation expired.
@@ -1066,6 +1417,7 @@ export type PaymentErrorCode = (typeof PaymentErrorCode)[keyof typeof PaymentErr
 export const PaymentErrorCode = {
   card_declined: 'card_declined',
   payment_intent_authentication_failure: 'payment_intent_authentication_failure',
+  authentication_required: 'authentication_required',
 } as const;
 
 /**
@@ -1079,7 +1431,8 @@ export interface PaymentError {
   message: string;
   /** The failed charge, when the payment method was declined. */
   charge?: ObjectId;
-  payment_method?: TestPaymentMethod;
+  /** The payment method the attempt used, as it was then (absent for a charge made from a token). */
+  payment_method?: PaymentMethod;
 }
 
 export type NextActionAuthenticate = {
@@ -1171,7 +1524,14 @@ confirmed with a `return_url`, else `authenticate`.
  */
 export type PaymentIntentNextAction = NextAction | NextActionRedirectToUrl | null;
 
-export type PaymentIntentPaymentMethod = TestPaymentMethod | null;
+/**
+ * The payment method (`pm_…`), or the payment method itself with `expand[]=payment_method`.
+A test name sent (`pm_card_visa`) is answered as the payment method made from it.
+
+ */
+export type PaymentIntentPaymentMethod = ObjectId | PaymentMethod | null;
+
+export type PaymentIntentSetupFutureUsage = SetupFutureUsage | null;
 
 /**
  * Where the receipt of the payment is e-mailed; its charge carries it.
@@ -1220,7 +1580,11 @@ events or webhooks: keep it out of logs, and give it to this customer only.
 confirmed with a `return_url`, else `authenticate`.
  */
   next_action: PaymentIntentNextAction;
+  /** The payment method (`pm_…`), or the payment method itself with `expand[]=payment_method`.
+A test name sent (`pm_card_visa`) is answered as the payment method made from it.
+ */
   payment_method: PaymentIntentPaymentMethod;
+  setup_future_usage: PaymentIntentSetupFutureUsage;
   status: PaymentIntentStatus;
   /** Where the receipt of the payment is e-mailed; its charge carries it. */
   receipt_email: PaymentIntentReceiptEmail;
@@ -1235,6 +1599,12 @@ export interface PaymentIntentCreateParams {
   /** Confirm at once (a `payment_method` is then required). */
   confirm?: boolean;
   return_url?: ReturnUrl;
+  /** The customer is not present: a card that needs authentication is not asked for it, and
+the payment fails with 402 `authentication_required` (the intent back in
+`requires_payment_method`) unless the card was set up for off-session payments.
+ */
+  off_session?: boolean;
+  setup_future_usage?: SetupFutureUsage;
   /** @maxLength 500 */
   description?: string;
   metadata?: Metadata;
@@ -1253,6 +1623,7 @@ export interface PaymentIntentUpdateParams {
   customer?: ObjectId;
   payment_method?: TestPaymentMethod;
   capture_method?: CaptureMethod;
+  setup_future_usage?: SetupFutureUsage;
   /** @maxLength 500 */
   description?: PaymentIntentUpdateParamsDescription;
   metadata?: Metadata;
@@ -1267,6 +1638,12 @@ export interface PaymentIntentConfirmParams {
   return_url?: ReturnUrl;
   /** The intent's `client_secret`; required with the publishable key. */
   client_secret?: ClientSecret;
+  /** The customer is not present: a card that needs authentication is not asked for it, and
+the payment fails with 402 `authentication_required` (the intent back in
+`requires_payment_method`) unless the card was set up for off-session payments.
+ */
+  off_session?: boolean;
+  setup_future_usage?: SetupFutureUsage;
   expand?: ExpandPaths;
 }
 
@@ -1697,6 +2074,62 @@ export type OrderDeletedEventAllOf = {
  */
 export type OrderDeletedEvent = EventEnvelope & OrderDeletedEventAllOf;
 
+export type PaymentMethodAttachedEventAllOfData = {
+  object: PaymentMethod;
+};
+
+export type PaymentMethodAttachedEventAllOf = {
+  type: 'payment_method.attached';
+  data: PaymentMethodAttachedEventAllOfData;
+};
+
+/**
+ * The `payment_method.attached` event.
+ */
+export type PaymentMethodAttachedEvent = EventEnvelope & PaymentMethodAttachedEventAllOf;
+
+/**
+ * The changed fields' values before the change (the customer it was detached from).
+ */
+export type PaymentMethodDetachedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type PaymentMethodDetachedEventAllOfData = {
+  object: PaymentMethod;
+  /** The changed fields' values before the change (the customer it was detached from). */
+  previous_attributes: PaymentMethodDetachedEventAllOfDataPreviousAttributes;
+};
+
+export type PaymentMethodDetachedEventAllOf = {
+  type: 'payment_method.detached';
+  data: PaymentMethodDetachedEventAllOfData;
+};
+
+/**
+ * The `payment_method.detached` event.
+ */
+export type PaymentMethodDetachedEvent = EventEnvelope & PaymentMethodDetachedEventAllOf;
+
+/**
+ * The changed fields' values before the change.
+ */
+export type PaymentMethodUpdatedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type PaymentMethodUpdatedEventAllOfData = {
+  object: PaymentMethod;
+  /** The changed fields' values before the change. */
+  previous_attributes: PaymentMethodUpdatedEventAllOfDataPreviousAttributes;
+};
+
+export type PaymentMethodUpdatedEventAllOf = {
+  type: 'payment_method.updated';
+  data: PaymentMethodUpdatedEventAllOfData;
+};
+
+/**
+ * The `payment_method.updated` event.
+ */
+export type PaymentMethodUpdatedEvent = EventEnvelope & PaymentMethodUpdatedEventAllOf;
+
 export interface AccountCreateParams {
   /**
    * @minLength 1
@@ -1747,6 +2180,8 @@ export const Scope = {
   'refunds:write': 'refunds:write',
   'payment_intents:read': 'payment_intents:read',
   'payment_intents:write': 'payment_intents:write',
+  'payment_methods:read': 'payment_methods:read',
+  'payment_methods:write': 'payment_methods:write',
   'users:read': 'users:read',
   'users:write': 'users:write',
   'orders:read': 'orders:read',
@@ -2142,6 +2577,7 @@ export const ErrorType = {
 | `charge_already_captured` | 400 | invalid_request_error |
 | `charge_expired_for_capture` | 400 | invalid_request_error |
 | `payment_intent_unexpected_state` | 400 | invalid_request_error |
+| `payment_method_unexpected_state` | 400 | invalid_request_error |
 | `resource_missing` | 404 | invalid_request_error |
 | `url_not_found` | 404 | invalid_request_error |
 | `method_not_allowed` | 405 | invalid_request_error |
@@ -2158,6 +2594,7 @@ export const ErrorType = {
 | `client_certificate_invalid` | 401 | authentication_error |
 | `insufficient_scope` | 403 | permission_error |
 | `card_declined` | 402 | card_error |
+| `authentication_required` | 402 | card_error |
 | `idempotency_key_reused` | 400 | idempotency_error |
 | `idempotency_key_in_use` | 409 | idempotency_error |
 | `rate_limited` | 429 | rate_limit_error |
@@ -2179,6 +2616,7 @@ export const ErrorCode = {
   charge_already_captured: 'charge_already_captured',
   charge_expired_for_capture: 'charge_expired_for_capture',
   payment_intent_unexpected_state: 'payment_intent_unexpected_state',
+  payment_method_unexpected_state: 'payment_method_unexpected_state',
   resource_missing: 'resource_missing',
   url_not_found: 'url_not_found',
   method_not_allowed: 'method_not_allowed',
@@ -2195,6 +2633,7 @@ export const ErrorCode = {
   client_certificate_invalid: 'client_certificate_invalid',
   insufficient_scope: 'insufficient_scope',
   card_declined: 'card_declined',
+  authentication_required: 'authentication_required',
   idempotency_key_reused: 'idempotency_key_reused',
   idempotency_key_in_use: 'idempotency_key_in_use',
   rate_limited: 'rate_limited',
@@ -2208,6 +2647,10 @@ export type DeclineCode = (typeof DeclineCode)[keyof typeof DeclineCode];
 export const DeclineCode = {
   generic_decline: 'generic_decline',
   insufficient_funds: 'insufficient_funds',
+  lost_card: 'lost_card',
+  expired_card: 'expired_card',
+  incorrect_cvc: 'incorrect_cvc',
+  authentication_required: 'authentication_required',
 } as const;
 
 /**
@@ -2241,6 +2684,7 @@ export const InvalidRequestErrorCode = {
   charge_not_refundable: 'charge_not_refundable',
   charge_already_refunded: 'charge_already_refunded',
   charge_already_captured: 'charge_already_captured',
+  payment_method_unexpected_state: 'payment_method_unexpected_state',
 } as const;
 
 /**
@@ -2326,6 +2770,17 @@ export interface HttpRequestError {
 }
 
 /**
+ * `authentication_required`: an off-session payment with a card that needs the customer to authenticate.
+ */
+export type CardErrorCode = (typeof CardErrorCode)[keyof typeof CardErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const CardErrorCode = {
+  card_declined: 'card_declined',
+  authentication_required: 'authentication_required',
+} as const;
+
+/**
  * The card was declined (402). The failed charge is recorded (`charge`), `decline_code` says
 why, and when a payment intent was being confirmed, `payment_intent` is the intent as it is
 now, back in `requires_payment_method` with its `last_payment_error`.
@@ -2333,7 +2788,8 @@ now, back in `requires_payment_method` with its `last_payment_error`.
  */
 export interface CardError {
   type: 'card_error';
-  code: 'card_declined';
+  /** `authentication_required`: an off-session payment with a card that needs the customer to authenticate. */
+  code: CardErrorCode;
   message: ErrorMessage;
   param?: ErrorParam;
   decline_code: DeclineCode;
@@ -2655,6 +3111,11 @@ while the first request still runs, 409 `idempotency_key_in_use`.
 export type IdempotencyKeyParameter = string;
 
 /**
+ * Only payment methods of this type (`card`, the only one).
+ */
+export type PaymentMethodTypeParameter = 'card';
+
+/**
  * `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`.
  */
 export type ServiceSignatureParameter = string;
@@ -2701,6 +3162,17 @@ while the first request still runs, 409 `idempotency_key_in_use`.
  * @pattern ^[\x21-\x7E]+$
  */
   'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RetrieveCustomerParams = {
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandParameter;
 };
 
 export type RetrieveCustomer200 = Customer | DeletedCustomer;
@@ -2751,6 +3223,56 @@ cannot be expanded answers 400 `parameter_invalid` naming it.
  * @maxItems 20
  */
   expand?: ExpandListParameter;
+};
+
+export type ListCustomerPaymentMethodsParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
+   * Only payment methods of this type (`card`, the only one).
+   */
+  type?: PaymentMethodTypeParameter;
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
+};
+
+export type RetrieveCustomerPaymentMethodParams = {
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandParameter;
 };
 
 export type ListChargesParams = {
@@ -3076,6 +3598,112 @@ while the first request still runs, 409 `idempotency_key_in_use`.
 };
 
 export type AuthenticatePaymentIntentHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ListPaymentMethodsParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
+   * Only the payment methods attached to this customer.
+   */
+  customer?: ObjectId;
+  /**
+   * Only payment methods of this type (`card`, the only one).
+   */
+  type?: PaymentMethodTypeParameter;
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
+};
+
+export type CreatePaymentMethodHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RetrievePaymentMethodParams = {
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandParameter;
+};
+
+export type UpdatePaymentMethodByPostHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type AttachPaymentMethodHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type DetachPaymentMethodHeaders = {
   /**
  * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
 stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
@@ -3895,15 +4523,33 @@ export type retrieveCustomerResponseError = (
 export type retrieveCustomerResponse =
   retrieveCustomerResponseSuccess | retrieveCustomerResponseError;
 
-export const getRetrieveCustomerUrl = (id: string) => {
-  return `/v1/customers/${id}`;
+export const getRetrieveCustomerUrl = (id: string, params?: RetrieveCustomerParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/customers/${id}?${stringifiedParams}`
+    : `/v1/customers/${id}`;
 };
 
 export const retrieveCustomer = async (
   id: string,
+  params?: RetrieveCustomerParams,
   options?: RequestInit,
 ): Promise<retrieveCustomerResponse> => {
-  return transport<retrieveCustomerResponse>(getRetrieveCustomerUrl(id), {
+  return transport<retrieveCustomerResponse>(getRetrieveCustomerUrl(id, params), {
     ...options,
     method: 'GET',
   });
@@ -4321,6 +4967,212 @@ export const listCustomerCharges = async (
     ...options,
     method: 'GET',
   });
+};
+
+/**
+ * @summary List a customer's payment methods
+ */
+export type listCustomerPaymentMethodsResponse200 = {
+  data: PaymentMethodList;
+  status: 200;
+};
+
+export type listCustomerPaymentMethodsResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listCustomerPaymentMethodsResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listCustomerPaymentMethodsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type listCustomerPaymentMethodsResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listCustomerPaymentMethodsResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listCustomerPaymentMethodsResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listCustomerPaymentMethodsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type listCustomerPaymentMethodsResponseSuccess = listCustomerPaymentMethodsResponse200 & {
+  headers: Headers;
+};
+export type listCustomerPaymentMethodsResponseError = (
+  | listCustomerPaymentMethodsResponse400
+  | listCustomerPaymentMethodsResponse401
+  | listCustomerPaymentMethodsResponse403
+  | listCustomerPaymentMethodsResponse404
+  | listCustomerPaymentMethodsResponse429
+  | listCustomerPaymentMethodsResponse500
+  | listCustomerPaymentMethodsResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listCustomerPaymentMethodsResponse =
+  listCustomerPaymentMethodsResponseSuccess | listCustomerPaymentMethodsResponseError;
+
+export const getListCustomerPaymentMethodsUrl = (
+  id: string,
+  params?: ListCustomerPaymentMethodsParams,
+) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/customers/${id}/payment_methods?${stringifiedParams}`
+    : `/v1/customers/${id}/payment_methods`;
+};
+
+export const listCustomerPaymentMethods = async (
+  id: string,
+  params?: ListCustomerPaymentMethodsParams,
+  options?: RequestInit,
+): Promise<listCustomerPaymentMethodsResponse> => {
+  return transport<listCustomerPaymentMethodsResponse>(
+    getListCustomerPaymentMethodsUrl(id, params),
+    {
+      ...options,
+      method: 'GET',
+    },
+  );
+};
+
+/**
+ * The payment method, when it is attached to this customer; 404 otherwise.
+ * @summary Retrieve a customer's payment method
+ */
+export type retrieveCustomerPaymentMethodResponse200 = {
+  data: PaymentMethod;
+  status: 200;
+};
+
+export type retrieveCustomerPaymentMethodResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type retrieveCustomerPaymentMethodResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type retrieveCustomerPaymentMethodResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type retrieveCustomerPaymentMethodResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type retrieveCustomerPaymentMethodResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retrieveCustomerPaymentMethodResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retrieveCustomerPaymentMethodResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type retrieveCustomerPaymentMethodResponseSuccess =
+  retrieveCustomerPaymentMethodResponse200 & {
+    headers: Headers;
+  };
+export type retrieveCustomerPaymentMethodResponseError = (
+  | retrieveCustomerPaymentMethodResponse400
+  | retrieveCustomerPaymentMethodResponse401
+  | retrieveCustomerPaymentMethodResponse403
+  | retrieveCustomerPaymentMethodResponse404
+  | retrieveCustomerPaymentMethodResponse429
+  | retrieveCustomerPaymentMethodResponse500
+  | retrieveCustomerPaymentMethodResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retrieveCustomerPaymentMethodResponse =
+  retrieveCustomerPaymentMethodResponseSuccess | retrieveCustomerPaymentMethodResponseError;
+
+export const getRetrieveCustomerPaymentMethodUrl = (
+  id: string,
+  paymentMethod: string,
+  params?: RetrieveCustomerPaymentMethodParams,
+) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/customers/${id}/payment_methods/${paymentMethod}?${stringifiedParams}`
+    : `/v1/customers/${id}/payment_methods/${paymentMethod}`;
+};
+
+export const retrieveCustomerPaymentMethod = async (
+  id: string,
+  paymentMethod: string,
+  params?: RetrieveCustomerPaymentMethodParams,
+  options?: RequestInit,
+): Promise<retrieveCustomerPaymentMethodResponse> => {
+  return transport<retrieveCustomerPaymentMethodResponse>(
+    getRetrieveCustomerPaymentMethodUrl(id, paymentMethod, params),
+    {
+      ...options,
+      method: 'GET',
+    },
+  );
 };
 
 /**
@@ -5682,7 +6534,14 @@ export const updatePaymentIntentByPost = async (
 | `pm_card_visa`, `pm_card_mastercard`, `tok_visa`, `tok_mastercard` | `succeeded` (`capture_method=automatic`) or `requires_capture` (`manual`) |
 | `pm_card_chargeDeclined`, `tok_chargeDeclined` | 402 `card_declined`; the intent goes back to `requires_payment_method` with `last_payment_error` |
 | `pm_card_chargeDeclinedInsufficientFunds`, `tok_chargeDeclinedInsufficientFunds` | the same, `decline_code: insufficient_funds` |
-| `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate` |
+| `pm_card_chargeDeclinedLostCard`, `pm_card_chargeDeclinedExpiredCard`, `pm_card_chargeDeclinedIncorrectCvc` | the same, `decline_code` `lost_card`, `expired_card`, `incorrect_cvc` |
+| `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate`; with `off_session=true`, 402 `authentication_required` and the intent back in `requires_payment_method` |
+| `pm_card_authenticationRequiredSetupForOffSession` | the same, except off-session once the card was set up (authenticated on a payment with `setup_future_usage=off_session`) |
+
+A test name (`pm_card_visa`, `tok_visa`) makes a new payment method (`pm_…`) from that card at
+each use; a saved payment method (`pm_…`, see `/v1/payment_methods`) is used as it is, and must
+belong to the intent's customer when it is attached to one. With `setup_future_usage`, the
+payment method is attached to the intent's customer once the payment succeeds.
 
 A 402's error carries the intent (`payment_intent`) and the failed charge (`charge`).
 
@@ -6050,6 +6909,643 @@ export const authenticatePaymentIntent = async (
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
     body: JSON.stringify(paymentIntentAuthenticateParams),
+  });
+};
+
+/**
+ * The account's payment methods, newest first; `customer` narrows them to one customer's.
+ * @summary List payment methods
+ */
+export type listPaymentMethodsResponse200 = {
+  data: PaymentMethodList;
+  status: 200;
+};
+
+export type listPaymentMethodsResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listPaymentMethodsResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listPaymentMethodsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type listPaymentMethodsResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listPaymentMethodsResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listPaymentMethodsResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listPaymentMethodsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type listPaymentMethodsResponseSuccess = listPaymentMethodsResponse200 & {
+  headers: Headers;
+};
+export type listPaymentMethodsResponseError = (
+  | listPaymentMethodsResponse400
+  | listPaymentMethodsResponse401
+  | listPaymentMethodsResponse403
+  | listPaymentMethodsResponse404
+  | listPaymentMethodsResponse429
+  | listPaymentMethodsResponse500
+  | listPaymentMethodsResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listPaymentMethodsResponse =
+  listPaymentMethodsResponseSuccess | listPaymentMethodsResponseError;
+
+export const getListPaymentMethodsUrl = (params?: ListPaymentMethodsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/payment_methods?${stringifiedParams}`
+    : `/v1/payment_methods`;
+};
+
+export const listPaymentMethods = async (
+  params?: ListPaymentMethodsParams,
+  options?: RequestInit,
+): Promise<listPaymentMethodsResponse> => {
+  return transport<listPaymentMethodsResponse>(getListPaymentMethodsUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * A `card` from a test card number (`card[number]`, `card[exp_month]`, `card[exp_year]`,
+`card[cvc]`) or a test token (`card[token]=tok_visa`). The number decides how payments with
+the card go, as the widely used payments API's test cards do:
+
+| number | token | outcome of a payment |
+|---|---|---|
+| `4242424242424242` | `tok_visa` | succeeds |
+| `5555555555554444` | `tok_mastercard` | succeeds |
+| `4000000000000002` | `tok_chargeDeclined` | 402 `card_declined`, `generic_decline` |
+| `4000000000009995` | `tok_chargeDeclinedInsufficientFunds` | 402, `insufficient_funds` |
+| `4000000000009987` | `tok_chargeDeclinedLostCard` | 402, `lost_card` |
+| `4000000000000069` | `tok_chargeDeclinedExpiredCard` | 402, `expired_card` |
+| `4000000000000127` | `tok_chargeDeclinedIncorrectCvc` | 402, `incorrect_cvc` |
+| `4000002760003184` | `tok_authenticationRequired` | always needs authentication (`requires_action`; off-session: 402 `authentication_required`) |
+| `4000002500003155` | `tok_authenticationRequiredSetupForOffSession` | needs authentication on session; off-session only once set up |
+
+A number that fails the Luhn check is 400 `parameter_invalid`; one that passes it but is not
+a test card is refused (400): real card numbers are never accepted. The number itself is
+neither stored nor logged: only its brand, last four digits and fingerprint.
+
+ * @summary Create a payment method
+ */
+export type createPaymentMethodResponse200 = {
+  data: PaymentMethod;
+  status: 200;
+};
+
+export type createPaymentMethodResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createPaymentMethodResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createPaymentMethodResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type createPaymentMethodResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type createPaymentMethodResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createPaymentMethodResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createPaymentMethodResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createPaymentMethodResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type createPaymentMethodResponseSuccess = createPaymentMethodResponse200 & {
+  headers: Headers;
+};
+export type createPaymentMethodResponseError = (
+  | createPaymentMethodResponse400
+  | createPaymentMethodResponse401
+  | createPaymentMethodResponse403
+  | createPaymentMethodResponse404
+  | createPaymentMethodResponse409
+  | createPaymentMethodResponse429
+  | createPaymentMethodResponse500
+  | createPaymentMethodResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createPaymentMethodResponse =
+  createPaymentMethodResponseSuccess | createPaymentMethodResponseError;
+
+export const getCreatePaymentMethodUrl = () => {
+  return `/v1/payment_methods`;
+};
+
+export const createPaymentMethod = async (
+  paymentMethodCreateParams: PaymentMethodCreateParams,
+  headers?: CreatePaymentMethodHeaders,
+  options?: RequestInit,
+): Promise<createPaymentMethodResponse> => {
+  return transport<createPaymentMethodResponse>(getCreatePaymentMethodUrl(), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentMethodCreateParams),
+  });
+};
+
+/**
+ * @summary Retrieve a payment method
+ */
+export type retrievePaymentMethodResponse200 = {
+  data: PaymentMethod;
+  status: 200;
+};
+
+export type retrievePaymentMethodResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type retrievePaymentMethodResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type retrievePaymentMethodResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type retrievePaymentMethodResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type retrievePaymentMethodResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retrievePaymentMethodResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retrievePaymentMethodResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type retrievePaymentMethodResponseSuccess = retrievePaymentMethodResponse200 & {
+  headers: Headers;
+};
+export type retrievePaymentMethodResponseError = (
+  | retrievePaymentMethodResponse400
+  | retrievePaymentMethodResponse401
+  | retrievePaymentMethodResponse403
+  | retrievePaymentMethodResponse404
+  | retrievePaymentMethodResponse429
+  | retrievePaymentMethodResponse500
+  | retrievePaymentMethodResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retrievePaymentMethodResponse =
+  retrievePaymentMethodResponseSuccess | retrievePaymentMethodResponseError;
+
+export const getRetrievePaymentMethodUrl = (id: string, params?: RetrievePaymentMethodParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/payment_methods/${id}?${stringifiedParams}`
+    : `/v1/payment_methods/${id}`;
+};
+
+export const retrievePaymentMethod = async (
+  id: string,
+  params?: RetrievePaymentMethodParams,
+  options?: RequestInit,
+): Promise<retrievePaymentMethodResponse> => {
+  return transport<retrievePaymentMethodResponse>(getRetrievePaymentMethodUrl(id, params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * `billing_details`, `metadata` and the card's expiry change; `payment_method.updated` lists what did.
+ * @summary Update a payment method
+ */
+export type updatePaymentMethodResponse200 = {
+  data: PaymentMethod;
+  status: 200;
+};
+
+export type updatePaymentMethodResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updatePaymentMethodResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updatePaymentMethodResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type updatePaymentMethodResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updatePaymentMethodResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updatePaymentMethodResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updatePaymentMethodResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type updatePaymentMethodResponseSuccess = updatePaymentMethodResponse200 & {
+  headers: Headers;
+};
+export type updatePaymentMethodResponseError = (
+  | updatePaymentMethodResponse400
+  | updatePaymentMethodResponse401
+  | updatePaymentMethodResponse403
+  | updatePaymentMethodResponse404
+  | updatePaymentMethodResponse429
+  | updatePaymentMethodResponse500
+  | updatePaymentMethodResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updatePaymentMethodResponse =
+  updatePaymentMethodResponseSuccess | updatePaymentMethodResponseError;
+
+export const getUpdatePaymentMethodUrl = (id: string) => {
+  return `/v1/payment_methods/${id}`;
+};
+
+export const updatePaymentMethod = async (
+  id: string,
+  paymentMethodUpdateParams: PaymentMethodUpdateParams,
+  options?: RequestInit,
+): Promise<updatePaymentMethodResponse> => {
+  return transport<updatePaymentMethodResponse>(getUpdatePaymentMethodUrl(id), {
+    ...options,
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...options?.headers },
+    body: JSON.stringify(paymentMethodUpdateParams),
+  });
+};
+
+/**
+ * The same partial update as PATCH, as the widely used payments SDKs send it.
+ * @summary Update a payment method (POST)
+ */
+export type updatePaymentMethodByPostResponse200 = {
+  data: PaymentMethod;
+  status: 200;
+};
+
+export type updatePaymentMethodByPostResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updatePaymentMethodByPostResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updatePaymentMethodByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type updatePaymentMethodByPostResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updatePaymentMethodByPostResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type updatePaymentMethodByPostResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updatePaymentMethodByPostResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updatePaymentMethodByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type updatePaymentMethodByPostResponseSuccess = updatePaymentMethodByPostResponse200 & {
+  headers: Headers;
+};
+export type updatePaymentMethodByPostResponseError = (
+  | updatePaymentMethodByPostResponse400
+  | updatePaymentMethodByPostResponse401
+  | updatePaymentMethodByPostResponse403
+  | updatePaymentMethodByPostResponse404
+  | updatePaymentMethodByPostResponse409
+  | updatePaymentMethodByPostResponse429
+  | updatePaymentMethodByPostResponse500
+  | updatePaymentMethodByPostResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updatePaymentMethodByPostResponse =
+  updatePaymentMethodByPostResponseSuccess | updatePaymentMethodByPostResponseError;
+
+export const getUpdatePaymentMethodByPostUrl = (id: string) => {
+  return `/v1/payment_methods/${id}`;
+};
+
+export const updatePaymentMethodByPost = async (
+  id: string,
+  paymentMethodUpdateParams?: PaymentMethodUpdateParams,
+  headers?: UpdatePaymentMethodByPostHeaders,
+  options?: RequestInit,
+): Promise<updatePaymentMethodByPostResponse> => {
+  return transport<updatePaymentMethodByPostResponse>(getUpdatePaymentMethodByPostUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentMethodUpdateParams),
+  });
+};
+
+/**
+ * Saves the payment method for `customer` (`payment_method.attached`). Attaching it again to
+the same customer answers it unchanged; one attached to another customer is 400
+`payment_method_unexpected_state`. Of two concurrent attaches to two customers, one wins.
+
+ * @summary Attach a payment method to a customer
+ */
+export type attachPaymentMethodResponse200 = {
+  data: PaymentMethod;
+  status: 200;
+};
+
+export type attachPaymentMethodResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type attachPaymentMethodResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type attachPaymentMethodResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type attachPaymentMethodResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type attachPaymentMethodResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type attachPaymentMethodResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type attachPaymentMethodResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type attachPaymentMethodResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type attachPaymentMethodResponseSuccess = attachPaymentMethodResponse200 & {
+  headers: Headers;
+};
+export type attachPaymentMethodResponseError = (
+  | attachPaymentMethodResponse400
+  | attachPaymentMethodResponse401
+  | attachPaymentMethodResponse403
+  | attachPaymentMethodResponse404
+  | attachPaymentMethodResponse409
+  | attachPaymentMethodResponse429
+  | attachPaymentMethodResponse500
+  | attachPaymentMethodResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type attachPaymentMethodResponse =
+  attachPaymentMethodResponseSuccess | attachPaymentMethodResponseError;
+
+export const getAttachPaymentMethodUrl = (id: string) => {
+  return `/v1/payment_methods/${id}/attach`;
+};
+
+export const attachPaymentMethod = async (
+  id: string,
+  paymentMethodAttachParams: PaymentMethodAttachParams,
+  headers?: AttachPaymentMethodHeaders,
+  options?: RequestInit,
+): Promise<attachPaymentMethodResponse> => {
+  return transport<attachPaymentMethodResponse>(getAttachPaymentMethodUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentMethodAttachParams),
+  });
+};
+
+/**
+ * The payment method is no longer the customer's (`payment_method.detached`), and no longer
+its `invoice_settings.default_payment_method`. One attached to no customer is 400
+`payment_method_unexpected_state`.
+
+ * @summary Detach a payment method from its customer
+ */
+export type detachPaymentMethodResponse200 = {
+  data: PaymentMethod;
+  status: 200;
+};
+
+export type detachPaymentMethodResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type detachPaymentMethodResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type detachPaymentMethodResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type detachPaymentMethodResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type detachPaymentMethodResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type detachPaymentMethodResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type detachPaymentMethodResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type detachPaymentMethodResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type detachPaymentMethodResponseSuccess = detachPaymentMethodResponse200 & {
+  headers: Headers;
+};
+export type detachPaymentMethodResponseError = (
+  | detachPaymentMethodResponse400
+  | detachPaymentMethodResponse401
+  | detachPaymentMethodResponse403
+  | detachPaymentMethodResponse404
+  | detachPaymentMethodResponse409
+  | detachPaymentMethodResponse429
+  | detachPaymentMethodResponse500
+  | detachPaymentMethodResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type detachPaymentMethodResponse =
+  detachPaymentMethodResponseSuccess | detachPaymentMethodResponseError;
+
+export const getDetachPaymentMethodUrl = (id: string) => {
+  return `/v1/payment_methods/${id}/detach`;
+};
+
+export const detachPaymentMethod = async (
+  id: string,
+  paymentMethodDetachParams?: PaymentMethodDetachParams,
+  headers?: DetachPaymentMethodHeaders,
+  options?: RequestInit,
+): Promise<detachPaymentMethodResponse> => {
+  return transport<detachPaymentMethodResponse>(getDetachPaymentMethodUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(paymentMethodDetachParams),
   });
 };
 

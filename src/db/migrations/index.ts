@@ -14,6 +14,7 @@ import * as sealedSecrets from './0012_sealed_secrets.js';
 import * as signatureHeaderAliases from './0013_signature_header_aliases.js';
 import * as receipts from './0014_receipts.js';
 import * as clientSecrets from './0015_client_secrets.js';
+import * as paymentMethods from './0016_payment_methods.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -35,6 +36,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0013_signature_header_aliases', signatureHeaderAliases],
   ['0014_receipts', receipts],
   ['0015_client_secrets', clientSecrets],
+  ['0016_payment_methods', paymentMethods],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -43,7 +43,8 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     params;
   allParamsRead(unread);
   const source = findTestSource(token);
-  if (!source || source.requiresAction) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'source' });
+  // A charge cannot wait for the customer to authenticate: cards that ask for it are not tokens here.
+  if (!source || source.requiresAction || source.requiresSetupForOffSession) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'source' });
   if (customer) await requireCustomer(ctx, customer, 'customer');
   const intent = newIntent(ctx, {
     amount,

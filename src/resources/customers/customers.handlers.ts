@@ -1,13 +1,33 @@
 import { ok, type Handlers } from '../../operations/operations.js';
+import { objectExpansion } from '../shared/expansion.js';
+import { customerExpandableFields } from './customers.expansion.js';
 import * as customers from './customers.service.js';
+
+// `expand` is checked before the service runs, so a path that cannot be expanded changes nothing.
+const expandCustomer = (paths?: string[]) => objectExpansion(customerExpandableFields, paths);
 
 export const customerHandlers = {
   listCustomers: async ({ query, ctx }) => ok(await customers.listCustomers(ctx, query)),
-  createCustomer: async ({ body, ctx }) => ok(await customers.createCustomer(ctx, body)),
-  retrieveCustomer: async ({ path, ctx }) => ok(await customers.retrieveCustomerOrDeleted(ctx, path.id)),
-  replaceCustomer: async ({ path, body, ctx }) => ok(await customers.replaceCustomer(ctx, path.id, body)),
-  updateCustomer: async ({ path, body, ctx }) => ok(await customers.updateCustomer(ctx, path.id, body)),
-  updateCustomerByPost: async ({ path, body, ctx }) => ok(await customers.updateCustomer(ctx, path.id, body)),
+  createCustomer: async ({ body, ctx }) => {
+    const expand = expandCustomer(body.expand);
+    return ok(await expand(ctx, await customers.createCustomer(ctx, body)));
+  },
+  retrieveCustomer: async ({ path, query, ctx }) => {
+    const expand = expandCustomer(query.expand);
+    return ok(await expand(ctx, await customers.retrieveCustomerOrDeleted(ctx, path.id)));
+  },
+  replaceCustomer: async ({ path, body, ctx }) => {
+    const expand = expandCustomer(body.expand);
+    return ok(await expand(ctx, await customers.replaceCustomer(ctx, path.id, body)));
+  },
+  updateCustomer: async ({ path, body, ctx }) => {
+    const expand = expandCustomer(body.expand);
+    return ok(await expand(ctx, await customers.updateCustomer(ctx, path.id, body)));
+  },
+  updateCustomerByPost: async ({ path, body, ctx }) => {
+    const expand = expandCustomer(body?.expand);
+    return ok(await expand(ctx, await customers.updateCustomer(ctx, path.id, body ?? {})));
+  },
   deleteCustomer: async ({ path, ctx }) => ok(await customers.deleteCustomer(ctx, path.id)),
 } satisfies Pick<
   Handlers,

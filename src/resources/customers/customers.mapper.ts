@@ -18,6 +18,7 @@ export function toCustomerResource(row: CustomerRow): Customer {
     description: row.description,
     phone: row.phone,
     metadata: parseMetadata(row.metadata),
+    invoice_settings: { default_payment_method: row.default_payment_method_id },
   };
 }
 

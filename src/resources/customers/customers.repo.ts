@@ -1,5 +1,5 @@
 import type { Queryable } from '../../db/database.js';
-import { inJsonArray } from '../../db/dialect.js';
+import { forUpdate, inJsonArray } from '../../db/dialect.js';
 import { fetchPage, type PageParams } from '../shared/pagination.js';
 
 export interface CustomerRow {
@@ -11,17 +11,19 @@ export interface CustomerRow {
   description: string | null;
   phone: string | null;
   metadata: string;
+  /** `invoice_settings.default_payment_method`: a payment method attached to the customer. */
+  default_payment_method_id: string | null;
   created: number;
 }
 
 /** The fields a create, replace or update writes. */
-export type CustomerFields = Pick<CustomerRow, 'email' | 'name' | 'description' | 'phone' | 'metadata'>;
+export type CustomerFields = Pick<CustomerRow, 'email' | 'name' | 'description' | 'phone' | 'metadata' | 'default_payment_method_id'>;
 
 export async function insertCustomer(db: Queryable, row: Omit<CustomerRow, 'seq'>): Promise<CustomerRow> {
   const [inserted] = await db.all<CustomerRow>(
-    `INSERT INTO customers (id, account_id, email, name, description, phone, metadata, created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    [row.id, row.account_id, row.email, row.name, row.description, row.phone, row.metadata, row.created],
+    `INSERT INTO customers (id, account_id, email, name, description, phone, metadata, default_payment_method_id, created)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    [row.id, row.account_id, row.email, row.name, row.description, row.phone, row.metadata, row.default_payment_method_id, row.created],
   );
   return inserted;
 }
@@ -45,9 +47,37 @@ export async function updateCustomerRow(
   fields: CustomerFields,
 ): Promise<CustomerRow | undefined> {
   return db.one<CustomerRow>(
-    `UPDATE customers SET email = ?, name = ?, description = ?, phone = ?, metadata = ?
+    `UPDATE customers SET email = ?, name = ?, description = ?, phone = ?, metadata = ?, default_payment_method_id = ?
      WHERE account_id = ? AND id = ? RETURNING *`,
-    [fields.email, fields.name, fields.description, fields.phone, fields.metadata, accountId, id],
+    [fields.email, fields.name, fields.description, fields.phone, fields.metadata, fields.default_payment_method_id, accountId, id],
+  );
+}
+
+/**
+ * Whether the payment method is attached to the customer (what a default payment method must be).
+ * The payment methods' rows are written by `payments/`, a layer above; this is their one read here.
+ * The row is locked (Postgres) as a detach locks it, so a detach running meanwhile is waited for
+ * and seen, and a default is never set to a payment method that was just detached.
+ */
+export async function isPaymentMethodOf(db: Queryable, accountId: string, customerId: string, paymentMethodId: string): Promise<boolean> {
+  const row = await db.one<{ id: string }>(
+    `SELECT id FROM payment_methods WHERE account_id = ? AND id = ? AND customer_id = ?${forUpdate(db.dialect)}`,
+    [accountId, paymentMethodId, customerId],
+  );
+  return row !== undefined;
+}
+
+/** Unsets the customer's default payment method if it is this one (it was detached); the row when it was. */
+export function clearDefaultPaymentMethod(
+  db: Queryable,
+  accountId: string,
+  customerId: string,
+  paymentMethodId: string,
+): Promise<CustomerRow | undefined> {
+  return db.one<CustomerRow>(
+    `UPDATE customers SET default_payment_method_id = NULL
+     WHERE account_id = ? AND id = ? AND default_payment_method_id = ? RETURNING *`,
+    [accountId, customerId, paymentMethodId],
   );
 }
 

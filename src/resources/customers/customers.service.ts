@@ -1,5 +1,5 @@
 import { unixSeconds } from '../../domain/clock.js';
-import { notFound } from '../../domain/errors.js';
+import { ApiError, notFound } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { recordEvent } from '../events/events.service.js';
@@ -10,8 +10,10 @@ import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 import {
+  clearDefaultPaymentMethod,
   deleteCustomerRow,
   findCustomer,
+  isPaymentMethodOf,
   insertCustomer,
   listCustomerRows,
   updateCustomerRow,
@@ -28,10 +30,11 @@ import {
 } from './customers.mapper.js';
 
 export async function createCustomer(ctx: RequestContext, params: CustomerCreateParams): Promise<Customer> {
+  const id = newId('customer');
   const row = await insertCustomer(ctx.db, {
-    id: newId('customer'),
+    id,
     account_id: ctx.accountId,
-    ...replacementFields(params),
+    ...(await replacementFields(ctx, id, params)),
     created: unixSeconds(ctx.clock),
   });
   const customer = toCustomerResource(row);
@@ -64,20 +67,59 @@ export async function retrieveCustomerOrDeleted(ctx: RequestContext, id: string)
 
 /** PUT: every field is replaced; what is left out becomes null. */
 export function replaceCustomer(ctx: RequestContext, id: string, params: CustomerCreateParams): Promise<Customer> {
-  return writeUpdate(ctx, id, () => replacementFields(params));
+  return writeUpdate(ctx, id, () => replacementFields(ctx, id, params));
 }
 
 /** PATCH (or POST to the object): only the fields sent change. */
 export function updateCustomer(ctx: RequestContext, id: string, params: CustomerUpdateParams): Promise<Customer> {
-  const { email, name, description, phone, metadata, ...unread } = params;
+  // `expand` is applied to the result by the handler.
+  const { email, name, description, phone, metadata, invoice_settings, expand: _expand, ...unread } = params;
   allParamsRead(unread);
-  return writeUpdate(ctx, id, (current) => ({
+  return writeUpdate(ctx, id, async (current) => ({
     email: email === undefined ? current.email : email,
     name: name === undefined ? current.name : name,
     description: description === undefined ? current.description : description,
     phone: phone === undefined ? current.phone : phone,
     metadata: updatedMetadata(current.metadata, metadata),
+    default_payment_method_id: await defaultPaymentMethod(ctx, id, invoice_settings, current.default_payment_method_id),
   }));
+}
+
+/**
+ * `invoice_settings.default_payment_method` as sent (`current` when not sent; null or empty
+ * unsets it): a payment method attached to this customer, or 400 naming the field.
+ */
+async function defaultPaymentMethod(
+  ctx: RequestContext,
+  customerId: string,
+  settings: CustomerUpdateParams['invoice_settings'],
+  current: string | null,
+): Promise<string | null> {
+  const { default_payment_method: id, ...unread } = settings ?? {};
+  allParamsRead(unread);
+  if (id === undefined) return current;
+  if (id === null || id === '') return null;
+  if (!(await isPaymentMethodOf(ctx.db, ctx.accountId, customerId, id))) {
+    throw new ApiError(
+      'parameter_invalid',
+      `The customer does not have a payment method with the ID ${id}. The payment method must be attached to the customer.`,
+      { param: 'invoice_settings[default_payment_method]' },
+    );
+  }
+  return id;
+}
+
+/**
+ * A payment method was detached from the customer: it is no longer its default (recorded as
+ * `customer.updated` when it was). Called in the detach's transaction.
+ */
+export async function forgetPaymentMethod(ctx: RequestContext, customerId: string, paymentMethodId: string): Promise<void> {
+  const before = await findCustomer(ctx.db, ctx.accountId, customerId);
+  const after = await clearDefaultPaymentMethod(ctx.db, ctx.accountId, customerId, paymentMethodId);
+  if (!before || !after) return;
+  await recordEvent(ctx, 'customer.updated', toCustomerResource(after), {
+    invoice_settings: { default_payment_method: paymentMethodId },
+  });
 }
 
 /**
@@ -98,8 +140,9 @@ export async function listCustomers(ctx: RequestContext, query: PageParams & { e
   return listOf('/v1/customers', page, toCustomerResource);
 }
 
-function replacementFields(params: CustomerCreateParams): CustomerFields {
-  const { email, name, description, phone, metadata, ...unread } = params;
+async function replacementFields(ctx: RequestContext, id: string, params: CustomerCreateParams): Promise<CustomerFields> {
+  // `expand` is applied to the result by the handler.
+  const { email, name, description, phone, metadata, invoice_settings, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   return {
     email: email ?? null,
@@ -107,16 +150,17 @@ function replacementFields(params: CustomerCreateParams): CustomerFields {
     description: description ?? null,
     phone: phone ?? null,
     metadata: initialMetadata(metadata),
+    default_payment_method_id: await defaultPaymentMethod(ctx, id, invoice_settings ?? { default_payment_method: null }, null),
   };
 }
 
 async function writeUpdate(
   ctx: RequestContext,
   id: string,
-  fieldsFrom: (current: CustomerRow) => CustomerFields,
+  fieldsFrom: (current: CustomerRow) => Promise<CustomerFields>,
 ): Promise<Customer> {
   const current = await requireCustomer(ctx, id);
-  const updated = await updateCustomerRow(ctx.db, ctx.accountId, id, fieldsFrom(current));
+  const updated = await updateCustomerRow(ctx.db, ctx.accountId, id, await fieldsFrom(current));
   if (!updated) throw notFound('customer', id);
   const before = toCustomerResource(current);
   const after = toCustomerResource(updated);

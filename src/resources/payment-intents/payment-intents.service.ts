@@ -8,7 +8,9 @@ import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { captureAuthorization, lockAuthorization, releaseAuthorization } from '../payments/authorizations.js';
-import { attemptPayment, makePayment, newIntent, requireTestPaymentMethod, type PaymentOutcome } from '../payments/payment-attempts.js';
+import { attemptPayment, makePayment, newIntent, type PaymentOutcome } from '../payments/payment-attempts.js';
+import { toPaymentMethodResource } from '../payments/payment-methods.mapper.js';
+import { resolvePaymentMethod, sourceOf, type UsablePaymentMethod } from '../payments/payment-methods.js';
 import {
   findPaymentIntent,
   insertPaymentIntent,
@@ -45,6 +47,8 @@ export async function createPaymentIntent(ctx: RequestContext, params: PaymentIn
     payment_method,
     capture_method,
     confirm,
+    off_session,
+    setup_future_usage,
     description,
     metadata,
     receipt_email,
@@ -53,19 +57,33 @@ export async function createPaymentIntent(ctx: RequestContext, params: PaymentIn
     ...unread
   } = params;
   allParamsRead(unread);
-  if (payment_method !== undefined) requireTestPaymentMethod(payment_method);
   if (confirm && payment_method === undefined) {
     throw new ApiError('parameter_missing', 'A payment_method is required to confirm a PaymentIntent.', { param: 'payment_method' });
   }
+  if (off_session && !confirm) {
+    throw new ApiError('parameter_invalid', 'off_session can only be used with confirm=true.', { param: 'off_session' });
+  }
   if (customer) await requireCustomer(ctx, customer, 'customer');
+  const method = payment_method === undefined ? undefined : await resolvePaymentMethod(ctx, payment_method, customer ?? null);
   const row = await insertPaymentIntent(
     ctx.db,
-    newIntent(ctx, { amount, currency, customer, payment_method, capture_method, description, metadata, receipt_email, return_url }),
+    newIntent(ctx, {
+      amount,
+      currency,
+      customer,
+      payment_method: method?.id,
+      capture_method,
+      setup_future_usage,
+      description,
+      metadata,
+      receipt_email,
+      return_url,
+    }),
   );
   const intent = toPaymentIntentResource(row);
   await recordEvent(ctx, 'payment_intent.created', intent);
-  if (!confirm) return { intent };
-  return attemptPayment(ctx, row, payment_method!);
+  if (!confirm || !method) return { intent };
+  return attemptPayment(ctx, row, method, off_session ?? false);
 }
 
 /** The intent; with the publishable key, only with its `client_secret` (see assertClientSecret). */
@@ -101,7 +119,19 @@ export async function listPaymentIntents(
  */
 export async function updatePaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentUpdateParams): Promise<PaymentIntent> {
   // `expand` is applied to the result by the handler.
-  const { amount, currency, customer, payment_method, capture_method, description, metadata, receipt_email, expand: _expand, ...unread } =
+  const {
+    amount,
+    currency,
+    customer,
+    payment_method,
+    capture_method,
+    setup_future_usage,
+    description,
+    metadata,
+    receipt_email,
+    expand: _expand,
+    ...unread
+  } =
     params;
   allParamsRead(unread);
   const row = await requireLocked(ctx, id);
@@ -109,12 +139,14 @@ export async function updatePaymentIntent(ctx: RequestContext, id: string, param
   const changes: PaymentIntentChanges = { metadata: updatedMetadata(row.metadata, metadata) };
   if (description !== undefined) changes.description = description;
   if (receipt_email !== undefined) changes.receipt_email = receipt_email;
-  const payment = { amount, currency: currency?.toLowerCase(), customer_id: customer, payment_method, capture_method };
+  const payment = { amount, currency: currency?.toLowerCase(), customer_id: customer, payment_method, capture_method, setup_future_usage };
   const paymentChanges = Object.fromEntries(Object.entries(payment).filter(([, value]) => value !== undefined));
   if (Object.keys(paymentChanges).length > 0) {
     assertCan(row, 'change the payment of');
-    if (payment_method !== undefined) requireTestPaymentMethod(payment_method);
     if (customer !== undefined) await requireCustomer(ctx, customer, 'customer');
+    if (payment_method !== undefined) {
+      paymentChanges.payment_method = (await resolvePaymentMethod(ctx, payment_method, customer ?? row.customer_id)).id;
+    }
     Object.assign(changes, paymentChanges);
     if (payment_method !== undefined && row.status === 'requires_payment_method') changes.status = 'requires_confirmation';
   }
@@ -124,7 +156,8 @@ export async function updatePaymentIntent(ctx: RequestContext, id: string, param
 /** Confirms an intent with its payment method, or the one sent (see attemptPayment). */
 export async function confirmPaymentIntent(ctx: RequestContext, id: string, params: PaymentIntentConfirmParams): Promise<PaymentOutcome> {
   // `expand` is applied to the result by the handler.
-  const { payment_method, capture_method, receipt_email, return_url, client_secret, expand, ...unread } = params;
+  const { payment_method, capture_method, off_session, setup_future_usage, receipt_email, return_url, client_secret, expand, ...unread } =
+    params;
   allParamsRead(unread);
   let row = await requireLocked(ctx, id);
   assertClientSecretOf(ctx, row, { client_secret, expand }, 'body');
@@ -132,17 +165,18 @@ export async function confirmPaymentIntent(ctx: RequestContext, id: string, para
     throw new ApiError('parameter_invalid', 'A publishable key cannot set capture_method; use a secret key.', { param: 'capture_method' });
   }
   assertCan(row, 'confirm');
-  const method = payment_method ?? row.payment_method;
-  if (method === null) {
+  const reference = payment_method ?? row.payment_method;
+  if (reference === null) {
     throw new ApiError('parameter_missing', 'A payment_method is required to confirm this PaymentIntent.', { param: 'payment_method' });
   }
-  requireTestPaymentMethod(method);
+  const method = await resolvePaymentMethod(ctx, reference, row.customer_id);
   const changes: PaymentIntentChanges = {};
   if (capture_method !== undefined && capture_method !== row.capture_method) changes.capture_method = capture_method;
+  if (setup_future_usage !== undefined && setup_future_usage !== row.setup_future_usage) changes.setup_future_usage = setup_future_usage;
   if (receipt_email !== undefined) changes.receipt_email = receipt_email;
   if (return_url !== undefined && return_url !== row.return_url) changes.return_url = return_url;
   if (Object.keys(changes).length > 0) row = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, changes);
-  return attemptPayment(ctx, row, method);
+  return attemptPayment(ctx, row, method, off_session ?? false);
 }
 
 /** Captures `amount_to_capture` (default: all) of an authorised intent; the rest is released. */
@@ -201,11 +235,11 @@ export async function authenticatePaymentIntent(
   allParamsRead(unread);
   const row = await requireLocked(ctx, id);
   assertCan(row, 'authenticate');
-  const method = row.payment_method!;
+  const method: UsablePaymentMethod = await resolvePaymentMethod(ctx, row.payment_method!, row.customer_id);
   if (outcome !== 'failed') {
-    // Authenticated: the payment goes on as any other (it cannot be declined by this test method).
-    const { requiresAction: _authenticated, ...source } = requireTestPaymentMethod(method);
-    return (await makePayment(ctx, row, method, source)).intent;
+    // Authenticated: the payment goes on as any other (it cannot be declined by these test cards).
+    const { requiresAction: _always, requiresSetupForOffSession: _onSetup, ...source } = sourceOf(method);
+    return (await makePayment(ctx, row, method.id, source, { paymentMethod: method, authenticated: true })).intent;
   }
   const failed = await updatePaymentIntentRow(ctx.db, ctx.accountId, id, {
     status: 'requires_payment_method',
@@ -214,7 +248,7 @@ export async function authenticatePaymentIntent(
       type: 'card_error',
       code: 'payment_intent_authentication_failure',
       message: 'The provided payment method has failed authentication. Provide a new payment method to attempt this payment again.',
-      payment_method: method,
+      payment_method: toPaymentMethodResource(method),
     }),
   });
   const intent = toPaymentIntentResource(failed);

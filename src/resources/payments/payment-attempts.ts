@@ -1,5 +1,5 @@
 import { unixSeconds } from '../../domain/clock.js';
-import { ApiError, cardErrorBody, type CardErrorBody, type DeclineCode } from '../../domain/errors.js';
+import { cardErrorBody, type CardErrorBody, type DeclineCode } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
@@ -8,8 +8,17 @@ import { PAYMENT_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
 import { newClientSecret } from './client-secrets.js';
 import { insertCharge } from './charges.repo.js';
 import { toCharge, type Charge } from './charges.mapper.js';
-import { findTestSource, type TestSource } from './test-sources.js';
+import type { TestSource } from './test-sources.js';
 import { newReceiptToken, queueReceiptMail, receiptDue, receiptNumberOf } from './receipts.js';
+import { toPaymentMethodResource } from './payment-methods.mapper.js';
+import { updatePaymentMethodRow } from './payment-methods.repo.js';
+import {
+  attachToCustomer,
+  AUTHENTICATION_REQUIRED,
+  isOffSessionReady,
+  sourceOf,
+  type UsablePaymentMethod,
+} from './payment-methods.js';
 import { updatePaymentIntentRow, type PaymentIntentChanges, type PaymentIntentRow } from './payment-intents.repo.js';
 import {
   toPaymentIntentResource,
@@ -26,7 +35,7 @@ export interface PaymentOutcome {
   intent: PaymentIntent;
   /** The charge the attempt made, when it got as far as making one. */
   charge?: Charge;
-  decline?: { code: DeclineCode; message: string; chargeId: string };
+  decline?: { code: DeclineCode; message: string; chargeId: string; errorCode?: CardErrorBody['code'] };
 }
 
 /** The outcome of a payment made (not waiting on the customer): it always holds its charge. */
@@ -40,7 +49,16 @@ export function newIntent(
   ctx: RequestContext,
   fields: Pick<
     PaymentIntentCreateParams,
-    'amount' | 'currency' | 'customer' | 'payment_method' | 'capture_method' | 'description' | 'metadata' | 'receipt_email' | 'return_url'
+    | 'amount'
+    | 'currency'
+    | 'customer'
+    | 'payment_method'
+    | 'capture_method'
+    | 'setup_future_usage'
+    | 'description'
+    | 'metadata'
+    | 'receipt_email'
+    | 'return_url'
   >,
 ): Omit<PaymentIntentRow, 'seq'> {
   const id = newId('paymentIntent');
@@ -61,6 +79,7 @@ export function newIntent(
     metadata: initialMetadata(fields.metadata),
     canceled_at: null,
     cancellation_reason: null,
+    setup_future_usage: fields.setup_future_usage ?? null,
     created: unixSeconds(ctx.clock),
     receipt_email: fields.receipt_email ?? null,
     client_secret: newClientSecret(ctx.secrets, PAYMENT_INTENT_CLIENT_SECRET, id).sealed,
@@ -68,27 +87,37 @@ export function newIntent(
   };
 }
 
-/** The test payment method of this name, or 400 naming `param`. */
-export function requireTestPaymentMethod(name: string, param = 'payment_method'): TestSource {
-  const source = findTestSource(name);
-  if (!source) throw new ApiError('parameter_invalid', `No such PaymentMethod: '${name}'`, { param });
-  return source;
+/**
+ * Whether a payment with this card needs the customer to authenticate it: always for a card that
+ * asks for it on every payment; for one that asks on setup only, unless the payment is off-session
+ * and the card was set up for that.
+ */
+function needsAuthentication(source: TestSource, method: UsablePaymentMethod, offSession: boolean): boolean {
+  if (source.requiresAction) return true;
+  return source.requiresSetupForOffSession === true && !(offSession && isOffSessionReady(method));
 }
 
 /**
- * Confirms an intent with a payment method: it waits in `requires_action` when the method needs
- * the customer to authenticate, and otherwise the payment is made at once.
+ * Confirms an intent with a payment method: a card that needs authentication waits in
+ * `requires_action` on session, and off-session (`offSession`, the customer is away) fails at once
+ * with `authentication_required`; otherwise the payment is made.
  */
 export async function attemptPayment(
   ctx: RequestContext,
   row: Omit<PaymentIntentRow, 'seq'>,
-  method: string,
+  method: UsablePaymentMethod,
+  offSession = false,
 ): Promise<PaymentOutcome> {
-  const source = requireTestPaymentMethod(method);
-  if (!source.requiresAction) return makePayment(ctx, row, method, source);
+  const source = sourceOf(method);
+  if (!needsAuthentication(source, method, offSession)) return makePayment(ctx, row, method.id, source, { paymentMethod: method });
+  if (offSession) {
+    // The customer is not there to authenticate: the attempt is declined as the card networks do.
+    const declined = { ...source, decline: AUTHENTICATION_REQUIRED, errorCode: 'authentication_required' as const };
+    return makePayment(ctx, row, method.id, declined, { paymentMethod: method });
+  }
   const waiting = await updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, {
     status: 'requires_action',
-    payment_method: method,
+    payment_method: method.id,
     last_payment_error: null,
   });
   const intent = toPaymentIntentResource(waiting);
@@ -107,6 +136,10 @@ export interface PaymentOptions {
    * request (`POST /v1/charges`) is inserted in its final state instead: one statement fewer.
    */
   writeIntent?: (changes: PaymentIntentChanges) => Promise<Omit<PaymentIntentRow, 'seq'>>;
+  /** The saved payment method paid with (absent for a charge made from a token). */
+  paymentMethod?: UsablePaymentMethod;
+  /** Whether the customer authenticated this payment (3-D Secure): it sets the card up for off-session use. */
+  authenticated?: boolean;
 }
 
 /**
@@ -118,7 +151,7 @@ export async function makePayment(
   ctx: RequestContext,
   row: Omit<PaymentIntentRow, 'seq'>,
   method: string,
-  source: TestSource,
+  source: TestSource & { errorCode?: CardErrorBody['code'] },
   options: PaymentOptions = {},
 ): Promise<PaymentMade> {
   const preceding = options.precedingEvents ?? [];
@@ -138,7 +171,7 @@ export async function makePayment(
     description: row.description,
     metadata: options.metadata ?? initialMetadata(undefined),
     status: declined ? 'failed' : 'succeeded',
-    failure_code: declined ? 'card_declined' : null,
+    failure_code: declined ? (source.errorCode ?? 'card_declined') : null,
     failure_message: declined?.message ?? null,
     card_brand: source.brand,
     card_last4: source.last4,
@@ -155,12 +188,12 @@ export async function makePayment(
   if (declined) {
     const error: PaymentError = {
       type: 'card_error',
-      code: 'card_declined',
+      code: source.errorCode ?? 'card_declined',
       decline_code: declined.code,
       message: declined.message,
       charge: chargeRow.id,
-      payment_method: method,
     };
+    if (options.paymentMethod) error.payment_method = toPaymentMethodResource(options.paymentMethod);
     const failed = await writeIntent({
       status: 'requires_payment_method',
       payment_method: null,
@@ -173,7 +206,8 @@ export async function makePayment(
       { type: 'charge.failed', object: charge },
       { type: 'payment_intent.payment_failed', object: intent },
     ]);
-    return { intent, charge, decline: { code: declined.code, message: declined.message, chargeId: chargeRow.id } };
+    const decline = { code: declined.code, message: declined.message, chargeId: chargeRow.id, errorCode: source.errorCode };
+    return { intent, charge, decline };
   }
   const paid = await writeIntent({
     status: automatic ? 'succeeded' : 'requires_capture',
@@ -191,7 +225,25 @@ export async function makePayment(
       ? { type: 'payment_intent.succeeded', object: intent }
       : { type: 'payment_intent.amount_capturable_updated', object: intent },
   ]);
+  if (options.paymentMethod && row.setup_future_usage) await saveForFutureUsage(ctx, row, options.paymentMethod, options.authenticated);
   return { intent, charge };
+}
+
+/**
+ * `setup_future_usage` after a successful payment: the payment method is attached to the intent's
+ * customer (if it has one), and a payment the customer authenticated for `off_session` use sets the
+ * card up for off-session payments.
+ */
+async function saveForFutureUsage(
+  ctx: RequestContext,
+  row: Omit<PaymentIntentRow, 'seq'>,
+  method: UsablePaymentMethod,
+  authenticated = false,
+): Promise<void> {
+  if (authenticated && row.setup_future_usage === 'off_session' && !isOffSessionReady(method)) {
+    await updatePaymentMethodRow(ctx.db, ctx.accountId, method.id, { off_session_ready: true });
+  }
+  if (row.customer_id !== null) await attachToCustomer(ctx, method.id, row.customer_id, 'payment_method');
 }
 
 /**
@@ -200,5 +252,8 @@ export async function makePayment(
  */
 export function declineBody(outcome: Required<Pick<PaymentOutcome, 'intent' | 'decline'>>, requestId: string): CardErrorBody {
   const { decline, intent } = outcome;
-  return cardErrorBody({ declineCode: decline.code, message: decline.message, charge: decline.chargeId, paymentIntent: intent }, requestId);
+  return cardErrorBody(
+    { code: decline.errorCode, declineCode: decline.code, message: decline.message, charge: decline.chargeId, paymentIntent: intent },
+    requestId,
+  );
 }

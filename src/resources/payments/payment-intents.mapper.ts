@@ -76,6 +76,7 @@ export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): Pay
     metadata: parseMetadata(row.metadata),
     next_action: nextAction(row),
     payment_method: row.payment_method,
+    setup_future_usage: row.setup_future_usage,
     status: row.status,
     receipt_email: row.receipt_email,
   };

@@ -30,6 +30,7 @@ export interface PaymentIntentRow {
   metadata: string;
   canceled_at: number | null;
   cancellation_reason: string | null;
+  setup_future_usage: 'off_session' | 'on_session' | null;
   created: number;
   /** Where the receipt of the payment is e-mailed; the charge carries it. */
   receipt_email: string | null;
@@ -45,7 +46,7 @@ export type PaymentIntentChanges = Partial<Omit<PaymentIntentRow, 'seq' | 'id' |
 const INSERTED_COLUMNS = [
   'id', 'account_id', 'customer_id', 'amount', 'amount_capturable', 'amount_received', 'currency', 'capture_method',
   'status', 'payment_method', 'latest_charge_id', 'last_payment_error', 'description', 'metadata', 'canceled_at',
-  'cancellation_reason', 'created', 'receipt_email', 'client_secret', 'return_url',
+  'cancellation_reason', 'setup_future_usage', 'created', 'receipt_email', 'client_secret', 'return_url',
 ] as const;
 
 /** Inserts the intent (pipelined in a transaction: its row is known, nothing is read back). */

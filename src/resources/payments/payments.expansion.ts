@@ -1,11 +1,14 @@
 import type { components } from '../../../generated/openapi.js';
 import { findCustomersByIds } from '../customers/customers.repo.js';
+import { customerExpandableFields } from '../customers/customers.expansion.js';
 import { toCustomerResource } from '../customers/customers.mapper.js';
 import type { ExpandableField, ExpandableFields } from '../shared/expansion.js';
 import { findPaymentIntentsByIds } from './payment-intents.repo.js';
 import { toPaymentIntentResource } from './payment-intents.mapper.js';
 import { toCharges } from './charges.mapper.js';
 import { findChargesByIds } from './charges.repo.js';
+import { findPaymentMethodsByIds } from './payment-methods.repo.js';
+import { toPaymentMethodResource } from './payment-methods.mapper.js';
 
 type DeletedCustomer = components['schemas']['DeletedCustomer'];
 
@@ -21,7 +24,7 @@ const customerField: ExpandableField = {
     return new Map(rows.map((row) => [row.id, toCustomerResource(row)]));
   },
   missing: (id): DeletedCustomer => ({ id, object: 'customer', deleted: true }),
-  fields: {},
+  fields: customerExpandableFields,
 };
 
 // A charge expands to its intent and an intent to its latest charge: the two tables refer to each
@@ -39,8 +42,28 @@ export const chargeField: ExpandableField = {
   fields: chargeFields,
 };
 
+/** What `expand` may name on a payment method. */
+export const paymentMethodExpandableFields: ExpandableFields = { customer: customerField };
+
+/** A field that holds a payment method's id (an intent's `payment_method`). */
+const paymentMethodField: ExpandableField = {
+  scope: 'payment_methods:read',
+  load: async (ctx, ids) => {
+    const rows = await findPaymentMethodsByIds(ctx.db, ctx.accountId, ids);
+    return new Map(rows.map((row) => [row.id, toPaymentMethodResource(row)]));
+  },
+  fields: paymentMethodExpandableFields,
+};
+
+// Customers sit below payments, so their expandable fields are an open table that payments fills.
+Object.assign(customerExpandableFields, { invoice_settings: { nested: { default_payment_method: paymentMethodField } } });
+
 /** What `expand` may name on a payment intent. */
-export const paymentIntentExpandableFields: ExpandableFields = { customer: customerField, latest_charge: chargeField };
+export const paymentIntentExpandableFields: ExpandableFields = {
+  customer: customerField,
+  latest_charge: chargeField,
+  payment_method: paymentMethodField,
+};
 
 /** A field that holds a payment intent's id (a charge's `payment_intent`). */
 const paymentIntentField: ExpandableField = {

@@ -25,8 +25,17 @@ export interface ExpandableField {
   readonly fields: ExpandableFields;
 }
 
+/** A field holding an object (not an id) some of whose own fields can be expanded: a customer's `invoice_settings`. */
+export interface NestedExpandable {
+  readonly nested: ExpandableFields;
+}
+
 /** The expandable fields of one kind of object, by field name. */
-export type ExpandableFields = Readonly<Record<string, ExpandableField>>;
+export type ExpandableFields = Readonly<Record<string, ExpandableField | NestedExpandable>>;
+
+function isNested(field: ExpandableField | NestedExpandable): field is NestedExpandable {
+  return 'nested' in field;
+}
 
 /** Applies the expansions a request asked for to the object it answers with (a copy; the same type). */
 export type ObjectExpansion = <T extends object>(ctx: RequestContext, object: T) => Promise<T>;
@@ -87,7 +96,7 @@ function parsePaths(fields: ExpandableFields, paths: readonly string[] | undefin
       if (!field) throw refuse(`This property cannot be expanded (${path}).`);
       if (!level.has(name)) level.set(name, new Map());
       level = level.get(name)!;
-      levelFields = field.fields;
+      levelFields = isNested(field) ? field.nested : field.fields;
     }
   });
   return root;
@@ -106,6 +115,10 @@ async function expandAll(
   const copies = objects.map((object) => ({ ...object }) as Record<string, unknown>);
   for (const [name, subtree] of tree) {
     const field = fields[name];
+    if (isNested(field)) {
+      await expandNested(ctx, copies, name, field, subtree);
+      continue;
+    }
     assertGranted(ctx.grant, field.scope);
     const ids = new Set(copies.map((copy) => copy[name]).filter((value) => typeof value === 'string'));
     if (ids.size === 0) continue;
@@ -117,6 +130,19 @@ async function expandAll(
     }
   }
   return copies;
+}
+
+/** Expands within the object each copy holds at `name` (copies that hold none are left as they are). */
+async function expandNested(
+  ctx: RequestContext,
+  copies: Array<Record<string, unknown>>,
+  name: string,
+  field: NestedExpandable,
+  tree: ExpansionTree,
+): Promise<void> {
+  const holders = copies.filter((copy) => typeof copy[name] === 'object' && copy[name] !== null);
+  const expanded = await expandAll(ctx, holders.map((copy) => copy[name] as object), field.nested, tree);
+  holders.forEach((copy, i) => (copy[name] = expanded[i]));
 }
 
 /** The next level: the loaded objects, expanded in turn, still by id. */

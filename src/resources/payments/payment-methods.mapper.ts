@@ -1,0 +1,42 @@
+import type { components } from '../../../generated/openapi.js';
+import { parseMetadata } from '../shared/metadata.js';
+import type { PaymentMethodRow } from './payment-methods.repo.js';
+
+export type PaymentMethod = components['schemas']['PaymentMethod'];
+export type BillingDetails = components['schemas']['BillingDetails'];
+export type PaymentMethodCreateParams = components['schemas']['PaymentMethodCreateParams'];
+export type PaymentMethodUpdateParams = components['schemas']['PaymentMethodUpdateParams'];
+export type PaymentMethodAttachParams = components['schemas']['PaymentMethodAttachParams'];
+export type PaymentMethodDetachParams = components['schemas']['PaymentMethodDetachParams'];
+
+type CardCheck = components['schemas']['CardCheck'];
+type CardBrand = components['schemas']['CardBrand'];
+
+export function toPaymentMethodResource(row: Omit<PaymentMethodRow, 'seq'>): PaymentMethod {
+  const brand = row.card_brand as CardBrand;
+  return {
+    id: row.id,
+    object: 'payment_method',
+    created: row.created,
+    livemode: false,
+    billing_details: JSON.parse(row.billing_details) as BillingDetails,
+    card: {
+      brand,
+      checks: { address_line1_check: null, address_postal_code_check: null, cvc_check: row.card_cvc_check as CardCheck },
+      country: 'US',
+      display_brand: brand,
+      exp_month: row.card_exp_month,
+      exp_year: row.card_exp_year,
+      fingerprint: row.card_fingerprint,
+      // Every test card is a US credit card that supports 3-D Secure, as the documented ones are.
+      funding: 'credit',
+      last4: row.card_last4,
+      networks: { available: [brand], preferred: null },
+      three_d_secure_usage: { supported: true },
+      wallet: null,
+    },
+    customer: row.customer_id,
+    metadata: parseMetadata(row.metadata),
+    type: 'card',
+  };
+}
