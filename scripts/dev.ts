@@ -20,7 +20,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { watch } from 'chokidar';
-import { checkContracts, failureBlock } from './dev-checks.js';
+import { CONTRACTS, checkContracts, failureBlock } from './dev-checks.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Changes closer together than this are one change (an editor's save writes more than once). */
@@ -95,6 +95,7 @@ let current: { batch: Batch; abort: AbortController } | undefined;
 let stopping = false;
 
 function changed(file: string, contracts: boolean): void {
+  if (contracts) contractStamps.set(file, stampOf(file));
   settling = merge(settling, { files: new Set([file]), contracts, code: !contracts });
   clearTimeout(timer);
   timer = setTimeout(settle, SETTLE_MS);
@@ -145,6 +146,25 @@ async function apply(batch: Batch, signal: AbortSignal): Promise<boolean> {
   return true;
 }
 
+/** What a contract file looked like when last seen changed: inode, size and modification time. */
+function stampOf(file: string): string {
+  const stat = fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false });
+  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'absent';
+}
+const contractStamps = new Map<string, string>(CONTRACTS.map((file) => [file, stampOf(file)]));
+
+/**
+ * A safety net under the watcher for the two files that matter most: once a second, a contract
+ * whose inode, size or modification time moved without an event (a file system or a save pattern
+ * that the watcher missed) is taken as changed. The loop never stays deaf to the contract.
+ */
+const CONTRACT_CHECK_MS = 1000;
+const contractCheck = setInterval(() => {
+  for (const file of CONTRACTS) {
+    if (stampOf(file) !== contractStamps.get(file)) changed(file, true);
+  }
+}, CONTRACT_CHECK_MS);
+
 const watcher = watch(Object.keys(WATCHED), { cwd: ROOT, ignoreInitial: true });
 watcher.on('all', (event, file) => {
   if (event === 'addDir' || event === 'unlinkDir') return;
@@ -163,6 +183,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     stopping = true;
     clearTimeout(timer);
+    clearInterval(contractCheck);
     current?.abort.abort();
     void watcher
       .close()

@@ -25,5 +25,5 @@ export {
   PaymentIntentAuthenticateParamsOutcome, Scope, ApiKeyType, ApiKeyWithSecretType, OAuthErrorError,
   ErrorType, ErrorCode, DeclineCode, InvalidRequestErrorCode, NotFoundErrorCode, HttpRequestErrorCode,
   AuthenticationErrorCode, IdempotencyErrorCode, PaymentIntentStateErrorCode, RequestLogMethod,
-  SignatureHeaderAlias,
+  SignatureHeaderAlias, CardErrorCode, PaymentMethodCardFunding, SetupFutureUsage,
 } from './generated/payments.js';

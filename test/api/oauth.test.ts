@@ -46,6 +46,8 @@ const ALL_SCOPES = [
   'refunds:write',
   'payment_intents:read',
   'payment_intents:write',
+  'payment_methods:read',
+  'payment_methods:write',
   'users:read',
   'users:write',
   'orders:read',

@@ -3,6 +3,7 @@ import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { aCustomer, expectError } from '../helpers/builders.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
+import { withoutClientSecret } from '../helpers/client-secret.js';
 import { eventually } from '../helpers/eventually.js';
 import { ADMIN_AUTHORIZATION, startTestServer, useTestServer, type TestServer } from '../helpers/test-server.js';
 
@@ -35,17 +36,6 @@ function anAuthorisedIntent(api: ApiClient): Promise<any> {
 function ok(res: ApiResponse): any {
   expect(res.status, JSON.stringify(res.body)).to.equal(200);
   return withoutClientSecret(res.body);
-}
-
-/** An answer with the `client_secret` of the intent (or of each intent of a list page) left out. */
-function withoutClientSecret(body: any): any {
-  const strip = (object: any) => {
-    if (object?.object !== 'payment_intent') return object;
-    expect(object.client_secret).to.match(new RegExp(`^${object.id}_secret_`));
-    const { client_secret: _secret, ...rest } = object;
-    return rest;
-  };
-  return body?.object === 'list' ? { ...body, data: body.data.map(strip) } : strip(body);
 }
 
 /** The account's events (at most 100, every one), oldest first, as `[type, data.object]` pairs; `query` narrows them. */

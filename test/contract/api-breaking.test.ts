@@ -35,18 +35,14 @@ type Spec = Record<string, any>;
  * the lint requires and which lists and events reuse through a YAML alias.
  */
 function withNickname(text: string): string {
-  const example = "phone: '+1 555 010 0100', metadata: { order_id: '6735' } }";
-  const property =
-    "        phone: { type: [string, 'null'], maxLength: 40 }\n        metadata: { $ref: '#/components/schemas/Metadata' }\n    CustomerCreateParams:";
+  const example = "invoice_settings: { default_payment_method: null } }";
+  const property = "        metadata: { $ref: '#/components/schemas/Metadata' }\n        invoice_settings:\n";
   expect(text).to.include(example).and.include(property);
   return text
-    .replace(example, "phone: '+1 555 010 0100', metadata: { order_id: '6735' }, nickname: null }")
+    .replace(example, "invoice_settings: { default_payment_method: null }, nickname: null }")
     .replace(
       property,
-      property.replace(
-        '\n    CustomerCreateParams:',
-        "\n        nickname: { type: [string, 'null'], maxLength: 100 }\n    CustomerCreateParams:",
-      ),
+      "        metadata: { $ref: '#/components/schemas/Metadata' }\n        nickname: { type: [string, 'null'], maxLength: 100 }\n        invoice_settings:\n",
     );
 }
 

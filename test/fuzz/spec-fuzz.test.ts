@@ -242,6 +242,13 @@ async function send(server: TestServer, fixture: Fixture, request: SpecRequest, 
     const charge = await createObject(server.api, 'Charge', fixture);
     body = body.replaceAll('FRESH_IntentOfCharge', (await server.api.get(`/v1/charges/${charge}`)).body.payment_intent as string);
   }
+  // A valid request carries the client secret of the intent its path names, whatever the draft made.
+  const intent = /^\/v1\/payment_intents\/(pi_[A-Za-z0-9]+)/.exec(url)?.[1];
+  if (intent && request.expect === 'success' && `${url} ${body ?? ''}`.includes('client_secret')) {
+    const secret = (await server.api.get(`/v1/payment_intents/${intent}`)).body.client_secret as string;
+    url = url.replace(/client_secret=[^&]*/, `client_secret=${secret}`);
+    body = body?.replace(/client_secret=[^&]*/, `client_secret=${secret}`).replace(/"client_secret":"[^"]*"/, `"client_secret":"${secret}"`);
+  }
   const headers: Record<string, string> = { ...request.headers };
   headers.Authorization = admin
     ? ADMIN_AUTHORIZATION

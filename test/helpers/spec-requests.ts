@@ -397,6 +397,8 @@ function dataDependent(
       return fc.constant(null).map(() => fixture.certificates[certificateTurn++ % fixture.certificates.length]);
     }
     if (field.name === 'url') return fc.webPath().map((path) => `${fixture.webhookUrl}${path}`);
+    // A page of the merchant's site; the pattern alone also admits text that is no URL.
+    if (field.name === 'return_url') return fc.webPath().map((path) => `https://shop.example.com${path}`);
     if (field.name === 'enabled_events') {
       const types = resolve({ $ref: '#/components/schemas/EventType' }).enum as string[];
       // `*` stands for every type and cannot be combined with named ones.

@@ -112,7 +112,12 @@ forEachDatabase('stored secrets: sealing existing rows, and rotating the key', (
     requireProcesses(this);
   });
   let database: TestDatabase;
-  const plain = { webhook: 'whsec_plainWebhookSecret000000000000001', previous: 'whsec_plainPreviousSecret00000000000001', signing: 'hmsec_plainSigningSecret0000000000000001' };
+  const plain = {
+    webhook: 'whsec_plainWebhookSecret000000000000001',
+    previous: 'whsec_plainPreviousSecret00000000000001',
+    signing: 'hmsec_plainSigningSecret0000000000000001',
+    clientSecret: 'pi_plain000000000000000001_secret_plainClientSecret000001',
+  };
   let accountId: string;
 
   /** A database as an earlier version left it: every secret plain. */
@@ -129,6 +134,11 @@ forEachDatabase('stored secrets: sealing existing rows, and rotating the key', (
         ['we_plain0000000000000000001', accountId, plain.webhook, plain.previous, Date.now() + 3_600_000, now],
       );
       await db.run('INSERT INTO signing_keys (id, account_id, secret, created) VALUES (?, ?, ?, ?)', ['hmk_plain000000000000000001', accountId, plain.signing, now]);
+      await db.run(
+        `INSERT INTO payment_intents (id, account_id, amount, currency, capture_method, status, metadata, created, client_secret)
+         VALUES (?, ?, 2000, 'usd', 'automatic', 'requires_payment_method', '{}', ?, ?)`,
+        ['pi_plain000000000000000001', accountId, now, plain.clientSecret],
+      );
       const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
       const pub = await exportJWK(publicKey);
       const kid = await calculateJwkThumbprint(pub);
@@ -166,12 +176,13 @@ forEachDatabase('stored secrets: sealing existing rows, and rotating the key', (
       'webhook_endpoints.previous_secret': [testKeyId],
       'signing_keys.secret': [testKeyId],
       'token_signing_keys.private_jwk': [testKeyId],
+      'payment_intents.client_secret': [testKeyId],
     });
 
     const env = { ...databaseEnv(database.target), ...NEW_KEY_ENV, SECRETS_KEY_PREVIOUS: TEST_SECRETS_ENV.SECRETS_KEY };
     const rotated = await rotateSecrets(env);
     expect(rotated.code, rotated.stderr).to.equal(0);
-    expect(rotated.stdout).to.include('sealed 4 stored secrets again');
+    expect(rotated.stdout).to.include('sealed 5 stored secrets again');
     expect(rotated.stdout).to.include('SECRETS_KEY_PREVIOUS can be removed');
     const newKeyId = secretsKeyId(NEW_KEY);
     for (const ids of Object.values(await keyIdsOf(database))) expect(ids).to.deep.equal([newKeyId]);
