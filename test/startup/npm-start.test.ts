@@ -66,11 +66,20 @@ async function startRequest(port: number): Promise<{ finish(): Promise<string> }
   let response = '';
   socket.on('data', (chunk: Buffer) => (response += chunk.toString()));
   const ended = new Promise<string>((resolve) => socket.once('close', () => resolve(response)));
+  // `Expect: 100-continue`: the server answers "100 Continue" once it has the request's headers,
+  // so the stop that follows finds the request in flight, not bytes still on their way (which a
+  // closing server may drop with the idle connections).
   socket.write(
     `POST /v1/customers HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${API_KEY}\r\n` +
-      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`,
+      `Content-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nExpect: 100-continue\r\nConnection: close\r\n\r\n`,
   );
-  return { finish: () => (socket.end(body), ended) };
+  const CONTINUE = 'HTTP/1.1 100 Continue\r\n\r\n';
+  await new Promise<void>((resolve, reject) => {
+    const check = () => response.startsWith(CONTINUE) && (socket.off('data', check), resolve());
+    socket.on('data', check);
+    socket.once('close', () => reject(new Error(`closed before 100 Continue: ${JSON.stringify(response)}`)));
+  });
+  return { finish: () => (socket.end(body), ended.then((answer) => answer.slice(CONTINUE.length))) };
 }
 
 /**
