@@ -72,7 +72,15 @@ function runStep(root: string, command: string, args: string[], signal: AbortSig
  * failure, or `aborted` once `signal` fires.
  */
 export async function checkContracts(root: string, signal: AbortSignal): Promise<CheckResult> {
-  const contents = new Map(CONTRACTS.map((file) => [file, fs.readFileSync(path.join(root, file), 'utf8')]));
+  const contents = new Map<string, string>();
+  for (const file of CONTRACTS) {
+    try {
+      contents.set(file, fs.readFileSync(path.join(root, file), 'utf8'));
+    } catch (error) {
+      // A file read mid-save (deleted, not yet written again): a failure to report, never a crash.
+      return { failure: { step: `${file} cannot be read`, output: String(error) } };
+    }
+  }
   const unparsed = parseContracts(contents);
   if (unparsed) return { failure: unparsed };
   const steps: Array<[step: string, command: string, args: string[]]> = [

@@ -148,8 +148,12 @@ async function apply(batch: Batch, signal: AbortSignal): Promise<boolean> {
 
 /** What a contract file looked like when last seen changed: inode, size and modification time. */
 function stampOf(file: string): string {
-  const stat = fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false });
-  return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'absent';
+  try {
+    const stat = fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'absent';
+  } catch {
+    return 'absent';
+  }
 }
 const contractStamps = new Map<string, string>(CONTRACTS.map((file) => [file, stampOf(file)]));
 
@@ -161,7 +165,9 @@ const contractStamps = new Map<string, string>(CONTRACTS.map((file) => [file, st
 const CONTRACT_CHECK_MS = 1000;
 const contractCheck = setInterval(() => {
   for (const file of CONTRACTS) {
-    if (stampOf(file) !== contractStamps.get(file)) changed(file, true);
+    const stamp = stampOf(file);
+    // An absent file is a save under way (deleted, to be created again): its creation is the change.
+    if (stamp !== 'absent' && stamp !== contractStamps.get(file)) changed(file, true);
   }
 }, CONTRACT_CHECK_MS);
 
