@@ -3,19 +3,8 @@
  * whom, and the two answers a test customer can give. No script at all, so it runs under the
  * pages' Content-Security-Policy as it is; the shared header and site.css give it the site's look.
  */
+import { escapeHtml } from '../pages/html-text.js';
 import { siteHeader, siteStylesheet } from '../pages/site-chrome.js';
-
-/** The page's text is built from stored values: each is escaped for HTML. */
-export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-/** An amount in minor units as a person reads it (`$20.00`, `¥2,000`). */
-export function formatAmount(value: number, currency: string): string {
-  const format = new Intl.NumberFormat('en', { style: 'currency', currency: currency.toUpperCase() });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  return format.format(value / 10 ** digits);
-}
 
 function page(title: string, body: string): string {
   return `<!doctype html>

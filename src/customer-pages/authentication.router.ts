@@ -8,7 +8,8 @@ import { requestIdOf } from '../http/request-id.js';
 import type { RequestContext, ServiceSettings } from '../operations/operations.js';
 import { isClientSecret } from '../resources/payments/client-secrets.js';
 import { findAccount } from '../resources/accounts/accounts.repo.js';
-import { authenticationPage, formatAmount, noticePage } from './authentication-page.js';
+import { formatMoney } from '../pages/html-text.js';
+import { authenticationPage, noticePage } from './authentication-page.js';
 import { redirectTargetOf, type RedirectSubject, type RedirectTarget } from './redirect-targets.js';
 
 export interface AuthenticationPageDeps {
@@ -43,7 +44,7 @@ export function createAuthenticationPageRouter(deps: AuthenticationPageDeps): Re
     if (!subject) return sendNotFound(res);
     if (!subject.waiting) return sendNotice(res, subject);
     const account = await findAccount(deps.db, subject.accountId);
-    const amount = subject.amount && formatAmount(subject.amount.value, subject.amount.currency);
+    const amount = subject.amount && formatMoney(subject.amount.value, subject.amount.currency);
     const action = `/authenticate/${encodeURIComponent(subject.id)}`;
     sendHtml(res, 200, authenticationPage({ merchant: account?.name ?? subject.accountId, amount, action, clientSecret: subject.clientSecret! }));
   });

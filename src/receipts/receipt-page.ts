@@ -1,12 +1,6 @@
+import { escapeHtml } from '../pages/html-text.js';
 import { siteStylesheet } from '../pages/site-chrome.js';
 import type { ReceiptView } from './receipt-view.js';
-
-const ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
-
-/** Text made safe inside HTML (an account's name is anyone's text). */
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (char) => ESCAPES[char]);
-}
 
 /**
  * The page around a receipt: the site's stylesheet and header look, but a header of the merchant's

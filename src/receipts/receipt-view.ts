@@ -1,3 +1,4 @@
+import { formatMoney } from '../pages/html-text.js';
 import { timingSafeEqual } from 'node:crypto';
 import type { Queryable } from '../db/database.js';
 import { findChargeOfReceipt, type ChargeRow } from '../resources/payments/charges.repo.js';
@@ -70,20 +71,6 @@ const BRANDS: Record<string, string> = { visa: 'Visa', mastercard: 'Mastercard',
 
 function cardBrand(brand: string): string {
   return BRANDS[brand] ?? brand.charAt(0).toUpperCase() + brand.slice(1);
-}
-
-/**
- * An amount in minor units in the currency's own units (`2000 usd` → `$20.00`, `500 jpy` → `¥500`):
- * the currency's decimals come from Intl, and the decimal text is built from the integer, so no
- * float ever rounds it.
- */
-export function formatMoney(minor: number, currency: string): string {
-  const format = new Intl.NumberFormat('en-US', { style: 'currency', currency: currency.toUpperCase() });
-  const digits = format.resolvedOptions().maximumFractionDigits ?? 2;
-  const text = String(minor).padStart(digits + 1, '0');
-  const decimal = digits === 0 ? text : `${text.slice(0, -digits)}.${text.slice(-digits)}`;
-  // A decimal string keeps every digit (Intl.NumberFormat formats strings exactly).
-  return format.format(decimal as unknown as number);
 }
 
 const DATE = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });
