@@ -21,17 +21,79 @@ export interface Failure {
   output: string;
 }
 
-/** The outcome of checking: the contents that passed, a failure, or abandoned for a newer change. */
-export type CheckResult = { passed: Map<string, string> } | { failure: Failure } | { aborted: true };
+/** What each contract file looked like when read: inode, size and modification time. */
+export type Stamps = ReadonlyMap<string, string>;
+
+/**
+ * The outcome of checking: the contents that passed, or a failure, each with the stamps of the
+ * files as they were read; or abandoned for a newer change; or `unsettled` when a file was absent
+ * or moved while being read (a save under way), naming it.
+ */
+export type CheckResult =
+  | { passed: Map<string, string>; stamps: Stamps }
+  | { failure: Failure; stamps: Stamps }
+  | { aborted: true }
+  | { unsettled: string };
+
+/** A contract file's inode, size and modification time, or `absent`: a save moves at least one. */
+export function stampOf(root: string, file: string): string {
+  try {
+    const stat = fs.statSync(path.join(root, file), { throwIfNoEntry: false });
+    return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'absent';
+  } catch {
+    return 'absent';
+  }
+}
+
+/** Whether any contract file differs now from the stamps it was read with. */
+export function movedSince(root: string, stamps: Stamps): boolean {
+  return [...stamps].some(([file, stamp]) => stampOf(root, file) !== stamp);
+}
+
+/**
+ * Reads the contracts, each only when it held still while read (the same stamp before and after,
+ * and as many bytes as its size): a text read mid-save is neither checked nor served.
+ */
+function readContracts(
+  root: string,
+): { contents: Map<string, string>; stamps: Map<string, string> } | { unsettled: string } {
+  const contents = new Map<string, string>();
+  const stamps = new Map<string, string>();
+  for (const file of CONTRACTS) {
+    const before = stampOf(root, file);
+    let text: Buffer;
+    try {
+      text = fs.readFileSync(path.join(root, file));
+    } catch {
+      return { unsettled: file };
+    }
+    if (
+      before === 'absent' ||
+      stampOf(root, file) !== before ||
+      before.split(':')[1] !== String(text.length)
+    )
+      return { unsettled: file };
+    contents.set(file, text.toString('utf8'));
+    stamps.set(file, before);
+  }
+  return { contents, stamps };
+}
 
 /** Parses each contract in this process (a second, not the generators' ten): the commonest slip fails fast. */
 function parseContracts(contents: ReadonlyMap<string, string>): Failure | undefined {
   const spec = parseDocument(contents.get('openapi/openapi.yaml') ?? '');
-  if (spec.errors.length > 0) return { step: 'openapi/openapi.yaml does not parse', output: spec.errors.map((e) => e.message).join('\n') };
+  if (spec.errors.length > 0)
+    return {
+      step: 'openapi/openapi.yaml does not parse',
+      output: spec.errors.map((e) => e.message).join('\n'),
+    };
   try {
     buildSchema(contents.get('graphql/schema.graphql') ?? '');
   } catch (error) {
-    return { step: 'graphql/schema.graphql does not build', output: String(error instanceof Error ? error.message : error) };
+    return {
+      step: 'graphql/schema.graphql does not build',
+      output: String(error instanceof Error ? error.message : error),
+    };
   }
   return undefined;
 }
@@ -41,9 +103,18 @@ function parseContracts(contents: ReadonlyMap<string, string>): Failure | undefi
  * (the generators run as children of scripts/generate.mjs). Resolves to its output on failure,
  * undefined on success, 'aborted' when the signal fired.
  */
-function runStep(root: string, command: string, args: string[], signal: AbortSignal): Promise<string | undefined | 'aborted'> {
+function runStep(
+  root: string,
+  command: string,
+  args: string[],
+  signal: AbortSignal,
+): Promise<string | undefined | 'aborted'> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, {
+      cwd: root,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -69,30 +140,27 @@ function runStep(root: string, command: string, args: string[], signal: AbortSig
 /**
  * Checks the contracts as they are now in `root`: parses them, then regenerates the code and
  * lints the spec side by side. Resolves to the contents that passed (to be served), or the first
- * failure, or `aborted` once `signal` fires.
+ * failure, or `aborted` once `signal` fires, or `unsettled` when a save was under way.
  */
 export async function checkContracts(root: string, signal: AbortSignal): Promise<CheckResult> {
-  const contents = new Map<string, string>();
-  for (const file of CONTRACTS) {
-    try {
-      contents.set(file, fs.readFileSync(path.join(root, file), 'utf8'));
-    } catch (error) {
-      // A file read mid-save (deleted, not yet written again): a failure to report, never a crash.
-      return { failure: { step: `${file} cannot be read`, output: String(error) } };
-    }
-  }
+  const read = readContracts(root);
+  if ('unsettled' in read) return read;
+  const { contents, stamps } = read;
   const unparsed = parseContracts(contents);
-  if (unparsed) return { failure: unparsed };
+  if (unparsed) return { failure: unparsed, stamps };
   const steps: Array<[step: string, command: string, args: string[]]> = [
     ['code generation failed', process.execPath, ['scripts/generate.mjs']],
     // All three stages of the spec lint, as CI runs them: the strict YAML, Spectral, Redocly.
     ['spec lint failed', 'npm', ['run', '--silent', 'lint:spec']],
   ];
-  const outputs = await Promise.all(steps.map(([, command, args]) => runStep(root, command, args, signal)));
+  const outputs = await Promise.all(
+    steps.map(([, command, args]) => runStep(root, command, args, signal)),
+  );
   if (signal.aborted || outputs.includes('aborted')) return { aborted: true };
   const failed = outputs.findIndex((output) => output !== undefined);
-  if (failed !== -1) return { failure: { step: steps[failed][0], output: outputs[failed]! } };
-  return { passed: contents };
+  if (failed !== -1)
+    return { failure: { step: steps[failed][0], output: outputs[failed]! }, stamps };
+  return { passed: contents, stamps };
 }
 
 /** The one short block a failure prints: what failed, its first lines, and what still runs. */

@@ -19,12 +19,22 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { watch } from 'chokidar';
-import { CONTRACTS, checkContracts, failureBlock } from './dev-checks.js';
+import {
+  CONTRACTS,
+  checkContracts,
+  failureBlock,
+  movedSince,
+  stampOf,
+  type CheckResult,
+} from './dev-checks.js';
 
 const ROOT = path.resolve(import.meta.dirname, '..');
 /** Changes closer together than this are one change (an editor's save writes more than once). */
 const SETTLE_MS = 200;
+/** How long a contract may stay absent or moving before it is reported as unreadable (a save takes milliseconds). */
+const UNSETTLED_MS = 3000;
 /** How long a stopping server may take before it is killed. */
 const STOP_MS = 5000;
 /** What is watched, and which files in it count: folder → [extensions, whether they are contracts]. */
@@ -55,7 +65,10 @@ function startServer(): void {
     env: { ...process.env, CONTRACT_DIR: lastGood },
   });
   child.once('exit', (code, signal) => {
-    if (server === child) process.stderr.write(`dev: the server exited (${signal ?? `code ${code}`}); waiting for a change\n`);
+    if (server === child)
+      process.stderr.write(
+        `dev: the server exited (${signal ?? `code ${code}`}); waiting for a change\n`,
+      );
   });
   server = child;
   process.stderr.write(`dev: server process ${child.pid} started\n`);
@@ -95,7 +108,7 @@ let current: { batch: Batch; abort: AbortController } | undefined;
 let stopping = false;
 
 function changed(file: string, contracts: boolean): void {
-  if (contracts) contractStamps.set(file, stampOf(file));
+  if (contracts) contractStamps.set(file, stampOf(ROOT, file));
   settling = merge(settling, { files: new Set([file]), contracts, code: !contracts });
   clearTimeout(timer);
   timer = setTimeout(settle, SETTLE_MS);
@@ -124,20 +137,29 @@ async function work(): Promise<void> {
   }
 }
 
-/** Checks the contracts when they changed, then restarts the server; false when abandoned. */
+/** Checks the contracts when they changed, then restarts the server; false when abandoned or stale. */
 async function apply(batch: Batch, signal: AbortSignal): Promise<boolean> {
   if (batch.contracts) {
     process.stderr.write('dev: checking the contracts (parse, code generation, spec lint)\n');
-    const result = await checkContracts(ROOT, signal);
+    const result = await checkOnceSaved(signal);
     if ('aborted' in result) return false;
     if ('failure' in result) {
+      // A failure is told only when the contracts still read as they were checked, a moment later:
+      // a text caught mid-save (a truncated file, a half-written one) is checked again, not reported.
+      if (!(await stillAsChecked(result.stamps, signal))) return false;
       process.stderr.write(failureBlock(result.failure));
       // Only a change of code restarts the server now, on the last good contract.
       if (hasGoodContract && !batch.code) return true;
-    } else keepAsLastGood(result.passed);
+    } else {
+      // Passing checks on a text that has been saved over since are checked again on the new one.
+      if (!(await stillAsChecked(result.stamps, signal))) return false;
+      keepAsLastGood(result.passed);
+    }
   }
   if (!hasGoodContract) {
-    process.stderr.write('dev: no contract has passed the checks yet; the server starts once one does\n');
+    process.stderr.write(
+      'dev: no contract has passed the checks yet; the server starts once one does\n',
+    );
     return true;
   }
   process.stderr.write(server ? 'dev: restarting the server\n' : 'dev: starting the server\n');
@@ -146,16 +168,53 @@ async function apply(batch: Batch, signal: AbortSignal): Promise<boolean> {
   return true;
 }
 
-/** What a contract file looked like when last seen changed: inode, size and modification time. */
-function stampOf(file: string): string {
-  try {
-    const stat = fs.statSync(path.join(ROOT, file), { throwIfNoEntry: false });
-    return stat ? `${stat.ino}:${stat.size}:${stat.mtimeMs}` : 'absent';
-  } catch {
-    return 'absent';
+/**
+ * Checks the contracts once no save is under way: while a file is absent (deleted, to be created
+ * again) or moving as it is read, waits and reads again. A file absent for `UNSETTLED_MS` is a
+ * failure to report.
+ */
+async function checkOnceSaved(
+  signal: AbortSignal,
+): Promise<Exclude<CheckResult, { unsettled: string }>> {
+  for (let waited = 0; ; waited += SETTLE_MS) {
+    const result = await checkContracts(ROOT, signal);
+    if (!('unsettled' in result)) return result;
+    if (waited >= UNSETTLED_MS) {
+      const stamps = new Map(CONTRACTS.map((file) => [file, stampOf(ROOT, file)]));
+      return {
+        failure: {
+          step: `${result.unsettled} cannot be read`,
+          output: `${result.unsettled} is absent or keeps changing.`,
+        },
+        stamps,
+      };
+    }
+    if (!(await pause(signal))) return { aborted: true };
   }
 }
-const contractStamps = new Map<string, string>(CONTRACTS.map((file) => [file, stampOf(file)]));
+
+/** Whether the contracts still read as they were checked after `SETTLE_MS`; false when abandoned. */
+async function stillAsChecked(
+  stamps: ReadonlyMap<string, string>,
+  signal: AbortSignal,
+): Promise<boolean> {
+  return (await pause(signal)) && !movedSince(ROOT, stamps);
+}
+
+/** Waits `SETTLE_MS`; false when a newer change abandoned the work first. */
+async function pause(signal: AbortSignal): Promise<boolean> {
+  try {
+    await sleep(SETTLE_MS, undefined, { signal });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What each contract file looked like when last seen changed. */
+const contractStamps = new Map<string, string>(
+  CONTRACTS.map((file) => [file, stampOf(ROOT, file)]),
+);
 
 /**
  * A safety net under the watcher for the two files that matter most: once a second, a contract
@@ -165,7 +224,7 @@ const contractStamps = new Map<string, string>(CONTRACTS.map((file) => [file, st
 const CONTRACT_CHECK_MS = 1000;
 const contractCheck = setInterval(() => {
   for (const file of CONTRACTS) {
-    const stamp = stampOf(file);
+    const stamp = stampOf(ROOT, file);
     // An absent file is a save under way (deleted, to be created again): its creation is the change.
     if (stamp !== 'absent' && stamp !== contractStamps.get(file)) changed(file, true);
   }
