@@ -26,6 +26,8 @@ export interface SpecOperation {
 }
 
 let cached: SpecDocument | undefined;
+/** The SHA-256 of the spec's text, once read. */
+let specHash: string | undefined;
 
 /** The spec, parsed once per process. Callers that mutate must clone it. */
 export function loadSpec(): SpecDocument {
@@ -48,7 +50,8 @@ const PARSED_CACHE_DIR = projectFile('node_modules/.cache/payments-api/spec');
  * written is passed by.
  */
 function parseSpec(text: string): SpecDocument {
-  const cachedFile = path.join(PARSED_CACHE_DIR, `${createHash('sha256').update(text).digest('hex')}.json`);
+  specHash = createHash('sha256').update(text).digest('hex');
+  const cachedFile = path.join(PARSED_CACHE_DIR, `${specHash}.json`);
   try {
     return JSON.parse(fs.readFileSync(cachedFile, 'utf8')) as SpecDocument;
   } catch {
@@ -71,11 +74,41 @@ function parseSpec(text: string): SpecDocument {
 /** How many parsed specs are kept: a designer's recent edits; each is about a quarter megabyte. */
 const KEPT_PARSES = 8;
 
-/** Deletes all but the newest few parses, so that a long editing session does not fill the disk. */
+/** Deletes all but the newest few parses (and what is known of them), so that a long editing session does not fill the disk. */
 function forgetOldestParses(): void {
-  const files = fs.readdirSync(PARSED_CACHE_DIR).map((name) => path.join(PARSED_CACHE_DIR, name));
+  const files = fs
+    .readdirSync(PARSED_CACHE_DIR)
+    .filter((name) => name.endsWith('.json'))
+    .map((name) => path.join(PARSED_CACHE_DIR, name));
   const newestFirst = files
     .map((file) => ({ file, mtime: fs.statSync(file, { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
     .sort((a, b) => b.mtime - a.mtime);
-  for (const { file } of newestFirst.slice(KEPT_PARSES - 1)) fs.rmSync(file, { force: true });
+  for (const { file } of newestFirst.slice(KEPT_PARSES - 1)) {
+    fs.rmSync(file, { force: true });
+    fs.rmSync(file.replace(/\.json$/, VALIDATED_SUFFIX), { force: true });
+  }
+}
+
+/** Beside a parse: the mark that this text passed express-openapi-validator's check of the spec. */
+const VALIDATED_SUFFIX = '.validated';
+
+/**
+ * Whether this very text (by its hash) has passed the validator's check of the spec against the
+ * OpenAPI schema in an earlier process. That check costs about 0.3 s of CPU per start and can only
+ * give the same answer for the same text, so a start of an unchanged spec passes it by.
+ */
+export function specValidatedBefore(): boolean {
+  loadSpec();
+  return fs.existsSync(path.join(PARSED_CACHE_DIR, `${specHash}${VALIDATED_SUFFIX}`));
+}
+
+/** Records that this text passed the validator's check of the spec (see `specValidatedBefore`); best effort. */
+export function rememberSpecValidated(): void {
+  loadSpec();
+  try {
+    fs.mkdirSync(PARSED_CACHE_DIR, { recursive: true });
+    fs.writeFileSync(path.join(PARSED_CACHE_DIR, `${specHash}${VALIDATED_SUFFIX}`), '');
+  } catch {
+    // A read-only install: every start checks the spec.
+  }
 }

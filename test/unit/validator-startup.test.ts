@@ -1,0 +1,75 @@
+import { createRequire } from 'node:module';
+import { expect } from 'chai';
+import { loadSpec } from '../../src/operations/spec.js';
+import {
+  restoreValidatorStartup,
+  speedUpValidatorStartup,
+} from '../../src/http/validator-startup.js';
+
+const validatorRequire = createRequire(
+  createRequire(import.meta.url).resolve('express-openapi-validator'),
+);
+const { SchemaPreprocessor } = validatorRequire('./middlewares/parsers/schema.preprocessor') as {
+  SchemaPreprocessor: new (
+    apiDoc: unknown,
+    ajvOptions: unknown,
+    responses: unknown,
+  ) => { preProcess(): { apiDoc: unknown; apiDocRes: unknown } };
+};
+const { OpenApiValidator } = validatorRequire('./openapi.validator') as {
+  OpenApiValidator: new (options: unknown) => { ajvOpts: { preprocessor: unknown } };
+};
+const { OpenAPIFramework } = validatorRequire('./framework/index') as {
+  OpenAPIFramework: new (args: unknown) => { loadSpec(spec: unknown): Promise<unknown> };
+};
+
+/** The validator's preparation of our spec, with responses validated as in tests. */
+function preprocessed(): { apiDoc: unknown; apiDocRes: unknown } {
+  const options = {
+    apiSpec: {},
+    validateRequests: true,
+    validateResponses: { removeAdditional: false },
+    validateFormats: true,
+  };
+  const { ajvOpts } = new OpenApiValidator(options);
+  return new SchemaPreprocessor(
+    structuredClone(loadSpec()),
+    ajvOpts.preprocessor,
+    options.validateResponses,
+  ).preProcess();
+}
+
+/**
+ * The start-up shortcuts in src/http/validator-startup.ts must leave the validator with exactly
+ * the spec it would have prepared itself: every request and response is checked against that.
+ */
+describe('express-openapi-validator start-up shortcuts', function () {
+  this.timeout(60_000);
+  after(() => speedUpValidatorStartup());
+
+  it('prepare the same spec as the validator does by compiling each reference', () => {
+    restoreValidatorStartup();
+    const own = preprocessed();
+    speedUpValidatorStartup();
+    const fast = preprocessed();
+    expect(fast.apiDoc).to.deep.equal(own.apiDoc);
+    expect(fast.apiDocRes).to.deep.equal(own.apiDocRes);
+  });
+
+  it('load a spec of local references as it is, and still resolve one that names another file', async () => {
+    speedUpValidatorStartup();
+    const framework = new OpenAPIFramework({});
+    const local = structuredClone(loadSpec());
+    expect(await framework.loadSpec(local)).to.equal(local);
+    const external = {
+      openapi: '3.1.0',
+      info: { title: 't', version: '1' },
+      paths: { '/a': { $ref: 'no-such-file.yaml#/paths/a' } },
+    };
+    // Handed to json-schema-ref-parser, which looks for the file.
+    await framework.loadSpec(external).then(
+      () => expect.fail('a reference to a missing file must not load'),
+      (error: Error) => expect(error.message).to.match(/no-such-file\.yaml/),
+    );
+  });
+});
