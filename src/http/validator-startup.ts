@@ -11,19 +11,27 @@ import { createRequire } from 'node:module';
  *   compile their own, when an operation is first called).
  * - Its loader passes the spec object through json-schema-ref-parser's `bundle`, which inlines
  *   references to other files; a spec whose references are all local comes back as it went in.
+ * - It compiles the OpenAPI schema (to check the spec against it) at every start, even when told
+ *   not to check the spec (`validateApiSpec: false`, which spec-validator.ts gives a spec text that
+ *   passed before).
  *
  * So a reference to a component schema is looked up in the components the preprocessor registered
  * with Ajv (the same object `getSchema` would return), and a spec without a reference to another
- * file skips `bundle`. Everything else goes to the validator's own code, and validation itself is
+ * file skips `bundle`, and the OpenAPI schema is compiled when a spec is first checked against it.
+ * Everything else goes to the validator's own code, and validation itself is
  * untouched. test/unit/validator-startup.test.ts checks that the preprocessed spec is identical
  * with and without this. Remove once the validator stops compiling to resolve references.
  */
 export function speedUpValidatorStartup(): void {
-  const { preprocessor, framework } = validatorInternals();
+  const { preprocessor, framework, schemaValidatorModule } = validatorInternals();
   originalResolveSchema ??= preprocessor.resolveSchema;
   originalLoadSpec ??= framework.loadSpec;
+  OriginalSchemaValidator ??= schemaValidatorModule.OpenAPISchemaValidator;
   preprocessor.resolveSchema = resolveComponentReference;
   framework.loadSpec = loadSpecWithoutBundling;
+  schemaValidatorModule.OpenAPISchemaValidator = SchemaValidatorCompiledOnUse(
+    OriginalSchemaValidator!,
+  );
 }
 
 /** Puts the validator's own start-up steps back (for the test that compares both ways). */
@@ -31,6 +39,8 @@ export function restoreValidatorStartup(): void {
   const { preprocessor, framework } = validatorInternals();
   if (originalResolveSchema) preprocessor.resolveSchema = originalResolveSchema;
   if (originalLoadSpec) framework.loadSpec = originalLoadSpec;
+  if (OriginalSchemaValidator)
+    validatorInternals().schemaValidatorModule.OpenAPISchemaValidator = OriginalSchemaValidator;
 }
 
 /** The parts of the validator's SchemaPreprocessor that are used here. */
@@ -47,6 +57,12 @@ interface FrameworkInternals {
   loadSpec(this: FrameworkInternals, spec: unknown, refParser?: unknown): Promise<unknown>;
 }
 
+/** The validator's checker of a spec against the OpenAPI schema: compiles that schema when made. */
+type SchemaValidatorClass = new (options: { version: string; validateApiSpec: boolean }) => {
+  validate(doc: unknown): { errors: unknown[] };
+};
+
+let OriginalSchemaValidator: SchemaValidatorClass | undefined;
 let originalResolveSchema: PreprocessorInternals['resolveSchema'] | undefined;
 let originalLoadSpec: FrameworkInternals['loadSpec'] | undefined;
 const COMPONENT_SCHEMA_REF = /^#\/components\/schemas\/([^/]+)$/;
@@ -79,6 +95,18 @@ function loadSpecWithoutBundling(
   return originalLoadSpec!.call(this, spec, refParser);
 }
 
+/** The same checker, made (and its schema compiled) on its first check rather than up front. */
+function SchemaValidatorCompiledOnUse(Original: SchemaValidatorClass): SchemaValidatorClass {
+  return class {
+    private made?: InstanceType<SchemaValidatorClass>;
+    constructor(private readonly options: { version: string; validateApiSpec: boolean }) {}
+    validate(doc: unknown) {
+      this.made ??= new Original(this.options);
+      return this.made.validate(doc);
+    }
+  };
+}
+
 /** Whether any `$ref` in the document points outside it (anything but `#…`). */
 function refersToAnotherFile(node: unknown): boolean {
   if (Array.isArray(node)) return node.some(refersToAnotherFile);
@@ -94,6 +122,7 @@ function refersToAnotherFile(node: unknown): boolean {
 function validatorInternals(): {
   preprocessor: PreprocessorInternals;
   framework: FrameworkInternals;
+  schemaValidatorModule: { OpenAPISchemaValidator: SchemaValidatorClass };
 } {
   const validatorRequire = createRequire(
     createRequire(import.meta.url).resolve('express-openapi-validator'),
@@ -104,5 +133,12 @@ function validatorInternals(): {
   const { OpenAPIFramework } = validatorRequire('./framework/index') as {
     OpenAPIFramework: { prototype: FrameworkInternals };
   };
-  return { preprocessor: SchemaPreprocessor.prototype, framework: OpenAPIFramework.prototype };
+  const schemaValidatorModule = validatorRequire('./framework/openapi.schema.validator') as {
+    OpenAPISchemaValidator: SchemaValidatorClass;
+  };
+  return {
+    preprocessor: SchemaPreprocessor.prototype,
+    framework: OpenAPIFramework.prototype,
+    schemaValidatorModule,
+  };
 }

@@ -19,6 +19,11 @@ const { SchemaPreprocessor } = validatorRequire('./middlewares/parsers/schema.pr
 const { OpenApiValidator } = validatorRequire('./openapi.validator') as {
   OpenApiValidator: new (options: unknown) => { ajvOpts: { preprocessor: unknown } };
 };
+const schemaValidatorModule = validatorRequire('./framework/openapi.schema.validator') as {
+  OpenAPISchemaValidator: new (options: unknown) => {
+    validate(doc: unknown): { errors: unknown[] };
+  };
+};
 const { OpenAPIFramework } = validatorRequire('./framework/index') as {
   OpenAPIFramework: new (args: unknown) => { loadSpec(spec: unknown): Promise<unknown> };
 };
@@ -54,6 +59,16 @@ describe('express-openapi-validator start-up shortcuts', function () {
     const fast = preprocessed();
     expect(fast.apiDoc).to.deep.equal(own.apiDoc);
     expect(fast.apiDocRes).to.deep.equal(own.apiDocRes);
+  });
+
+  it('still check a spec against the OpenAPI schema when asked, compiling that schema then', () => {
+    speedUpValidatorStartup();
+    const checker = new schemaValidatorModule.OpenAPISchemaValidator({
+      version: '3.1.0',
+      validateApiSpec: true,
+    });
+    expect(checker.validate({ openapi: '3.1.0', paths: {} }).errors).to.not.be.empty;
+    expect(checker.validate(loadSpec()).errors).to.deep.equal([]);
   });
 
   it('load a spec of local references as it is, and still resolve one that names another file', async () => {
