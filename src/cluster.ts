@@ -8,7 +8,7 @@
  * crash it, and it is always free to replace a child or pass on a signal.
  *
  * Its children run main.ts again (node:cluster forks the primary's own entry with its Node options:
- * dist/src/main.js under `npm start`, src/main.ts through tsx under the tests and `npm run dev`):
+ * dist/server.mjs under `npm start` and the tests, src/main.ts through tsx under `npm run dev`):
  * `WEB_CONCURRENCY` API processes with `ROLE=api`, all listening on `PORT` (the primary holds the
  * socket and hands connections to them in turn), and, when `ROLE=all`, one more with `ROLE=worker`,
  * so the webhook worker and its timers run in exactly one process (a crashed worker child is

@@ -47,7 +47,7 @@ function throwInsteadOfExiting(command: Command): void {
 }
 
 function packageVersion(): string {
-  // Found from the project's root: this module runs from src/cli under tsx and from dist/src/cli compiled.
+  // Found from the project's root: this module runs from src/cli under tsx and from dist/ bundled.
   const text = fs.readFileSync(projectFile('package.json'), 'utf8');
   return (JSON.parse(text) as { version: string }).version;
 }

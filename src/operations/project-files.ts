@@ -14,7 +14,7 @@ const ROOT = projectRoot(import.meta.dirname);
 /**
  * The absolute path of a file the server reads at run time (a contract, a page), given from the
  * project's root. Found from the root rather than from the reading module, because the module
- * runs from `src/` under tsx and from `dist/src/` once compiled (`npm start`), while the files
+ * runs from `src/` under tsx and from a bundle in `dist/` (`npm start`), while the files
  * stay where they are checked out.
  */
 export function projectFile(relativePath: string): string {

@@ -1,6 +1,6 @@
 /**
  * The `payments` CLI as a real process, for tests that check what a user sees: stdout, stderr and
- * the exit code. It runs compiled (`dist/src/cli/main.js`, built before the run), the same code
+ * the exit code. It runs bundled (`dist/payments.mjs`, built before the run), the same code
  * `bin/payments.mjs` runs through tsx, which costs each start a second more on a loaded machine;
  * the README's blocks run `bin/payments.mjs` itself. Every process is stopped by PID, with a deadline.
  */

@@ -148,13 +148,13 @@ forEachDatabase('npm start: one process tree, stopped as a whole by a signal to 
       const url = `http://127.0.0.1:${port}`;
       expect(npm.readyLine()!.url).to.equal(url);
 
-      // The server is compiled JavaScript, and npm's direct child: no shell or loader stands between
+      // The server is bundled JavaScript, and npm's direct child: no shell or loader stands between
       // them to swallow the signal npm passes on.
       const members = groupMembers(npm.pid);
-      const server = members.filter((member) => member.command.endsWith('dist/src/main.js'));
+      const server = members.filter((member) => member.command.endsWith('dist/server.mjs'));
       const primary = server.find((member) => member.ppid === npm.pid);
       expect(primary, JSON.stringify(members, null, 2)).to.not.equal(undefined);
-      expect(primary!.command).to.match(/^\S*node dist\/src\/main\.js$/);
+      expect(primary!.command).to.match(/^\S*node dist\/server\.mjs$/);
       // The cluster's children run the same compiled entry: two API processes and the worker.
       expect(server.filter((member) => member.ppid === primary!.pid), JSON.stringify(members, null, 2)).to.have.length(cluster ? 3 : 0);
 
