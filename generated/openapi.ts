@@ -7117,7 +7117,8 @@ export interface components {
     /**
      * @description The card was declined while a setup intent was confirmed (402): `decline_code` says why, and
      *     `setup_intent` is the setup intent as it is now, back in `requires_payment_method` with its
-     *     `last_setup_error`. No charge is made by a setup.
+     *     `last_setup_error`. No charge is made by a setup. Only the 402 of a setup intent's create and
+     *     confirm answers it: `card_declined`'s kind elsewhere is `CardError`.
      * @example {
      *       "type": "card_error",
      *       "code": "card_declined",
@@ -7639,17 +7640,16 @@ export interface components {
     } & (
       | components['schemas']['InvalidRequestError']
       | components['schemas']['PaymentIntentStateError']
-      | components['schemas']['SetupIntentStateError']
       | components['schemas']['NotFoundError']
       | components['schemas']['HttpRequestError']
       | components['schemas']['CardError']
-      | components['schemas']['SetupIntentCardError']
       | components['schemas']['AuthenticationError']
       | components['schemas']['PermissionError']
       | components['schemas']['IdempotencyError']
       | components['schemas']['RateLimitError']
       | components['schemas']['InternalError']
       | components['schemas']['ServiceUnavailableError']
+      | components['schemas']['SetupIntentStateError']
     );
     /**
      * @description The error envelope of every error response; `error` is any kind of error.
@@ -7667,7 +7667,7 @@ export interface components {
       error: components['schemas']['AnyError'];
     };
     /**
-     * @description A 400: an invalid request, a payment intent in the wrong state, or a reused idempotency key.
+     * @description A 400: an invalid request, a payment or setup intent in the wrong state, or a reused idempotency key.
      * @example {
      *       "error": {
      *         "type": "invalid_request_error",
@@ -7682,8 +7682,8 @@ export interface components {
       error:
         | components['schemas']['InvalidRequestError']
         | components['schemas']['PaymentIntentStateError']
-        | components['schemas']['SetupIntentStateError']
-        | components['schemas']['IdempotencyError'];
+        | components['schemas']['IdempotencyError']
+        | components['schemas']['SetupIntentStateError'];
     };
     /**
      * @description A 402 of a setup intent's confirmation.

@@ -17,8 +17,12 @@ import type {
   SetupIntentStateError,
 } from './generated/payments.js';
 
-/** The error object of any error answer: a union discriminated by `type`, then by `code`. */
-export type PaymentsErrorObject = AnyError;
+/**
+ * The error object of any error answer: a union discriminated by `type`, then by `code`. A setup
+ * intent's decline (`SetupIntentCardError`, with `setup_intent` and no charge) is the one kind that
+ * only its own operations answer, so it stands beside the spec's `AnyError`.
+ */
+export type PaymentsErrorObject = AnyError | SetupIntentCardError;
 
 /**
  * A non-2xx answer as an exception: what `autoPaginate` and `unwrap` throw. Each error `type` has

@@ -3127,7 +3127,8 @@ export interface SetupIntentStateError {
 /**
  * The card was declined while a setup intent was confirmed (402): `decline_code` says why, and
 `setup_intent` is the setup intent as it is now, back in `requires_payment_method` with its
-`last_setup_error`. No charge is made by a setup.
+`last_setup_error`. No charge is made by a setup. Only the 402 of a setup intent's create and
+confirm answers it: `card_declined`'s kind elsewhere is `CardError`.
 
  */
 export interface SetupIntentCardError {
@@ -3327,10 +3328,6 @@ export type AnyError =
       type: ErrorType;
       code: ErrorCode;
     })
-  | (SetupIntentStateError & {
-      type: ErrorType;
-      code: ErrorCode;
-    })
   | (NotFoundError & {
       type: ErrorType;
       code: ErrorCode;
@@ -3340,10 +3337,6 @@ export type AnyError =
       code: ErrorCode;
     })
   | (CardError & {
-      type: ErrorType;
-      code: ErrorCode;
-    })
-  | (SetupIntentCardError & {
       type: ErrorType;
       code: ErrorCode;
     })
@@ -3370,6 +3363,10 @@ export type AnyError =
   | (ServiceUnavailableError & {
       type: ErrorType;
       code: ErrorCode;
+    })
+  | (SetupIntentStateError & {
+      type: ErrorType;
+      code: ErrorCode;
     });
 
 /**
@@ -3380,10 +3377,10 @@ export interface ErrorResponse {
 }
 
 export type BadRequestErrorResponseError =
-  InvalidRequestError | PaymentIntentStateError | SetupIntentStateError | IdempotencyError;
+  InvalidRequestError | PaymentIntentStateError | IdempotencyError | SetupIntentStateError;
 
 /**
- * A 400: an invalid request, a payment intent in the wrong state, or a reused idempotency key.
+ * A 400: an invalid request, a payment or setup intent in the wrong state, or a reused idempotency key.
  */
 export interface BadRequestErrorResponse {
   error: BadRequestErrorResponseError;
