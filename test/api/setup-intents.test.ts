@@ -1,8 +1,39 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { aCustomer, expectError } from '../helpers/builders.js';
 import { forEachDatabase } from '../helpers/databases.js';
+import { requireProcesses } from '../helpers/fast-run.js';
 import { useTestServer, type TestServer } from '../helpers/test-server.js';
+
+const run = promisify(execFile);
+
+/** Debian's python3 with its `python3-stripe` package (not a pyenv or venv interpreter on PATH). */
+const DEBIAN_PYTHON = '/usr/bin/python3';
+
+/**
+ * An integrator's script with the widely used payments API's Python library, unmodified, pointed
+ * at this server: save a card with no payment, charge it off-session later, and a declined setup.
+ */
+const PYTHON_SAVE_A_CARD = `
+import json, sys, stripe
+stripe.api_key, stripe.api_base = sys.argv[1], sys.argv[2]
+stripe.max_network_retries = 0
+customer = stripe.Customer.create(email="jenny@example.com")
+setup = stripe.SetupIntent.create(customer=customer.id, payment_method="pm_card_visa", confirm=True)
+paid = stripe.PaymentIntent.create(amount=2000, currency="usd", customer=customer.id,
+                                   payment_method=setup.payment_method, off_session=True, confirm=True)
+saved = stripe.PaymentMethod.list(customer=customer.id, type="card")
+try:
+    stripe.SetupIntent.create(payment_method="pm_card_chargeDeclined", confirm=True)
+    declined = None
+except stripe.error.CardError as error:
+    declined = {"status": error.http_status, "code": error.code,
+                "setup_intent": error.error.setup_intent["status"]}
+print(json.dumps({"customer": customer.id, "setup": setup.status, "payment_method": setup.payment_method,
+                  "paid": paid.status, "saved": [pm.id for pm in saved.data], "declined": declined}))
+`;
 
 const RETURN_URL = 'https://shop.example.com/account/cards?step=2';
 
@@ -746,6 +777,33 @@ forEachDatabase('setup intents', (engine) => {
       expect(events[0].data.object.next_action.redirect_to_url.url).to.equal(
         `/authenticate/${waiting.id}`,
       );
+    });
+  });
+
+  describe("the payments API's Python library", () => {
+    it("saves a card with no payment and charges it off-session, as Debian's python3-stripe does it", async function () {
+      requireProcesses(this);
+      this.timeout(30_000);
+      const { stdout } = await run(DEBIAN_PYTHON, [
+        '-c',
+        PYTHON_SAVE_A_CARD,
+        server.apiKeys.first,
+        server.url,
+      ]);
+      const seen = JSON.parse(stdout);
+      expect(seen).to.deep.include({
+        setup: 'succeeded',
+        paid: 'succeeded',
+        saved: [seen.payment_method],
+      });
+      expect(seen.declined).to.deep.equal({
+        status: 402,
+        code: 'card_declined',
+        setup_intent: 'requires_payment_method',
+      });
+      expect(
+        ok(await server.api.get(`/v1/setup_intents?customer=${seen.customer}`)).data,
+      ).to.have.length(1);
     });
   });
 
