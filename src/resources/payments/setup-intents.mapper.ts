@@ -8,6 +8,7 @@ import type { SetupIntentRow } from './setup-intents.repo.js';
 
 export type SetupIntent = components['schemas']['SetupIntent'];
 export type SetupError = components['schemas']['SetupError'];
+export type AutomaticPaymentMethods = components['schemas']['AutomaticPaymentMethods'];
 export type SetupIntentCreateParams = components['schemas']['SetupIntentCreateParams'];
 export type SetupIntentUpdateParams = components['schemas']['SetupIntentUpdateParams'];
 export type SetupIntentConfirmParams = components['schemas']['SetupIntentConfirmParams'];
