@@ -4231,7 +4231,7 @@ export interface components {
       decline_code?: components['schemas']['DeclineCode'];
       message: string;
       /** @description The payment method the confirmation used, as it was then. */
-      payment_method?: components['schemas']['PaymentMethod'];
+      payment_method: components['schemas']['PaymentMethod'];
     };
     /**
      * @description What the customer must do for the setup to go on (in `requires_action`): open `url`,
@@ -7271,7 +7271,7 @@ export interface components {
       param?: components['schemas']['ErrorParam'];
       decline_code: components['schemas']['DeclineCode'];
       /** @description The declined payment method. */
-      payment_method?: components['schemas']['PaymentMethod'];
+      payment_method: components['schemas']['PaymentMethod'];
       setup_intent: components['schemas']['SetupIntent'];
       request_id: components['schemas']['ErrorRequestId'];
     };
@@ -7693,6 +7693,53 @@ export interface components {
      *         "code": "card_declined",
      *         "message": "Your card was declined.",
      *         "decline_code": "generic_decline",
+     *         "payment_method": {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "metadata": {},
+     *           "type": "card"
+     *         },
      *         "setup_intent": {
      *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *           "object": "setup_intent",

@@ -1838,7 +1838,7 @@ export interface SetupError {
   /** @maxLength 500 */
   message: string;
   /** The payment method the confirmation used, as it was then. */
-  payment_method?: PaymentMethod;
+  payment_method: PaymentMethod;
 }
 
 export type SetupIntentNextActionRedirectToUrlReturnUrl = ReturnUrl | null;
@@ -3138,7 +3138,7 @@ export interface SetupIntentCardError {
   param?: ErrorParam;
   decline_code: DeclineCode;
   /** The declined payment method. */
-  payment_method?: PaymentMethod;
+  payment_method: PaymentMethod;
   setup_intent: SetupIntent;
   request_id: ErrorRequestId;
 }

@@ -33,7 +33,7 @@ export interface SetupOutcome {
 /** Confirms the setup intent with this payment method (see the module's header). */
 export async function attemptSetup(
   ctx: RequestContext,
-  row: SetupIntentRow,
+  row: Omit<SetupIntentRow, 'seq'>,
   method: UsablePaymentMethod,
 ): Promise<SetupOutcome> {
   const card = sourceOf(method);
@@ -72,7 +72,7 @@ export async function attemptSetup(
  */
 export async function completeSetup(
   ctx: RequestContext,
-  row: SetupIntentRow,
+  row: Omit<SetupIntentRow, 'seq'>,
   method: UsablePaymentMethod,
   authenticated: boolean,
 ): Promise<SetupIntent> {
@@ -94,7 +94,7 @@ export async function completeSetup(
 /** The customer failed the authentication: back to `requires_payment_method` with `setup_intent_authentication_failure`. */
 export function failAuthentication(
   ctx: RequestContext,
-  row: SetupIntentRow,
+  row: Omit<SetupIntentRow, 'seq'>,
   method: UsablePaymentMethod,
 ): Promise<SetupIntent> {
   return failSetup(ctx, row, {
@@ -108,7 +108,7 @@ export function failAuthentication(
 
 async function failSetup(
   ctx: RequestContext,
-  row: SetupIntentRow,
+  row: Omit<SetupIntentRow, 'seq'>,
   error: SetupError,
 ): Promise<SetupIntent> {
   const failed = await updateSetupIntentRow(ctx.db, ctx.accountId, row.id, {

@@ -133,7 +133,7 @@ export async function createSetupIntent(
   const setupIntent = toSetupIntentResource(row);
   await recordEvent(ctx, 'setup_intent.created', setupIntent);
   if (!confirm || !method) return { setupIntent };
-  return attemptSetup(ctx, { ...row, seq: 0 }, method);
+  return attemptSetup(ctx, row, method);
 }
 
 /** The setup intent; with the publishable key, only with its `client_secret`. */
