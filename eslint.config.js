@@ -42,7 +42,7 @@ const RESOURCE_LAYERS = [
   ['events'],
   ['webhook-deliveries', 'customers', 'users'],
   ['payments', 'orders'],
-  ['charges', 'payment-intents', 'payment-methods', 'refunds'],
+  ['charges', 'payment-intents', 'payment-methods', 'refunds', 'setup-intents'],
 ];
 
 const ROOT_MODULES = ['app', 'main', 'config', 'composition', 'bootstrap', 'startup-failure'];

@@ -11,6 +11,11 @@ import type {
   PaymentIntent as PaymentIntentResource,
   PaymentError as PaymentErrorResource,
 } from '../src/resources/payments/payment-intents.mapper.js';
+import type {
+  SetupIntent as SetupIntentResource,
+  SetupError as SetupErrorResource,
+  AutomaticPaymentMethods as AutomaticPaymentMethodsResource,
+} from '../src/resources/payments/setup-intents.mapper.js';
 import type { Event as EventResource } from '../src/resources/events/events.mapper.js';
 import type { WebhookEndpoint as WebhookEndpointResource } from '../src/resources/webhook-endpoints/webhook-endpoints.mapper.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
@@ -29,6 +34,20 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown };
   /** A string→string map, as `metadata` is in REST. */
   Metadata: { input: Record<string, string>; output: Record<string, string> };
+};
+
+/** Whether the payment method types come from the account's settings. */
+export type AutomaticPaymentMethods = {
+  __typename?: 'AutomaticPaymentMethods';
+  /** always or never */
+  allowRedirects: Scalars['String']['output'];
+  enabled: Scalars['Boolean']['output'];
+};
+
+export type AutomaticPaymentMethodsInput = {
+  /** always (the default) or never */
+  allowRedirects?: InputMaybe<Scalars['String']['input']>;
+  enabled: Scalars['Boolean']['input'];
 };
 
 export type CancellationReason =
@@ -101,6 +120,10 @@ export type ConfirmPaymentIntentInput = {
   setupFutureUsage?: InputMaybe<SetupFutureUsage>;
 };
 
+export type ConfirmSetupIntentInput = {
+  paymentMethod?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type CreateChargeInput = {
   amount: Scalars['Int']['input'];
   /** false: only authorise the amount, to capture later with captureCharge (within 7 days). Default true. */
@@ -136,6 +159,19 @@ export type CreateRefundInput = {
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   paymentIntent?: InputMaybe<Scalars['ID']['input']>;
   reason?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type CreateSetupIntentInput = {
+  automaticPaymentMethods?: InputMaybe<AutomaticPaymentMethodsInput>;
+  confirm?: InputMaybe<Scalars['Boolean']['input']>;
+  customer?: InputMaybe<Scalars['ID']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  /** A saved payment method or a test one: pm_card_visa, pm_card_authenticationRequiredSetupForOffSession, tok_visa, … */
+  paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  /** ["card"]; or leave it out for automaticPaymentMethods (not both). */
+  paymentMethodTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  usage?: InputMaybe<SetupIntentUsage>;
 };
 
 export type Customer = Node & {
@@ -197,11 +233,14 @@ export type EventRequest = {
 export type Mutation = {
   __typename?: 'Mutation';
   cancelPaymentIntent?: Maybe<PaymentIntent>;
+  cancelSetupIntent?: Maybe<SetupIntent>;
   /** Captures an authorised charge (made with `capture: false`); `amount` defaults to all of it. */
   captureCharge?: Maybe<Charge>;
   capturePaymentIntent?: Maybe<PaymentIntent>;
   /** Declines are errors as in createPaymentIntent; a disallowed move has code payment_intent_unexpected_state. */
   confirmPaymentIntent?: Maybe<PaymentIntent>;
+  /** Declines are errors as in createSetupIntent; a disallowed move has code setup_intent_unexpected_state. */
+  confirmSetupIntent?: Maybe<SetupIntent>;
   /** A declined card is an error with code card_declined and the failed charge's id in `extensions.charge`; the failed charge is recorded. */
   createCharge?: Maybe<Charge>;
   createCustomer?: Maybe<Customer>;
@@ -212,12 +251,19 @@ export type Mutation = {
    */
   createPaymentIntent?: Maybe<PaymentIntent>;
   createRefund?: Maybe<Refund>;
+  /**
+   * Saves a payment method with no payment. With `confirm: true`, confirmed at once: a declined card
+   * is an error with code card_declined and the setup intent's id in `extensions.setupIntent`; the
+   * setup intent is kept, back in REQUIRES_PAYMENT_METHOD.
+   */
+  createSetupIntent?: Maybe<SetupIntent>;
   createWebhookEndpoint?: Maybe<WebhookEndpointWithSecret>;
   deleteCustomer?: Maybe<DeletedObject>;
   deleteWebhookEndpoint?: Maybe<DeletedObject>;
   updateCharge?: Maybe<Charge>;
   updateCustomer?: Maybe<Customer>;
   updatePaymentIntent?: Maybe<PaymentIntent>;
+  updateSetupIntent?: Maybe<SetupIntent>;
   updateWebhookEndpoint?: Maybe<WebhookEndpoint>;
 };
 
@@ -229,6 +275,18 @@ export type Mutation = {
  */
 export type MutationCancelPaymentIntentArgs = {
   cancellationReason?: InputMaybe<CancellationReason>;
+  id: Scalars['ID']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
+export type MutationCancelSetupIntentArgs = {
+  cancellationReason?: InputMaybe<SetupIntentCancellationReason>;
   id: Scalars['ID']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
 };
@@ -276,6 +334,18 @@ export type MutationConfirmPaymentIntentArgs = {
  * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
  * `idempotencyKey` arguments name a key per mutation.
  */
+export type MutationConfirmSetupIntentArgs = {
+  id: Scalars['ID']['input'];
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  input?: InputMaybe<ConfirmSetupIntentInput>;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
 export type MutationCreateChargeArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   input: CreateChargeInput;
@@ -312,6 +382,17 @@ export type MutationCreatePaymentIntentArgs = {
 export type MutationCreateRefundArgs = {
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   input: CreateRefundInput;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
+export type MutationCreateSetupIntentArgs = {
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  input?: InputMaybe<CreateSetupIntentInput>;
 };
 
 /**
@@ -376,6 +457,17 @@ export type MutationUpdateCustomerArgs = {
 export type MutationUpdatePaymentIntentArgs = {
   id: Scalars['ID']['input'];
   input: UpdatePaymentIntentInput;
+};
+
+/**
+ * Mutations run in order. Each returns null with an error when it fails, so that the others in the
+ * same document keep their results (partial data). Errors carry the REST error code in
+ * `extensions.code`. A POST's `Idempotency-Key` header applies to a document with one mutation;
+ * `idempotencyKey` arguments name a key per mutation.
+ */
+export type MutationUpdateSetupIntentArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateSetupIntentInput;
 };
 
 /**
@@ -493,6 +585,12 @@ export type Query = {
    */
   paymentIntents: PaymentIntentConnection;
   refund?: Maybe<Refund>;
+  setupIntent?: Maybe<SetupIntent>;
+  /**
+   * Setup intents, newest first, optionally of one customer or one payment method. `first` (or
+   * `last`) is at most 100; `last` without `before` is the last page, the oldest setup intents.
+   */
+  setupIntents: SetupIntentConnection;
 };
 
 export type QueryChargeArgs = {
@@ -541,6 +639,19 @@ export type QueryRefundArgs = {
   id: Scalars['ID']['input'];
 };
 
+export type QuerySetupIntentArgs = {
+  id: Scalars['ID']['input'];
+};
+
+export type QuerySetupIntentsArgs = {
+  after?: InputMaybe<Scalars['String']['input']>;
+  before?: InputMaybe<Scalars['String']['input']>;
+  customer?: InputMaybe<Scalars['ID']['input']>;
+  first?: InputMaybe<Scalars['Int']['input']>;
+  last?: InputMaybe<Scalars['Int']['input']>;
+  paymentMethod?: InputMaybe<Scalars['ID']['input']>;
+};
+
 export type Refund = Node & {
   __typename?: 'Refund';
   amount: Scalars['Int']['output'];
@@ -554,9 +665,67 @@ export type Refund = Node & {
   reason?: Maybe<Scalars['String']['output']>;
 };
 
+/** Why the last confirmation of a setup intent failed. */
+export type SetupError = {
+  __typename?: 'SetupError';
+  /** card_declined or setup_intent_authentication_failure */
+  code: Scalars['String']['output'];
+  declineCode?: Maybe<Scalars['String']['output']>;
+  message: Scalars['String']['output'];
+  paymentMethod?: Maybe<Scalars['String']['output']>;
+  /** card_error (a decline) or invalid_request_error (a failed authentication) */
+  type: Scalars['String']['output'];
+};
+
 /** Saves the payment method for later when the payment succeeds (attached to the intent's customer). */
 export type SetupFutureUsage =
   /** To be charged without the customer (offSession). */
+  'OFF_SESSION' | 'ON_SESSION';
+
+/** A customer's payment method saved for later payments, with no payment now (see the REST API's statuses). */
+export type SetupIntent = Node & {
+  __typename?: 'SetupIntent';
+  automaticPaymentMethods?: Maybe<AutomaticPaymentMethods>;
+  cancellationReason?: Maybe<SetupIntentCancellationReason>;
+  created: Scalars['Int']['output'];
+  /** The customer the payment method is attached to on success. */
+  customer?: Maybe<Customer>;
+  description?: Maybe<Scalars['String']['output']>;
+  id: Scalars['ID']['output'];
+  lastSetupError?: Maybe<SetupError>;
+  metadata: Scalars['Metadata']['output'];
+  /** In REQUIRES_ACTION: the authentication page the customer answers (a path on this server). */
+  nextAction?: Maybe<NextAction>;
+  paymentMethod?: Maybe<Scalars['String']['output']>;
+  paymentMethodTypes: Array<Scalars['String']['output']>;
+  status: SetupIntentStatus;
+  usage: SetupIntentUsage;
+};
+
+export type SetupIntentCancellationReason = 'ABANDONED' | 'DUPLICATE' | 'REQUESTED_BY_CUSTOMER';
+
+export type SetupIntentConnection = {
+  __typename?: 'SetupIntentConnection';
+  edges: Array<SetupIntentEdge>;
+  pageInfo: PageInfo;
+};
+
+export type SetupIntentEdge = {
+  __typename?: 'SetupIntentEdge';
+  cursor: Scalars['String']['output'];
+  node: SetupIntent;
+};
+
+export type SetupIntentStatus =
+  | 'CANCELED'
+  | 'REQUIRES_ACTION'
+  | 'REQUIRES_CONFIRMATION'
+  | 'REQUIRES_PAYMENT_METHOD'
+  | 'SUCCEEDED';
+
+/** How the saved payment method will be used. */
+export type SetupIntentUsage =
+  /** Charged with the customer away: an authentication on setup also sets the card up for off-session payments. */
   'OFF_SESSION' | 'ON_SESSION';
 
 export type Subscription = {
@@ -586,6 +755,14 @@ export type UpdatePaymentIntentInput = {
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
   setupFutureUsage?: InputMaybe<SetupFutureUsage>;
+};
+
+export type UpdateSetupIntentInput = {
+  customer?: InputMaybe<Scalars['ID']['input']>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  paymentMethodTypes?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
 export type WebhookEndpoint = Node & {
@@ -728,11 +905,14 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
     | EventResource
     | PaymentIntentResource
     | RefundResource
+    | SetupIntentResource
     | WebhookEndpointResource;
 };
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  AutomaticPaymentMethods: ResolverTypeWrapper<AutomaticPaymentMethodsResource>;
+  AutomaticPaymentMethodsInput: AutomaticPaymentMethodsInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CancellationReason: CancellationReason;
   CaptureMethod: CaptureMethod;
@@ -744,9 +924,11 @@ export type ResolversTypes = {
   ChargeEdge: ResolverTypeWrapper<Omit<ChargeEdge, 'node'> & { node: ResolversTypes['Charge'] }>;
   ChargeState: ChargeState;
   ConfirmPaymentIntentInput: ConfirmPaymentIntentInput;
+  ConfirmSetupIntentInput: ConfirmSetupIntentInput;
   CreateChargeInput: CreateChargeInput;
   CreatePaymentIntentInput: CreatePaymentIntentInput;
   CreateRefundInput: CreateRefundInput;
+  CreateSetupIntentInput: CreateSetupIntentInput;
   Customer: ResolverTypeWrapper<CustomerResource>;
   CustomerInput: CustomerInput;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
@@ -771,11 +953,23 @@ export type ResolversTypes = {
   PaymentIntentStatus: PaymentIntentStatus;
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Refund: ResolverTypeWrapper<RefundResource>;
+  SetupError: ResolverTypeWrapper<SetupErrorResource>;
   SetupFutureUsage: SetupFutureUsage;
+  SetupIntent: ResolverTypeWrapper<SetupIntentResource>;
+  SetupIntentCancellationReason: SetupIntentCancellationReason;
+  SetupIntentConnection: ResolverTypeWrapper<
+    Omit<SetupIntentConnection, 'edges'> & { edges: Array<ResolversTypes['SetupIntentEdge']> }
+  >;
+  SetupIntentEdge: ResolverTypeWrapper<
+    Omit<SetupIntentEdge, 'node'> & { node: ResolversTypes['SetupIntent'] }
+  >;
+  SetupIntentStatus: SetupIntentStatus;
+  SetupIntentUsage: SetupIntentUsage;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
   UpdateChargeInput: UpdateChargeInput;
   UpdatePaymentIntentInput: UpdatePaymentIntentInput;
+  UpdateSetupIntentInput: UpdateSetupIntentInput;
   WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointResource>;
   WebhookEndpointInput: WebhookEndpointInput;
   WebhookEndpointUpdateInput: WebhookEndpointUpdateInput;
@@ -786,6 +980,8 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  AutomaticPaymentMethods: AutomaticPaymentMethodsResource;
+  AutomaticPaymentMethodsInput: AutomaticPaymentMethodsInput;
   Boolean: Scalars['Boolean']['output'];
   Card: Card;
   Charge: ChargeResource;
@@ -794,9 +990,11 @@ export type ResolversParentTypes = {
   };
   ChargeEdge: Omit<ChargeEdge, 'node'> & { node: ResolversParentTypes['Charge'] };
   ConfirmPaymentIntentInput: ConfirmPaymentIntentInput;
+  ConfirmSetupIntentInput: ConfirmSetupIntentInput;
   CreateChargeInput: CreateChargeInput;
   CreatePaymentIntentInput: CreatePaymentIntentInput;
   CreateRefundInput: CreateRefundInput;
+  CreateSetupIntentInput: CreateSetupIntentInput;
   Customer: CustomerResource;
   CustomerInput: CustomerInput;
   DeletedObject: DeletedObject;
@@ -820,16 +1018,32 @@ export type ResolversParentTypes = {
   };
   Query: Record<PropertyKey, never>;
   Refund: RefundResource;
+  SetupError: SetupErrorResource;
+  SetupIntent: SetupIntentResource;
+  SetupIntentConnection: Omit<SetupIntentConnection, 'edges'> & {
+    edges: Array<ResolversParentTypes['SetupIntentEdge']>;
+  };
+  SetupIntentEdge: Omit<SetupIntentEdge, 'node'> & { node: ResolversParentTypes['SetupIntent'] };
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateChargeInput: UpdateChargeInput;
   UpdatePaymentIntentInput: UpdatePaymentIntentInput;
+  UpdateSetupIntentInput: UpdateSetupIntentInput;
   WebhookEndpoint: WebhookEndpointResource;
   WebhookEndpointInput: WebhookEndpointInput;
   WebhookEndpointUpdateInput: WebhookEndpointUpdateInput;
   WebhookEndpointWithSecret: Omit<WebhookEndpointWithSecret, 'endpoint'> & {
     endpoint: ResolversParentTypes['WebhookEndpoint'];
   };
+};
+
+export type AutomaticPaymentMethodsResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['AutomaticPaymentMethods'] =
+    ResolversParentTypes['AutomaticPaymentMethods'],
+> = {
+  allowRedirects?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type CardResolvers<
@@ -956,6 +1170,12 @@ export type MutationResolvers<
     ContextType,
     RequireFields<MutationCancelPaymentIntentArgs, 'id'>
   >;
+  cancelSetupIntent?: Resolver<
+    Maybe<ResolversTypes['SetupIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationCancelSetupIntentArgs, 'id'>
+  >;
   captureCharge?: Resolver<
     Maybe<ResolversTypes['Charge']>,
     ParentType,
@@ -973,6 +1193,12 @@ export type MutationResolvers<
     ParentType,
     ContextType,
     RequireFields<MutationConfirmPaymentIntentArgs, 'id'>
+  >;
+  confirmSetupIntent?: Resolver<
+    Maybe<ResolversTypes['SetupIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationConfirmSetupIntentArgs, 'id'>
   >;
   createCharge?: Resolver<
     Maybe<ResolversTypes['Charge']>,
@@ -997,6 +1223,12 @@ export type MutationResolvers<
     ParentType,
     ContextType,
     RequireFields<MutationCreateRefundArgs, 'input'>
+  >;
+  createSetupIntent?: Resolver<
+    Maybe<ResolversTypes['SetupIntent']>,
+    ParentType,
+    ContextType,
+    Partial<MutationCreateSetupIntentArgs>
   >;
   createWebhookEndpoint?: Resolver<
     Maybe<ResolversTypes['WebhookEndpointWithSecret']>,
@@ -1034,6 +1266,12 @@ export type MutationResolvers<
     ContextType,
     RequireFields<MutationUpdatePaymentIntentArgs, 'id' | 'input'>
   >;
+  updateSetupIntent?: Resolver<
+    Maybe<ResolversTypes['SetupIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<MutationUpdateSetupIntentArgs, 'id' | 'input'>
+  >;
   updateWebhookEndpoint?: Resolver<
     Maybe<ResolversTypes['WebhookEndpoint']>,
     ParentType,
@@ -1055,7 +1293,13 @@ export type NodeResolvers<
   ParentType extends ResolversParentTypes['Node'] = ResolversParentTypes['Node'],
 > = {
   __resolveType: TypeResolveFn<
-    'Charge' | 'Customer' | 'Event' | 'PaymentIntent' | 'Refund' | 'WebhookEndpoint',
+    | 'Charge'
+    | 'Customer'
+    | 'Event'
+    | 'PaymentIntent'
+    | 'Refund'
+    | 'SetupIntent'
+    | 'WebhookEndpoint',
     ParentType,
     ContextType
   >;
@@ -1188,6 +1432,18 @@ export type QueryResolvers<
     ContextType,
     RequireFields<QueryRefundArgs, 'id'>
   >;
+  setupIntent?: Resolver<
+    Maybe<ResolversTypes['SetupIntent']>,
+    ParentType,
+    ContextType,
+    RequireFields<QuerySetupIntentArgs, 'id'>
+  >;
+  setupIntents?: Resolver<
+    ResolversTypes['SetupIntentConnection'],
+    ParentType,
+    ContextType,
+    Partial<QuerySetupIntentsArgs>
+  >;
 };
 
 export type RefundResolvers<
@@ -1203,6 +1459,63 @@ export type RefundResolvers<
   paymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type SetupErrorResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['SetupError'] = ResolversParentTypes['SetupError'],
+> = {
+  code?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  declineCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  message?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+};
+
+export type SetupIntentResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['SetupIntent'] = ResolversParentTypes['SetupIntent'],
+> = {
+  automaticPaymentMethods?: Resolver<
+    Maybe<ResolversTypes['AutomaticPaymentMethods']>,
+    ParentType,
+    ContextType
+  >;
+  cancellationReason?: Resolver<
+    Maybe<ResolversTypes['SetupIntentCancellationReason']>,
+    ParentType,
+    ContextType
+  >;
+  created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
+  description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
+  lastSetupError?: Resolver<Maybe<ResolversTypes['SetupError']>, ParentType, ContextType>;
+  metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
+  nextAction?: Resolver<Maybe<ResolversTypes['NextAction']>, ParentType, ContextType>;
+  paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  paymentMethodTypes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  status?: Resolver<ResolversTypes['SetupIntentStatus'], ParentType, ContextType>;
+  usage?: Resolver<ResolversTypes['SetupIntentUsage'], ParentType, ContextType>;
+  __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
+};
+
+export type SetupIntentConnectionResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['SetupIntentConnection'] =
+    ResolversParentTypes['SetupIntentConnection'],
+> = {
+  edges?: Resolver<Array<ResolversTypes['SetupIntentEdge']>, ParentType, ContextType>;
+  pageInfo?: Resolver<ResolversTypes['PageInfo'], ParentType, ContextType>;
+};
+
+export type SetupIntentEdgeResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['SetupIntentEdge'] =
+    ResolversParentTypes['SetupIntentEdge'],
+> = {
+  cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  node?: Resolver<ResolversTypes['SetupIntent'], ParentType, ContextType>;
 };
 
 export type SubscriptionResolvers<
@@ -1248,6 +1561,7 @@ export type WebhookEndpointWithSecretResolvers<
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  AutomaticPaymentMethods?: AutomaticPaymentMethodsResolvers<ContextType>;
   Card?: CardResolvers<ContextType>;
   Charge?: ChargeResolvers<ContextType>;
   ChargeConnection?: ChargeConnectionResolvers<ContextType>;
@@ -1268,6 +1582,10 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PaymentIntentEdge?: PaymentIntentEdgeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Refund?: RefundResolvers<ContextType>;
+  SetupError?: SetupErrorResolvers<ContextType>;
+  SetupIntent?: SetupIntentResolvers<ContextType>;
+  SetupIntentConnection?: SetupIntentConnectionResolvers<ContextType>;
+  SetupIntentEdge?: SetupIntentEdgeResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
   WebhookEndpointWithSecret?: WebhookEndpointWithSecretResolvers<ContextType>;

@@ -355,7 +355,7 @@ export interface paths {
      *     | `pm_card_chargeDeclinedInsufficientFunds`, `tok_chargeDeclinedInsufficientFunds` | the same, `decline_code: insufficient_funds` |
      *     | `pm_card_chargeDeclinedLostCard`, `pm_card_chargeDeclinedExpiredCard`, `pm_card_chargeDeclinedIncorrectCvc` | the same, `decline_code` `lost_card`, `expired_card`, `incorrect_cvc` |
      *     | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate`; with `off_session=true`, 402 `authentication_required` and the intent back in `requires_payment_method` |
-     *     | `pm_card_authenticationRequiredSetupForOffSession` | the same, except off-session once the card was set up (authenticated on a payment with `setup_future_usage=off_session`) |
+     *     | `pm_card_authenticationRequiredSetupForOffSession` | the same, except off-session once the card was set up (authenticated on a payment with `setup_future_usage=off_session`, or on a setup intent with `usage=off_session`) |
      *
      *     A test name (`pm_card_visa`, `tok_visa`) makes a new payment method (`pm_…`) from that card at
      *     each use; a saved payment method (`pm_…`, see `/v1/payment_methods`) is used as it is, and must
@@ -487,6 +487,9 @@ export interface paths {
      *     A number that fails the Luhn check is 400 `parameter_invalid`; one that passes it but is not
      *     a test card is refused (400): real card numbers are never accepted. The number itself is
      *     neither stored nor logged: only its brand, last four digits and fingerprint.
+     *
+     *     The publishable key may create one (as a browser does before it confirms an intent), without
+     *     `expand`.
      */
     post: operations['createPaymentMethod'];
     delete?: never;
@@ -567,6 +570,138 @@ export interface paths {
      *     `payment_method_unexpected_state`.
      */
     post: operations['detachPaymentMethod'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/setup_intents': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * List setup intents
+     * @description Setup intents, newest first; `customer` and `payment_method` narrow them.
+     */
+    get: operations['listSetupIntents'];
+    put?: never;
+    /**
+     * Create a setup intent
+     * @description Saves a payment method for later payments, with no payment now: `requires_payment_method`
+     *     without a `payment_method`, `requires_confirmation` with one; with `confirm=true` it is
+     *     confirmed at once (see `/v1/setup_intents/{id}/confirm`), and a declined card answers 402 as
+     *     confirming does. `usage` (default `off_session`) says how the payment method will be used.
+     *     Without `payment_method_types`, `automatic_payment_methods` is enabled (cards, the only
+     *     type here); sending both is 400.
+     */
+    post: operations['createSetupIntent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/setup_intents/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The setup intent's id (`seti_…`). */
+        id: components['parameters']['SetupIntentId'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Retrieve a setup intent
+     * @description With a secret or restricted key, any setup intent of the account. With the publishable key,
+     *     only with its `client_secret` (a wrong one answers 404, as an unknown id does), and without
+     *     `expand`.
+     */
+    get: operations['retrieveSetupIntent'];
+    put?: never;
+    /**
+     * Update a setup intent (POST)
+     * @description The same partial update as PATCH, as the widely used payments SDKs send it.
+     */
+    post: operations['updateSetupIntentByPost'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    /**
+     * Update a setup intent
+     * @description `description` and `metadata` change in any status but `succeeded` and `canceled`;
+     *     `customer`, `payment_method` and `payment_method_types` only before confirmation
+     *     (`requires_payment_method`, `requires_confirmation`). Anything else answers 400
+     *     `setup_intent_unexpected_state`. Setting a `payment_method` on a setup intent that had none
+     *     moves it to `requires_confirmation`.
+     */
+    patch: operations['updateSetupIntent'];
+    trace?: never;
+  };
+  '/v1/setup_intents/{id}/confirm': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The setup intent's id (`seti_…`). */
+        id: components['parameters']['SetupIntentId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Confirm a setup intent
+     * @description Sets up the setup intent's `payment_method` (or the one sent), from
+     *     `requires_payment_method` or `requires_confirmation`:
+     *
+     *     | Test payment method | Outcome |
+     *     |---|---|
+     *     | `pm_card_visa`, `pm_card_mastercard`, `tok_visa`, `tok_mastercard` | `succeeded` |
+     *     | `pm_card_chargeDeclined` and the other declined cards | 402 `card_declined` with the card's `decline_code`; the setup intent goes back to `requires_payment_method` with `last_setup_error` |
+     *     | `pm_card_authenticationRequired`, `pm_card_authenticationRequiredSetupForOffSession` | `requires_action`: the customer authenticates on the page of `next_action.redirect_to_url.url` |
+     *
+     *     On success the payment method is attached to the setup intent's customer (if it has one),
+     *     and a card that asks for authentication on setup only, authenticated here with
+     *     `usage=off_session`, then pays off-session payment intents without the customer.
+     *
+     *     The authentication page (`next_action.redirect_to_url.url`, a page of this server carrying
+     *     the client secret) ends with `succeeded`, or `requires_payment_method` with
+     *     `last_setup_error.code` `setup_intent_authentication_failure`, then sends the browser to
+     *     `return_url` (when there is one) with `setup_intent`, `setup_intent_client_secret` and
+     *     `redirect_status` added to its query.
+     *
+     *     With the publishable key, the setup intent's `client_secret` is required and `expand` may
+     *     not be sent.
+     */
+    post: operations['confirmSetupIntent'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/setup_intents/{id}/cancel': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The setup intent's id (`seti_…`). */
+        id: components['parameters']['SetupIntentId'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancel a setup intent
+     * @description Cancels a setup intent that is not `succeeded` (nor already `canceled`).
+     */
+    post: operations['cancelSetupIntent'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1761,6 +1896,106 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'setup_intent.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * setup_intent.created
+     * @description Sent to every enabled endpoint subscribed to `setup_intent.created` (or `*`).
+     */
+    post: operations['notifySetupIntentCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'setup_intent.requires_action': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * setup_intent.requires_action
+     * @description Sent to every enabled endpoint subscribed to `setup_intent.requires_action` (or `*`).
+     */
+    post: operations['notifySetupIntentRequiresAction'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'setup_intent.setup_failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * setup_intent.setup_failed
+     * @description Sent to every enabled endpoint subscribed to `setup_intent.setup_failed` (or `*`).
+     */
+    post: operations['notifySetupIntentSetupFailed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'setup_intent.succeeded': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * setup_intent.succeeded
+     * @description Sent to every enabled endpoint subscribed to `setup_intent.succeeded` (or `*`).
+     */
+    post: operations['notifySetupIntentSucceeded'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'setup_intent.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * setup_intent.canceled
+     * @description Sent to every enabled endpoint subscribed to `setup_intent.canceled` (or `*`).
+     */
+    post: operations['notifySetupIntentCanceled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -2521,7 +2756,12 @@ export interface components {
       | 'order.deleted'
       | 'payment_method.attached'
       | 'payment_method.detached'
-      | 'payment_method.updated';
+      | 'payment_method.updated'
+      | 'setup_intent.created'
+      | 'setup_intent.requires_action'
+      | 'setup_intent.setup_failed'
+      | 'setup_intent.succeeded'
+      | 'setup_intent.canceled';
     /**
      * @description Something that happened to an object of the account. `type` tells what, and `data.object`
      *     is the object right after the change: a `Charge` for `charge.*`, a `PaymentIntent` for
@@ -2607,7 +2847,12 @@ export interface components {
       | components['schemas']['OrderDeletedEvent']
       | components['schemas']['PaymentMethodAttachedEvent']
       | components['schemas']['PaymentMethodDetachedEvent']
-      | components['schemas']['PaymentMethodUpdatedEvent'];
+      | components['schemas']['PaymentMethodUpdatedEvent']
+      | components['schemas']['SetupIntentCreatedEvent']
+      | components['schemas']['SetupIntentRequiresActionEvent']
+      | components['schemas']['SetupIntentSetupFailedEvent']
+      | components['schemas']['SetupIntentSucceededEvent']
+      | components['schemas']['SetupIntentCanceledEvent'];
     /**
      * @example {
      *       "object": "list",
@@ -3830,6 +4075,394 @@ export interface components {
      */
     PaymentIntentList: components['schemas']['ListFields'] & {
       data: components['schemas']['PaymentIntent'][];
+    };
+    /**
+     * @description Where a setup intent is in its lifecycle:
+     *
+     *     | status | meaning | next |
+     *     |---|---|---|
+     *     | `requires_payment_method` | no payment method yet, or the last one failed (`last_setup_error`) | update or confirm with a `payment_method`; cancel |
+     *     | `requires_confirmation` | a payment method is set | confirm; cancel |
+     *     | `requires_action` | the customer must authenticate (`next_action`) | the customer answers the page; cancel |
+     *     | `succeeded` | the payment method is set up (and attached to the customer); final | pay with it |
+     *     | `canceled` | canceled (`cancellation_reason`); final | — |
+     *
+     *     Any other move answers 400 `setup_intent_unexpected_state` naming the status.
+     * @example succeeded
+     * @enum {string}
+     */
+    SetupIntentStatus:
+      | 'requires_payment_method'
+      | 'requires_confirmation'
+      | 'requires_action'
+      | 'succeeded'
+      | 'canceled';
+    /**
+     * @description How the payment method will be used: `off_session` (the default), charged with the customer
+     *     away, so an authentication made on this setup also sets the card up for off-session
+     *     payments; `on_session`, only while the customer is in the checkout.
+     * @example off_session
+     * @enum {string}
+     */
+    SetupIntentUsage: 'off_session' | 'on_session';
+    /**
+     * @description Why a setup intent was canceled.
+     * @example requested_by_customer
+     * @enum {string}
+     */
+    SetupIntentCancellationReason: 'abandoned' | 'duplicate' | 'requested_by_customer';
+    /**
+     * @description The payment method types a setup intent may set up; `card`, the only one here.
+     * @example [
+     *       "card"
+     *     ]
+     */
+    PaymentMethodTypes: 'card'[];
+    /**
+     * @description Whether the payment method types come from the account's settings (`enabled`) rather than
+     *     from `payment_method_types`, and whether those needing a redirect may be offered.
+     * @example {
+     *       "allow_redirects": "always",
+     *       "enabled": true
+     *     }
+     */
+    AutomaticPaymentMethods: {
+      /** @enum {string} */
+      allow_redirects: 'always' | 'never';
+      enabled: boolean;
+    };
+    /**
+     * @example {
+     *       "enabled": true
+     *     }
+     */
+    AutomaticPaymentMethodsParams: {
+      /**
+       * @default always
+       * @enum {string}
+       */
+      allow_redirects: 'always' | 'never';
+      enabled: boolean;
+    };
+    /**
+     * @description Payment-method-specific settings of the setup intent.
+     * @example {
+     *       "card": {
+     *         "mandate_options": null,
+     *         "network": null,
+     *         "request_three_d_secure": "automatic"
+     *       }
+     *     }
+     */
+    SetupIntentPaymentMethodOptions: {
+      card: {
+        /** @description No card mandates here. */
+        mandate_options: null;
+        /** @description The network chosen by the card's brand. */
+        network: null;
+        /**
+         * @description 3-D Secure is asked for when the card requires it (the test cards that need authentication).
+         * @constant
+         */
+        request_three_d_secure: 'automatic';
+      };
+    };
+    /**
+     * @description Why the last confirmation of a setup intent failed.
+     * @example {
+     *       "type": "card_error",
+     *       "code": "card_declined",
+     *       "decline_code": "generic_decline",
+     *       "message": "Your card was declined.",
+     *       "payment_method": {
+     *         "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *         "object": "payment_method",
+     *         "created": 1795536380,
+     *         "livemode": false,
+     *         "billing_details": {
+     *           "address": {
+     *             "city": "San Francisco",
+     *             "country": "US",
+     *             "line1": "510 Townsend St",
+     *             "line2": null,
+     *             "postal_code": "94103",
+     *             "state": "CA"
+     *           },
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "phone": null
+     *         },
+     *         "card": {
+     *           "brand": "visa",
+     *           "checks": {
+     *             "address_line1_check": null,
+     *             "address_postal_code_check": null,
+     *             "cvc_check": "pass"
+     *           },
+     *           "country": "US",
+     *           "display_brand": "visa",
+     *           "exp_month": 12,
+     *           "exp_year": 2034,
+     *           "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *           "funding": "credit",
+     *           "last4": "4242",
+     *           "networks": {
+     *             "available": [
+     *               "visa"
+     *             ],
+     *             "preferred": null
+     *           },
+     *           "three_d_secure_usage": {
+     *             "supported": true
+     *           },
+     *           "wallet": null
+     *         },
+     *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *         "metadata": {},
+     *         "type": "card"
+     *       }
+     *     }
+     */
+    SetupError: {
+      /** @enum {string} */
+      type: 'card_error' | 'invalid_request_error';
+      /** @enum {string} */
+      code: 'card_declined' | 'setup_intent_authentication_failure';
+      decline_code?: components['schemas']['DeclineCode'];
+      message: string;
+      /** @description The payment method the confirmation used, as it was then. */
+      payment_method: components['schemas']['PaymentMethod'];
+    };
+    /**
+     * @description What the customer must do for the setup to go on (in `requires_action`): open `url`,
+     *     authenticate there, and be sent back to `return_url` (when one was given).
+     * @example {
+     *       "type": "redirect_to_url",
+     *       "redirect_to_url": {
+     *         "url": "/authenticate/seti_1gJx2XKwLdNmP4qRsT6uVwYz?client_secret=seti_1gJx2XKwLdNmP4qRsT6uVwYz_secret_kDHdHUTYbPXwWsBxkr0O3Ya3",
+     *         "return_url": "https://shop.example.com/account/cards"
+     *       }
+     *     }
+     */
+    SetupIntentNextAction: {
+      /** @constant */
+      type: 'redirect_to_url';
+      redirect_to_url: {
+        /**
+         * @description The page of this server, relative to it, where the customer completes or fails the
+         *     authentication; it carries the setup intent's `client_secret` (in API answers only).
+         */
+        url: string;
+        return_url: components['schemas']['ReturnUrl'] | null;
+      };
+    };
+    /**
+     * @description Saves a customer's payment method for later payments, with no payment now (authenticating
+     *     the card when it asks for it), as the widely used payments API's SetupIntent does.
+     * @example {
+     *       "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *       "object": "setup_intent",
+     *       "application": null,
+     *       "automatic_payment_methods": {
+     *         "allow_redirects": "always",
+     *         "enabled": true
+     *       },
+     *       "cancellation_reason": null,
+     *       "created": 1795536393,
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "description": null,
+     *       "flow_directions": null,
+     *       "last_setup_error": null,
+     *       "latest_attempt": null,
+     *       "livemode": false,
+     *       "mandate": null,
+     *       "metadata": {},
+     *       "next_action": null,
+     *       "on_behalf_of": null,
+     *       "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *       "payment_method_configuration_details": null,
+     *       "payment_method_options": {
+     *         "card": {
+     *           "mandate_options": null,
+     *           "network": null,
+     *           "request_three_d_secure": "automatic"
+     *         }
+     *       },
+     *       "payment_method_types": [
+     *         "card"
+     *       ],
+     *       "single_use_mandate": null,
+     *       "status": "succeeded",
+     *       "usage": "off_session"
+     *     }
+     */
+    SetupIntent: {
+      id: components['schemas']['ObjectId'];
+      /** @constant */
+      object: 'setup_intent';
+      /** @description No Connect applications here. */
+      application: null;
+      automatic_payment_methods: components['schemas']['AutomaticPaymentMethods'] | null;
+      cancellation_reason: components['schemas']['SetupIntentCancellationReason'] | null;
+      /**
+       * @description The key the customer's browser uses, with the publishable key, to read and confirm this
+       *     setup intent. In the answers of the API, never in events or webhooks: keep it out of
+       *     logs, and give it to this customer only.
+       */
+      client_secret?: components['schemas']['ClientSecret'] | null;
+      created: components['schemas']['Timestamp'];
+      /**
+       * @description The customer the payment method is saved for, or the customer itself with
+       *     `expand[]=customer`. On success the payment method is attached to it.
+       */
+      customer:
+        | components['schemas']['ObjectId']
+        | components['schemas']['Customer']
+        | components['schemas']['DeletedCustomer']
+        | null;
+      description: string | null;
+      /** @description Money moves inbound only here. */
+      flow_directions: null;
+      last_setup_error: components['schemas']['SetupError'] | null;
+      /** @description Setup attempts are not kept as objects here. */
+      latest_attempt: null;
+      livemode: components['schemas']['Livemode'];
+      /** @description No mandates here (cards only). */
+      mandate: null;
+      metadata: components['schemas']['Metadata'];
+      /** @description What the customer must do (in `requires_action`). */
+      next_action: components['schemas']['SetupIntentNextAction'] | null;
+      /** @description No connected accounts here. */
+      on_behalf_of: null;
+      /**
+       * @description The payment method (`pm_…`), or the payment method itself with `expand[]=payment_method`.
+       *     A test name sent (`pm_card_visa`) is answered as the payment method made from it.
+       */
+      payment_method:
+        components['schemas']['ObjectId'] | components['schemas']['PaymentMethod'] | null;
+      /** @description No payment method configurations here. */
+      payment_method_configuration_details: null;
+      payment_method_options: components['schemas']['SetupIntentPaymentMethodOptions'] | null;
+      payment_method_types: components['schemas']['PaymentMethodTypes'];
+      /** @description No mandates here (cards only). */
+      single_use_mandate: null;
+      status: components['schemas']['SetupIntentStatus'];
+      usage: components['schemas']['SetupIntentUsage'];
+    };
+    /**
+     * @example {
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "payment_method": "pm_card_visa",
+     *       "confirm": true,
+     *       "usage": "off_session"
+     *     }
+     */
+    SetupIntentCreateParams: {
+      customer?: components['schemas']['ObjectId'];
+      payment_method?: components['schemas']['TestPaymentMethod'];
+      payment_method_types?: components['schemas']['PaymentMethodTypes'];
+      automatic_payment_methods?: components['schemas']['AutomaticPaymentMethodsParams'];
+      /** @default off_session */
+      usage: components['schemas']['SetupIntentUsage'];
+      /**
+       * @description Confirm at once (a `payment_method` is then required).
+       * @default false
+       */
+      confirm: boolean;
+      return_url?: components['schemas']['ReturnUrl'];
+      description?: string;
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "description": "Card for the monthly box",
+     *       "metadata": {
+     *         "plan": "monthly"
+     *       }
+     *     }
+     */
+    SetupIntentUpdateParams: {
+      customer?: components['schemas']['ObjectId'];
+      payment_method?: components['schemas']['TestPaymentMethod'];
+      payment_method_types?: components['schemas']['PaymentMethodTypes'];
+      description?: string | null;
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "payment_method": "pm_card_visa"
+     *     }
+     * @example {
+     *       "payment_method": "pm_card_authenticationRequiredSetupForOffSession",
+     *       "return_url": "https://shop.example.com/account/cards",
+     *       "client_secret": "seti_1gJx2XKwLdNmP4qRsT6uVwYz_secret_kDHdHUTYbPXwWsBxkr0O3Ya3"
+     *     }
+     */
+    SetupIntentConfirmParams: {
+      payment_method?: components['schemas']['TestPaymentMethod'];
+      return_url?: components['schemas']['ReturnUrl'];
+      /** @description The setup intent's `client_secret`; required with the publishable key. */
+      client_secret?: components['schemas']['ClientSecret'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "cancellation_reason": "requested_by_customer"
+     *     }
+     */
+    SetupIntentCancelParams: {
+      cancellation_reason?: components['schemas']['SetupIntentCancellationReason'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @example {
+     *       "object": "list",
+     *       "data": [
+     *         {
+     *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *           "object": "setup_intent",
+     *           "application": null,
+     *           "automatic_payment_methods": {
+     *             "allow_redirects": "always",
+     *             "enabled": true
+     *           },
+     *           "cancellation_reason": null,
+     *           "created": 1795536393,
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "flow_directions": null,
+     *           "last_setup_error": null,
+     *           "latest_attempt": null,
+     *           "livemode": false,
+     *           "mandate": null,
+     *           "metadata": {},
+     *           "next_action": null,
+     *           "on_behalf_of": null,
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "payment_method_configuration_details": null,
+     *           "payment_method_options": {
+     *             "card": {
+     *               "mandate_options": null,
+     *               "network": null,
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "single_use_mandate": null,
+     *           "status": "succeeded",
+     *           "usage": "off_session"
+     *         }
+     *       ],
+     *       "has_more": false,
+     *       "url": "/v1/setup_intents"
+     *     }
+     */
+    SetupIntentList: components['schemas']['ListFields'] & {
+      data: components['schemas']['SetupIntent'][];
     };
     /**
      * @description The fields every event has; each event type below adds its `type` and `data`.
@@ -5311,6 +5944,369 @@ export interface components {
       };
     };
     /**
+     * @description The `setup_intent.created` event.
+     * @example {
+     *       "id": "evt_S7tUp0nTeNtEvEnTxYz0a1Bc",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "setup_intent.created",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *           "object": "setup_intent",
+     *           "application": null,
+     *           "automatic_payment_methods": {
+     *             "allow_redirects": "always",
+     *             "enabled": true
+     *           },
+     *           "cancellation_reason": null,
+     *           "created": 1795536393,
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "flow_directions": null,
+     *           "last_setup_error": null,
+     *           "latest_attempt": null,
+     *           "livemode": false,
+     *           "mandate": null,
+     *           "metadata": {},
+     *           "next_action": null,
+     *           "on_behalf_of": null,
+     *           "payment_method": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_method_options": {
+     *             "card": {
+     *               "mandate_options": null,
+     *               "network": null,
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "single_use_mandate": null,
+     *           "status": "requires_payment_method",
+     *           "usage": "off_session"
+     *         }
+     *       }
+     *     }
+     */
+    SetupIntentCreatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'setup_intent.created';
+      data: {
+        object: components['schemas']['SetupIntent'];
+      };
+    };
+    /**
+     * @description The `setup_intent.requires_action` event.
+     * @example {
+     *       "id": "evt_S7tUp1nTeNtEvEnTxYz0a1Bc",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "setup_intent.requires_action",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *           "object": "setup_intent",
+     *           "application": null,
+     *           "automatic_payment_methods": {
+     *             "allow_redirects": "always",
+     *             "enabled": true
+     *           },
+     *           "cancellation_reason": null,
+     *           "created": 1795536393,
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "flow_directions": null,
+     *           "last_setup_error": null,
+     *           "latest_attempt": null,
+     *           "livemode": false,
+     *           "mandate": null,
+     *           "metadata": {},
+     *           "next_action": {
+     *             "type": "redirect_to_url",
+     *             "redirect_to_url": {
+     *               "url": "/authenticate/seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *               "return_url": "https://shop.example.com/account/cards"
+     *             }
+     *           },
+     *           "on_behalf_of": null,
+     *           "payment_method": "pm_Lq3v8TzKc2WnYb6RxHd0JsAe",
+     *           "payment_method_configuration_details": null,
+     *           "payment_method_options": {
+     *             "card": {
+     *               "mandate_options": null,
+     *               "network": null,
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "single_use_mandate": null,
+     *           "status": "requires_action",
+     *           "usage": "off_session"
+     *         }
+     *       }
+     *     }
+     */
+    SetupIntentRequiresActionEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'setup_intent.requires_action';
+      data: {
+        object: components['schemas']['SetupIntent'];
+      };
+    };
+    /**
+     * @description The `setup_intent.setup_failed` event.
+     * @example {
+     *       "id": "evt_S7tUp2nTeNtEvEnTxYz0a1Bc",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "setup_intent.setup_failed",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *           "object": "setup_intent",
+     *           "application": null,
+     *           "automatic_payment_methods": {
+     *             "allow_redirects": "always",
+     *             "enabled": true
+     *           },
+     *           "cancellation_reason": null,
+     *           "created": 1795536393,
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "flow_directions": null,
+     *           "last_setup_error": {
+     *             "type": "card_error",
+     *             "code": "card_declined",
+     *             "decline_code": "generic_decline",
+     *             "message": "Your card was declined.",
+     *             "payment_method": {
+     *               "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *               "object": "payment_method",
+     *               "created": 1795536380,
+     *               "livemode": false,
+     *               "billing_details": {
+     *                 "address": {
+     *                   "city": "San Francisco",
+     *                   "country": "US",
+     *                   "line1": "510 Townsend St",
+     *                   "line2": null,
+     *                   "postal_code": "94103",
+     *                   "state": "CA"
+     *                 },
+     *                 "email": "jenny@example.com",
+     *                 "name": "Jenny Rosen",
+     *                 "phone": null
+     *               },
+     *               "card": {
+     *                 "brand": "visa",
+     *                 "checks": {
+     *                   "address_line1_check": null,
+     *                   "address_postal_code_check": null,
+     *                   "cvc_check": "pass"
+     *                 },
+     *                 "country": "US",
+     *                 "display_brand": "visa",
+     *                 "exp_month": 12,
+     *                 "exp_year": 2034,
+     *                 "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *                 "funding": "credit",
+     *                 "last4": "4242",
+     *                 "networks": {
+     *                   "available": [
+     *                     "visa"
+     *                   ],
+     *                   "preferred": null
+     *                 },
+     *                 "three_d_secure_usage": {
+     *                   "supported": true
+     *                 },
+     *                 "wallet": null
+     *               },
+     *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "metadata": {},
+     *               "type": "card"
+     *             }
+     *           },
+     *           "latest_attempt": null,
+     *           "livemode": false,
+     *           "mandate": null,
+     *           "metadata": {},
+     *           "next_action": null,
+     *           "on_behalf_of": null,
+     *           "payment_method": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_method_options": {
+     *             "card": {
+     *               "mandate_options": null,
+     *               "network": null,
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "single_use_mandate": null,
+     *           "status": "requires_payment_method",
+     *           "usage": "off_session"
+     *         }
+     *       }
+     *     }
+     */
+    SetupIntentSetupFailedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'setup_intent.setup_failed';
+      data: {
+        object: components['schemas']['SetupIntent'];
+      };
+    };
+    /**
+     * @description The `setup_intent.succeeded` event.
+     * @example {
+     *       "id": "evt_S7tUp3nTeNtEvEnTxYz0a1Bc",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "setup_intent.succeeded",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *           "object": "setup_intent",
+     *           "application": null,
+     *           "automatic_payment_methods": {
+     *             "allow_redirects": "always",
+     *             "enabled": true
+     *           },
+     *           "cancellation_reason": null,
+     *           "created": 1795536393,
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "flow_directions": null,
+     *           "last_setup_error": null,
+     *           "latest_attempt": null,
+     *           "livemode": false,
+     *           "mandate": null,
+     *           "metadata": {},
+     *           "next_action": null,
+     *           "on_behalf_of": null,
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "payment_method_configuration_details": null,
+     *           "payment_method_options": {
+     *             "card": {
+     *               "mandate_options": null,
+     *               "network": null,
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "single_use_mandate": null,
+     *           "status": "succeeded",
+     *           "usage": "off_session"
+     *         }
+     *       }
+     *     }
+     */
+    SetupIntentSucceededEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'setup_intent.succeeded';
+      data: {
+        object: components['schemas']['SetupIntent'];
+      };
+    };
+    /**
+     * @description The `setup_intent.canceled` event.
+     * @example {
+     *       "id": "evt_S7tUp4nTeNtEvEnTxYz0a1Bc",
+     *       "object": "event",
+     *       "created": 1795536393,
+     *       "livemode": false,
+     *       "type": "setup_intent.canceled",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_a8Jk2LmN4pQr6StU8vWx0YzB",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *           "object": "setup_intent",
+     *           "application": null,
+     *           "automatic_payment_methods": {
+     *             "allow_redirects": "always",
+     *             "enabled": true
+     *           },
+     *           "cancellation_reason": "requested_by_customer",
+     *           "created": 1795536393,
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "flow_directions": null,
+     *           "last_setup_error": null,
+     *           "latest_attempt": null,
+     *           "livemode": false,
+     *           "mandate": null,
+     *           "metadata": {},
+     *           "next_action": null,
+     *           "on_behalf_of": null,
+     *           "payment_method": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_method_options": {
+     *             "card": {
+     *               "mandate_options": null,
+     *               "network": null,
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "single_use_mandate": null,
+     *           "status": "canceled",
+     *           "usage": "off_session"
+     *         }
+     *       }
+     *     }
+     */
+    SetupIntentCanceledEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'setup_intent.canceled';
+      data: {
+        object: components['schemas']['SetupIntent'];
+      };
+    };
+    /**
      * @example {
      *       "name": "Acme",
      *       "email": "ops@acme.test"
@@ -5344,8 +6340,8 @@ export interface components {
     };
     /**
      * @description The account's publishable key, which may be shown to anyone (a web page, an app): alone, it
-     *     only creates payment methods and reads and confirms an intent whose `client_secret` it is
-     *     given (see the security scheme `publishableKey`).
+     *     only creates payment methods and reads and confirms a payment or setup intent whose
+     *     `client_secret` it is given (see the security scheme `publishableKey`).
      * @example pk_test_q2VtbL0y7xGd3cW1mNa8kPZrT5uHe6Jf
      */
     PublishableKey: string;
@@ -5366,6 +6362,8 @@ export interface components {
       | 'payment_intents:write'
       | 'payment_methods:read'
       | 'payment_methods:write'
+      | 'setup_intents:read'
+      | 'setup_intents:write'
       | 'users:read'
       | 'users:write'
       | 'orders:read'
@@ -5898,6 +6896,7 @@ export interface components {
      *     | `charge_expired_for_capture` | 400 | invalid_request_error |
      *     | `payment_intent_unexpected_state` | 400 | invalid_request_error |
      *     | `payment_method_unexpected_state` | 400 | invalid_request_error |
+     *     | `setup_intent_unexpected_state` | 400 | invalid_request_error |
      *     | `resource_missing` | 404 | invalid_request_error |
      *     | `url_not_found` | 404 | invalid_request_error |
      *     | `method_not_allowed` | 405 | invalid_request_error |
@@ -5935,6 +6934,7 @@ export interface components {
       | 'charge_expired_for_capture'
       | 'payment_intent_unexpected_state'
       | 'payment_method_unexpected_state'
+      | 'setup_intent_unexpected_state'
       | 'resource_missing'
       | 'url_not_found'
       | 'method_not_allowed'
@@ -6056,6 +7056,223 @@ export interface components {
       message: components['schemas']['ErrorMessage'];
       param?: components['schemas']['ErrorParam'];
       payment_intent: components['schemas']['PaymentIntent'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /**
+     * @description The setup intent's status does not allow the operation (400,
+     *     `setup_intent_unexpected_state`). The error carries the setup intent as it is now.
+     * @example {
+     *       "type": "invalid_request_error",
+     *       "code": "setup_intent_unexpected_state",
+     *       "message": "You cannot confirm this SetupIntent because it has a status of succeeded; only a SetupIntent in requires_payment_method, requires_confirmation can be.",
+     *       "setup_intent": {
+     *         "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *         "object": "setup_intent",
+     *         "application": null,
+     *         "automatic_payment_methods": {
+     *           "allow_redirects": "always",
+     *           "enabled": true
+     *         },
+     *         "cancellation_reason": null,
+     *         "created": 1795536393,
+     *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *         "description": null,
+     *         "flow_directions": null,
+     *         "last_setup_error": null,
+     *         "latest_attempt": null,
+     *         "livemode": false,
+     *         "mandate": null,
+     *         "metadata": {},
+     *         "next_action": null,
+     *         "on_behalf_of": null,
+     *         "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *         "payment_method_configuration_details": null,
+     *         "payment_method_options": {
+     *           "card": {
+     *             "mandate_options": null,
+     *             "network": null,
+     *             "request_three_d_secure": "automatic"
+     *           }
+     *         },
+     *         "payment_method_types": [
+     *           "card"
+     *         ],
+     *         "single_use_mandate": null,
+     *         "status": "succeeded",
+     *         "usage": "off_session"
+     *       },
+     *       "request_id": "req_HvwR49HaSOrB6gHGjoO5meiN"
+     *     }
+     */
+    SetupIntentStateError: {
+      /** @constant */
+      type: 'invalid_request_error';
+      /** @constant */
+      code: 'setup_intent_unexpected_state';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      setup_intent: components['schemas']['SetupIntent'];
+      request_id: components['schemas']['ErrorRequestId'];
+    };
+    /**
+     * @description The card was declined while a setup intent was confirmed (402): `decline_code` says why, and
+     *     `setup_intent` is the setup intent as it is now, back in `requires_payment_method` with its
+     *     `last_setup_error`. No charge is made by a setup. Only the 402 of a setup intent's create and
+     *     confirm answers it: `card_declined`'s kind elsewhere is `CardError`.
+     * @example {
+     *       "type": "card_error",
+     *       "code": "card_declined",
+     *       "message": "Your card was declined.",
+     *       "decline_code": "generic_decline",
+     *       "payment_method": {
+     *         "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *         "object": "payment_method",
+     *         "created": 1795536380,
+     *         "livemode": false,
+     *         "billing_details": {
+     *           "address": {
+     *             "city": "San Francisco",
+     *             "country": "US",
+     *             "line1": "510 Townsend St",
+     *             "line2": null,
+     *             "postal_code": "94103",
+     *             "state": "CA"
+     *           },
+     *           "email": "jenny@example.com",
+     *           "name": "Jenny Rosen",
+     *           "phone": null
+     *         },
+     *         "card": {
+     *           "brand": "visa",
+     *           "checks": {
+     *             "address_line1_check": null,
+     *             "address_postal_code_check": null,
+     *             "cvc_check": "pass"
+     *           },
+     *           "country": "US",
+     *           "display_brand": "visa",
+     *           "exp_month": 12,
+     *           "exp_year": 2034,
+     *           "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *           "funding": "credit",
+     *           "last4": "4242",
+     *           "networks": {
+     *             "available": [
+     *               "visa"
+     *             ],
+     *             "preferred": null
+     *           },
+     *           "three_d_secure_usage": {
+     *             "supported": true
+     *           },
+     *           "wallet": null
+     *         },
+     *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *         "metadata": {},
+     *         "type": "card"
+     *       },
+     *       "setup_intent": {
+     *         "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *         "object": "setup_intent",
+     *         "application": null,
+     *         "automatic_payment_methods": {
+     *           "allow_redirects": "always",
+     *           "enabled": true
+     *         },
+     *         "cancellation_reason": null,
+     *         "created": 1795536393,
+     *         "customer": null,
+     *         "description": null,
+     *         "flow_directions": null,
+     *         "last_setup_error": {
+     *           "type": "card_error",
+     *           "code": "card_declined",
+     *           "decline_code": "generic_decline",
+     *           "message": "Your card was declined.",
+     *           "payment_method": {
+     *             "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *             "object": "payment_method",
+     *             "created": 1795536380,
+     *             "livemode": false,
+     *             "billing_details": {
+     *               "address": {
+     *                 "city": "San Francisco",
+     *                 "country": "US",
+     *                 "line1": "510 Townsend St",
+     *                 "line2": null,
+     *                 "postal_code": "94103",
+     *                 "state": "CA"
+     *               },
+     *               "email": "jenny@example.com",
+     *               "name": "Jenny Rosen",
+     *               "phone": null
+     *             },
+     *             "card": {
+     *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "display_brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "last4": "4242",
+     *               "networks": {
+     *                 "available": [
+     *                   "visa"
+     *                 ],
+     *                 "preferred": null
+     *               },
+     *               "three_d_secure_usage": {
+     *                 "supported": true
+     *               },
+     *               "wallet": null
+     *             },
+     *             "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *             "metadata": {},
+     *             "type": "card"
+     *           }
+     *         },
+     *         "latest_attempt": null,
+     *         "livemode": false,
+     *         "mandate": null,
+     *         "metadata": {},
+     *         "next_action": null,
+     *         "on_behalf_of": null,
+     *         "payment_method": null,
+     *         "payment_method_configuration_details": null,
+     *         "payment_method_options": {
+     *           "card": {
+     *             "mandate_options": null,
+     *             "network": null,
+     *             "request_three_d_secure": "automatic"
+     *           }
+     *         },
+     *         "payment_method_types": [
+     *           "card"
+     *         ],
+     *         "single_use_mandate": null,
+     *         "status": "requires_payment_method",
+     *         "usage": "off_session"
+     *       },
+     *       "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
+     *     }
+     */
+    SetupIntentCardError: {
+      /** @constant */
+      type: 'card_error';
+      /** @constant */
+      code: 'card_declined';
+      message: components['schemas']['ErrorMessage'];
+      param?: components['schemas']['ErrorParam'];
+      decline_code: components['schemas']['DeclineCode'];
+      /** @description The declined payment method. */
+      payment_method: components['schemas']['PaymentMethod'];
+      setup_intent: components['schemas']['SetupIntent'];
       request_id: components['schemas']['ErrorRequestId'];
     };
     /**
@@ -6432,6 +7649,7 @@ export interface components {
       | components['schemas']['RateLimitError']
       | components['schemas']['InternalError']
       | components['schemas']['ServiceUnavailableError']
+      | components['schemas']['SetupIntentStateError']
     );
     /**
      * @description The error envelope of every error response; `error` is any kind of error.
@@ -6449,7 +7667,7 @@ export interface components {
       error: components['schemas']['AnyError'];
     };
     /**
-     * @description A 400: an invalid request, a payment intent in the wrong state, or a reused idempotency key.
+     * @description A 400: an invalid request, a payment or setup intent in the wrong state, or a reused idempotency key.
      * @example {
      *       "error": {
      *         "type": "invalid_request_error",
@@ -6464,7 +7682,106 @@ export interface components {
       error:
         | components['schemas']['InvalidRequestError']
         | components['schemas']['PaymentIntentStateError']
-        | components['schemas']['IdempotencyError'];
+        | components['schemas']['IdempotencyError']
+        | components['schemas']['SetupIntentStateError'];
+    };
+    /**
+     * @description A 402 of a setup intent's confirmation.
+     * @example {
+     *       "error": {
+     *         "type": "card_error",
+     *         "code": "card_declined",
+     *         "message": "Your card was declined.",
+     *         "decline_code": "generic_decline",
+     *         "payment_method": {
+     *           "id": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "object": "payment_method",
+     *           "created": 1795536380,
+     *           "livemode": false,
+     *           "billing_details": {
+     *             "address": {
+     *               "city": "San Francisco",
+     *               "country": "US",
+     *               "line1": "510 Townsend St",
+     *               "line2": null,
+     *               "postal_code": "94103",
+     *               "state": "CA"
+     *             },
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "card": {
+     *             "brand": "visa",
+     *             "checks": {
+     *               "address_line1_check": null,
+     *               "address_postal_code_check": null,
+     *               "cvc_check": "pass"
+     *             },
+     *             "country": "US",
+     *             "display_brand": "visa",
+     *             "exp_month": 12,
+     *             "exp_year": 2034,
+     *             "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *             "funding": "credit",
+     *             "last4": "4242",
+     *             "networks": {
+     *               "available": [
+     *                 "visa"
+     *               ],
+     *               "preferred": null
+     *             },
+     *             "three_d_secure_usage": {
+     *               "supported": true
+     *             },
+     *             "wallet": null
+     *           },
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "metadata": {},
+     *           "type": "card"
+     *         },
+     *         "setup_intent": {
+     *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *           "object": "setup_intent",
+     *           "application": null,
+     *           "automatic_payment_methods": {
+     *             "allow_redirects": "always",
+     *             "enabled": true
+     *           },
+     *           "cancellation_reason": null,
+     *           "created": 1795536393,
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "description": null,
+     *           "flow_directions": null,
+     *           "last_setup_error": null,
+     *           "latest_attempt": null,
+     *           "livemode": false,
+     *           "mandate": null,
+     *           "metadata": {},
+     *           "next_action": null,
+     *           "on_behalf_of": null,
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "payment_method_configuration_details": null,
+     *           "payment_method_options": {
+     *             "card": {
+     *               "mandate_options": null,
+     *               "network": null,
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "single_use_mandate": null,
+     *           "status": "succeeded",
+     *           "usage": "off_session"
+     *         },
+     *         "request_id": "req_f9aespAsZ7bhZAhqLL2RNW7I"
+     *       }
+     *     }
+     */
+    SetupIntentCardErrorResponse: {
+      error: components['schemas']['SetupIntentCardError'];
     };
     /**
      * @description A 402.
@@ -6703,6 +8020,21 @@ export interface components {
         'application/json': components['schemas']['CardErrorResponse'];
       };
     };
+    /**
+     * @description The card was declined (`card_declined`) while the setup intent was confirmed: the error
+     *     carries the setup intent, back in `requires_payment_method` (`setup_intent`), and the
+     *     declined payment method.
+     */
+    SetupDeclined: {
+      headers: {
+        'Request-Id': components['headers']['Request-Id'];
+        'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+        [name: string]: unknown;
+      };
+      content: {
+        'application/json': components['schemas']['SetupIntentCardErrorResponse'];
+      };
+    };
     /** @description No such object in this account. */
     NotFound: {
       headers: {
@@ -6805,6 +8137,8 @@ export interface components {
     /** @description The charge's id (`ch_…`). */
     ChargeId: components['schemas']['ObjectId'];
     PaymentIntentId: components['schemas']['ObjectId'];
+    /** @description The setup intent's id (`seti_…`). */
+    SetupIntentId: components['schemas']['ObjectId'];
     /** @description The payment method's id (`pm_…`). */
     PaymentMethodId: components['schemas']['ObjectId'];
     /** @description The payment method's id (`pm_…`), attached to this customer. */
@@ -8360,6 +9694,309 @@ export interface operations {
         };
         content: {
           'application/json': components['schemas']['PaymentMethod'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  listSetupIntents: {
+    parameters: {
+      query?: {
+        /** @description How many objects to return, 1 to 100. */
+        limit?: components['parameters']['Limit'];
+        /** @description A cursor: the id of the last object of the previous page; returns older objects. */
+        starting_after?: components['parameters']['StartingAfter'];
+        /** @description A cursor: the id of the first object of the next page; returns newer objects. */
+        ending_before?: components['parameters']['EndingBefore'];
+        /**
+         * @description Only objects created in a range of unix seconds: `created[gte]=1700000000`, with `gt`, `gte`,
+         *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
+         */
+        created?: components['parameters']['Created'];
+        /** @description Only the setup intents of this customer. */
+        customer?: components['schemas']['ObjectId'];
+        /** @description Only the setup intents of this payment method. */
+        payment_method?: components['schemas']['ObjectId'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description A page of setup intents. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SetupIntentList'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  createSetupIntent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SetupIntentCreateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['SetupIntentCreateParams'];
+      };
+    };
+    responses: {
+      /** @description The setup intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SetupIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['SetupDeclined'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  retrieveSetupIntent: {
+    parameters: {
+      query?: {
+        /**
+         * @description Fields to expand into the objects they name, one per `expand[]`
+         *     (`expand[]=customer&expand[]=…`); nested fields after a dot (`charge.customer`), up to 4 levels.
+         */
+        expand?: components['parameters']['Expand'];
+        /** @description The setup intent's `client_secret`; required with the publishable key. */
+        client_secret?: components['schemas']['ClientSecret'];
+      };
+      header?: never;
+      path: {
+        /** @description The setup intent's id (`seti_…`). */
+        id: components['parameters']['SetupIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The setup intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SetupIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updateSetupIntentByPost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The setup intent's id (`seti_…`). */
+        id: components['parameters']['SetupIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SetupIntentUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['SetupIntentUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated setup intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SetupIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updateSetupIntent: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The setup intent's id (`seti_…`). */
+        id: components['parameters']['SetupIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetupIntentUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['SetupIntentUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated setup intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SetupIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  confirmSetupIntent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The setup intent's id (`seti_…`). */
+        id: components['parameters']['SetupIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SetupIntentConfirmParams'];
+        'application/x-www-form-urlencoded': components['schemas']['SetupIntentConfirmParams'];
+      };
+    };
+    responses: {
+      /** @description The confirmed setup intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SetupIntent'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      402: components['responses']['SetupDeclined'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  cancelSetupIntent: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The setup intent's id (`seti_…`). */
+        id: components['parameters']['SetupIntentId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['SetupIntentCancelParams'];
+        'application/x-www-form-urlencoded': components['schemas']['SetupIntentCancelParams'];
+      };
+    };
+    responses: {
+      /** @description The canceled setup intent. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['SetupIntent'];
         };
       };
       400: components['responses']['BadRequest'];
@@ -10863,6 +12500,131 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['PaymentMethodUpdatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifySetupIntentCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetupIntentCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifySetupIntentRequiresAction: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetupIntentRequiresActionEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifySetupIntentSetupFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetupIntentSetupFailedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifySetupIntentSucceeded: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetupIntentSucceededEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifySetupIntentCanceled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['SetupIntentCanceledEvent'];
       };
     };
     responses: {

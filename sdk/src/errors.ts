@@ -12,10 +12,17 @@ import type {
   PermissionError,
   RateLimitError,
   ServiceUnavailableError,
+  SetupIntent,
+  SetupIntentCardError,
+  SetupIntentStateError,
 } from './generated/payments.js';
 
-/** The error object of any error answer: a union discriminated by `type`, then by `code`. */
-export type PaymentsErrorObject = AnyError;
+/**
+ * The error object of any error answer: a union discriminated by `type`, then by `code`. A setup
+ * intent's decline (`SetupIntentCardError`, with `setup_intent` and no charge) is the one kind that
+ * only its own operations answer, so it stands beside the spec's `AnyError`.
+ */
+export type PaymentsErrorObject = AnyError | SetupIntentCardError;
 
 /**
  * A non-2xx answer as an exception: what `autoPaginate` and `unwrap` throw. Each error `type` has
@@ -56,29 +63,40 @@ export class PaymentsError extends Error {
 
 /** 400, 404, 405, 406, 408, 413, 415: the request cannot be done as sent. */
 export class PaymentsInvalidRequestError extends PaymentsError {
-  declare readonly error: InvalidRequestError | PaymentIntentStateError | NotFoundError | HttpRequestError;
+  declare readonly error: InvalidRequestError | PaymentIntentStateError | SetupIntentStateError | NotFoundError | HttpRequestError;
   declare readonly type: 'invalid_request_error';
   /** The payment intent as it is now, when the request acted on one. */
   get paymentIntent(): PaymentIntent | undefined {
     return 'payment_intent' in this.error ? this.error.payment_intent : undefined;
   }
+  /** The setup intent as it is now, when the request acted on one. */
+  get setupIntent(): SetupIntent | undefined {
+    return 'setup_intent' in this.error ? this.error.setup_intent : undefined;
+  }
 }
 
-/** 402: the card was declined; the failed charge is recorded. */
+/**
+ * 402: the card was declined. A payment's decline records the failed charge and carries the
+ * payment intent; a setup's carries the setup intent (no charge is made).
+ */
 export class PaymentsCardError extends PaymentsError {
-  declare readonly error: CardError;
+  declare readonly error: CardError | SetupIntentCardError;
   declare readonly type: 'card_error';
   /** Why the card was declined (`insufficient_funds`, …). */
   get declineCode(): CardError['decline_code'] {
     return this.error.decline_code;
   }
-  /** The id of the failed charge. */
-  get charge(): string {
-    return this.error.charge;
+  /** The id of the failed charge (a payment's decline). */
+  get charge(): string | undefined {
+    return 'charge' in this.error ? this.error.charge : undefined;
   }
-  /** The payment intent as it is now, back in `requires_payment_method`. */
-  get paymentIntent(): PaymentIntent {
-    return this.error.payment_intent;
+  /** The payment intent as it is now, back in `requires_payment_method` (a payment's decline). */
+  get paymentIntent(): PaymentIntent | undefined {
+    return 'payment_intent' in this.error ? this.error.payment_intent : undefined;
+  }
+  /** The setup intent as it is now, back in `requires_payment_method` (a setup's decline). */
+  get setupIntent(): SetupIntent | undefined {
+    return 'setup_intent' in this.error ? this.error.setup_intent : undefined;
   }
 }
 

@@ -3,7 +3,7 @@
  * SDK and answers it, or throws the API's error as an {@link ApiFailure}. Declines are the one
  * expected non-2xx answer: those fixtures answer the failed object from the 402's error.
  */
-import type { Charge, Customer, Order, PaymentIntent, PaymentsClient, User } from '../../sdk/src/index.js';
+import type { Charge, Customer, Order, PaymentIntent, PaymentsClient, SetupIntent, User } from '../../sdk/src/index.js';
 import { ApiFailure, CommandFailure, dataOrThrow } from './failures.js';
 
 /** Marks what a trigger makes, so that it can be found later among the account's objects. */
@@ -68,4 +68,16 @@ function unexpected(what: string, answer: { status: number; data: unknown }): Er
     return new CommandFailure(`expected ${what} (402), but the server answered ${answer.status}`);
   }
   return new ApiFailure(answer.status, answer.data);
+}
+
+/** A setup intent made with these fields (confirmed at once when `confirm` is set). */
+export async function aSetupIntent(client: PaymentsClient, fields: { payment_method?: string; confirm?: boolean } = {}): Promise<SetupIntent> {
+  return dataOrThrow(await client.createSetupIntent({ ...fields, metadata: METADATA }));
+}
+
+/** A setup intent confirmed with a declined card: the 402 is expected; its error holds the setup intent. */
+export async function aDeclinedSetupIntent(client: PaymentsClient): Promise<SetupIntent> {
+  const answer = await client.createSetupIntent({ payment_method: 'pm_card_chargeDeclined', confirm: true, metadata: METADATA });
+  if (answer.status !== 402) throw unexpected('a declined setup', answer);
+  return answer.data.error.setup_intent;
 }

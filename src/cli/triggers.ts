@@ -13,6 +13,8 @@ import {
   aDeclinedPaymentIntent,
   anOrder,
   aPaymentIntent,
+  aDeclinedSetupIntent,
+  aSetupIntent,
   aUser,
 } from './trigger-fixtures.js';
 
@@ -87,6 +89,26 @@ export const TRIGGERS: Record<PaymentsEventType, Trigger | NotTriggerable> = {
     run: async (c) => {
       const intent = await aPaymentIntent(c);
       return [dataOrThrow(await c.cancelPaymentIntent(intent.id, { cancellation_reason: 'requested_by_customer' }))];
+    },
+  },
+  'setup_intent.created': { does: 'creates a setup intent', run: async (c) => [await aSetupIntent(c)] },
+  'setup_intent.succeeded': {
+    does: 'creates and confirms a setup intent with pm_card_visa',
+    run: async (c) => [await aSetupIntent(c, { payment_method: 'pm_card_visa', confirm: true })],
+  },
+  'setup_intent.requires_action': {
+    does: 'creates and confirms a setup intent with pm_card_authenticationRequired',
+    run: async (c) => [await aSetupIntent(c, { payment_method: 'pm_card_authenticationRequired', confirm: true })],
+  },
+  'setup_intent.setup_failed': {
+    does: 'creates and confirms a setup intent with pm_card_chargeDeclined (declined: 402)',
+    run: async (c) => [await aDeclinedSetupIntent(c)],
+  },
+  'setup_intent.canceled': {
+    does: 'creates a setup intent and cancels it',
+    run: async (c) => {
+      const intent = await aSetupIntent(c);
+      return [dataOrThrow(await c.cancelSetupIntent(intent.id, { cancellation_reason: 'requested_by_customer' }))];
     },
   },
   'user.created': { does: 'creates a user', run: async (c) => [await aUser(c)] },

@@ -28,10 +28,12 @@ ${body}
 
 /** What the waiting customer sees: the amount, the merchant, and the form with Complete and Fail. */
 export function authenticationPage(view: { merchant: string; amount?: string; action: string; clientSecret: string }): string {
-  const what = view.amount ? `<dd data-field="amount">${escapeHtml(view.amount)}</dd>` : '<dd>nothing now (saved for later)</dd>';
+  const what = view.amount ? `<dd data-field="amount">${escapeHtml(view.amount)}</dd>` : '<dd data-field="amount">nothing now (saved for later)</dd>';
+  // A setup intent pays nothing: the customer authenticates the card itself.
+  const title = view.amount ? 'Authenticate this payment' : 'Authenticate this card';
   return page(
-    'Authenticate this payment',
-    `    <h1>Authenticate this payment</h1>
+    title,
+    `    <h1>${title}</h1>
     <p class="lede">A test authentication (3-D Secure): choose how the customer's bank answers.</p>
     <dl class="facts">
       <div><dt>Merchant</dt><dd data-field="merchant">${escapeHtml(view.merchant)}</dd></div>

@@ -20,6 +20,8 @@ export interface AuthenticationPageDeps {
 }
 
 const OUTCOMES = new Set(['succeeded', 'failed']);
+/** What an object answered meanwhile (in another tab) refuses a second answer with. */
+const ANSWERED = new Set<string>(['payment_intent_unexpected_state', 'setup_intent_unexpected_state']);
 
 /**
  * `/authenticate/{id}?client_secret=…`: the page `next_action.redirect_to_url.url` names. It opens
@@ -59,7 +61,7 @@ export function createAuthenticationPageRouter(deps: AuthenticationPageDeps): Re
       await deps.db.transaction((tx) => target.complete(contextOf(deps, tx, subject, res), subject.id, outcome as 'succeeded' | 'failed'));
     } catch (error) {
       // Answered meanwhile (another tab): the page says so rather than failing.
-      if (isApiError(error) && error.code === 'payment_intent_unexpected_state') return sendNotice(res, subject);
+      if (isApiError(error) && ANSWERED.has(error.code)) return sendNotice(res, subject);
       throw error;
     }
     if (!subject.returnUrl) return sendHtml(res, 200, noticePage(200, 'Done: you may close this page.'));

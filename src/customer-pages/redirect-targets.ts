@@ -1,14 +1,15 @@
 /**
- * The objects a redirect page authenticates, by their id's prefix: a payment intent now, a setup
- * intent later (one entry more). Each says how to find it by id alone (the page has no API key: the
+ * The objects a redirect page authenticates, by their id's prefix: payment and setup intents. Each says how to find it by id alone (the page has no API key: the
  * client secret is the credential), what the page shows, and how the customer's answer changes it.
  */
 import type { Queryable } from '../db/database.js';
 import type { RequestContext } from '../operations/operations.js';
 import { openClientSecret } from '../resources/payments/client-secrets.js';
 import { findPaymentIntentAnyAccount } from '../resources/payments/payment-intents.repo.js';
-import { PAYMENT_INTENT_CLIENT_SECRET } from '../resources/shared/sealed-secrets.js';
+import { findSetupIntentAnyAccount } from '../resources/payments/setup-intents.repo.js';
+import { PAYMENT_INTENT_CLIENT_SECRET, SETUP_INTENT_CLIENT_SECRET } from '../resources/shared/sealed-secrets.js';
 import { authenticatePaymentIntent } from '../resources/payment-intents/payment-intents.service.js';
+import { authenticateSetupIntent } from '../resources/setup-intents/setup-intents.service.js';
 import type { SecretBox } from '../domain/secret-box.js';
 
 /** What the page needs of an object waiting for its customer. */
@@ -52,7 +53,28 @@ const paymentIntents: RedirectTarget = {
   },
 };
 
-const TARGETS = new Map<string, RedirectTarget>([['pi', paymentIntents]]);
+const setupIntents: RedirectTarget = {
+  param: 'setup_intent',
+  async find(db, secrets, id) {
+    const row = await findSetupIntentAnyAccount(db, id);
+    if (!row) return undefined;
+    return {
+      id: row.id,
+      accountId: row.account_id,
+      clientSecret: openClientSecret(secrets, SETUP_INTENT_CLIENT_SECRET, row.id, row.client_secret),
+      waiting: row.status === 'requires_action',
+      returnUrl: row.return_url,
+    };
+  },
+  async complete(ctx, id, outcome) {
+    await authenticateSetupIntent(ctx, id, outcome);
+  },
+};
+
+const TARGETS = new Map<string, RedirectTarget>([
+  ['pi', paymentIntents],
+  ['seti', setupIntents],
+]);
 
 /** The kind of object an id names, by its prefix; undefined for any other id. */
 export function redirectTargetOf(id: string): RedirectTarget | undefined {

@@ -8,6 +8,7 @@ export type ErrorBody = components['schemas']['AnyError'];
 /** The `error` of a 402: a declined card, with the decline, the failed charge and the intent. */
 export type CardErrorBody = components['schemas']['CardError'];
 type PaymentIntent = components['schemas']['PaymentIntent'];
+type SetupIntent = components['schemas']['SetupIntent'];
 
 /** Every field an error's body may have, whatever its kind: what readers of any error look at. */
 export interface ErrorFields {
@@ -18,6 +19,7 @@ export interface ErrorFields {
   decline_code?: DeclineCode;
   charge?: string;
   payment_intent?: PaymentIntent;
+  setup_intent?: SetupIntent;
   request_id: string;
 }
 
@@ -37,6 +39,7 @@ export const ERROR_CATALOG: Record<ErrorCode, { status: number; type: ErrorType 
   charge_expired_for_capture: { status: 400, type: 'invalid_request_error' },
   payment_intent_unexpected_state: { status: 400, type: 'invalid_request_error' },
   payment_method_unexpected_state: { status: 400, type: 'invalid_request_error' },
+  setup_intent_unexpected_state: { status: 400, type: 'invalid_request_error' },
   resource_missing: { status: 404, type: 'invalid_request_error' },
   url_not_found: { status: 404, type: 'invalid_request_error' },
   method_not_allowed: { status: 405, type: 'invalid_request_error' },
@@ -68,6 +71,8 @@ export interface ApiErrorDetails {
   charge?: string;
   /** The payment intent as it is now (a decline while confirming, a refused transition). */
   paymentIntent?: PaymentIntent;
+  /** The setup intent as it is now (a refused transition). */
+  setupIntent?: SetupIntent;
   /** Response headers that belong to this error (`Allow`, `Retry-After`). */
   headers?: Record<string, string>;
 }
@@ -108,6 +113,7 @@ export class ApiError extends Error {
     if (this.details.declineCode !== undefined) body.decline_code = this.details.declineCode;
     if (this.details.charge !== undefined) body.charge = this.details.charge;
     if (this.details.paymentIntent !== undefined) body.payment_intent = this.details.paymentIntent;
+    if (this.details.setupIntent !== undefined) body.setup_intent = this.details.setupIntent;
     return body as ErrorBody;
   }
 }

@@ -15,6 +15,7 @@ export const ID_PREFIX = {
   event: 'evt',
   paymentIntent: 'pi',
   paymentMethod: 'pm',
+  setupIntent: 'seti',
   user: 'usr',
   order: 'ord',
   webhookEndpoint: 'we',

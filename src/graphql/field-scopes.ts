@@ -25,6 +25,8 @@ export const FIELD_SCOPES: Readonly<Record<string, Scope | null>> = {
   'Query.event': 'events:read',
   'Query.paymentIntent': 'payment_intents:read',
   'Query.paymentIntents': 'payment_intents:read',
+  'Query.setupIntent': 'setup_intents:read',
+  'Query.setupIntents': 'setup_intents:read',
   // Any type: the scope of the type an id names, checked in node-resolvers.ts before it is read.
   'Query.node': null,
   'Query.nodes': null,
@@ -37,11 +39,13 @@ export const FIELD_SCOPES: Readonly<Record<string, Scope | null>> = {
   'Refund.paymentIntent': 'payment_intents:read',
   'PaymentIntent.customer': 'customers:read',
   'PaymentIntent.latestCharge': 'charges:read',
+  'SetupIntent.customer': 'customers:read',
   // The failed charge a decline recorded: a charge like any other.
   'PaymentError.charge': 'charges:read',
   // An edge of a page its connection's field (charges:read, payment_intents:read) has already read.
   'ChargeEdge.node': null,
   'PaymentIntentEdge.node': null,
+  'SetupIntentEdge.node': null,
   // The endpoint createWebhookEndpoint made: that mutation's own result, as REST answers it to webhooks:write.
   'WebhookEndpointWithSecret.endpoint': null,
 };

@@ -16,6 +16,8 @@ import { retrieveEvent } from '../resources/events/events.service.js';
 import { toPaymentIntentResource, type PaymentIntent } from '../resources/payments/payment-intents.mapper.js';
 import { findPaymentIntentsByIds } from '../resources/payments/payment-intents.repo.js';
 import { toRefundResource, type Refund } from '../resources/payments/refunds.mapper.js';
+import { toSetupIntentResource, type SetupIntent } from '../resources/payments/setup-intents.mapper.js';
+import { findSetupIntentsByIds } from '../resources/payments/setup-intents.repo.js';
 import { findRefundsOfCharges } from '../resources/payments/refunds.repo.js';
 import { retrieveRefund } from '../resources/refunds/refunds.service.js';
 import type { WebhookEndpoint } from '../resources/webhook-endpoints/webhook-endpoints.mapper.js';
@@ -37,6 +39,7 @@ export interface Loaders {
   customer: DataLoader<string, Customer | null>;
   charge: DataLoader<string, Charge | null>;
   paymentIntent: DataLoader<string, PaymentIntent | null>;
+  setupIntent: DataLoader<string, SetupIntent | null>;
   refund: DataLoader<string, Refund | null>;
   event: DataLoader<string, Event | null>;
   webhookEndpoint: DataLoader<string, WebhookEndpoint | null>;
@@ -68,6 +71,12 @@ export function createLoaders(ctx: RequestContext): Loaders {
       return (made.paymentIntent ??= byIdLoader(
         (ids) => findPaymentIntentsByIds(db, accountId, ids),
         (rows) => rows.map(toPaymentIntentResource),
+      ));
+    },
+    get setupIntent() {
+      return (made.setupIntent ??= byIdLoader(
+        (ids) => findSetupIntentsByIds(db, accountId, ids),
+        (rows) => rows.map(toSetupIntentResource),
       ));
     },
     get refund() {

@@ -14,7 +14,7 @@ import type { GraphQLContext } from './context.js';
 import type { Loaders } from './loaders.js';
 
 type NodeObject = ResolversInterfaceTypes<ResolversTypes>['Node'];
-type NodeLoader = keyof Pick<Loaders, 'customer' | 'charge' | 'refund' | 'paymentIntent' | 'event' | 'webhookEndpoint'>;
+type NodeLoader = keyof Pick<Loaders, 'customer' | 'charge' | 'refund' | 'paymentIntent' | 'setupIntent' | 'event' | 'webhookEndpoint'>;
 
 /** The types a global id may name, by id prefix: the loader that reads one and the scope it needs. */
 const NODE_TYPES: Readonly<Record<string, { loader: NodeLoader; scope: Scope }>> = {
@@ -22,6 +22,7 @@ const NODE_TYPES: Readonly<Record<string, { loader: NodeLoader; scope: Scope }>>
   [ID_PREFIX.charge]: { loader: 'charge', scope: 'charges:read' },
   [ID_PREFIX.refund]: { loader: 'refund', scope: 'refunds:read' },
   [ID_PREFIX.paymentIntent]: { loader: 'paymentIntent', scope: 'payment_intents:read' },
+  [ID_PREFIX.setupIntent]: { loader: 'setupIntent', scope: 'setup_intents:read' },
   [ID_PREFIX.event]: { loader: 'event', scope: 'events:read' },
   [ID_PREFIX.webhookEndpoint]: { loader: 'webhookEndpoint', scope: 'webhooks:read' },
 };
@@ -32,6 +33,7 @@ const TYPE_OF_OBJECT = {
   charge: 'Charge',
   refund: 'Refund',
   payment_intent: 'PaymentIntent',
+  setup_intent: 'SetupIntent',
   event: 'Event',
   webhook_endpoint: 'WebhookEndpoint',
 } as const;

@@ -9,6 +9,7 @@ import { toConnection, toPageParams } from './connections.js';
 import { withFieldScopes } from './field-scopes.js';
 import { nodeQueries, nodeTypes } from './node-resolvers.js';
 import { paymentIntentMutations, paymentIntentQueries, paymentIntentTypes } from './payment-intent-resolvers.js';
+import { setupIntentMutations, setupIntentQueries, setupIntentTypes } from './setup-intent-resolvers.js';
 import { restBody, type RestFields } from './rest-bodies.js';
 import { metadataScalar, jsonScalar } from './scalars.js';
 import { callRestOperation } from './rest-operations.js';
@@ -39,6 +40,7 @@ export const resolvers: Resolvers = withFieldScopes({
       return toConnection(page, params);
     },
     ...paymentIntentQueries,
+    ...setupIntentQueries,
     ...nodeQueries,
   },
 
@@ -62,6 +64,7 @@ export const resolvers: Resolvers = withFieldScopes({
     createRefund: (_, { input, idempotencyKey }, ctx, info) =>
       callRestOperation(ctx, info, 'createRefund', { body: restBody(input, REFUND_FIELDS), idempotencyKey }),
     ...paymentIntentMutations,
+    ...setupIntentMutations,
     createWebhookEndpoint: async (_, { input, idempotencyKey }, ctx, info) => {
       const endpoint = await callRestOperation(ctx, info, 'createWebhookEndpoint', {
         body: restBody(input, WEBHOOK_FIELDS),
@@ -112,6 +115,7 @@ export const resolvers: Resolvers = withFieldScopes({
   },
 
   ...paymentIntentTypes,
+  ...setupIntentTypes,
   ...nodeTypes,
 
   Refund: {

@@ -9,6 +9,7 @@ import { paymentIntentHandlers } from './payment-intents/payment-intents.handler
 import { paymentMethodHandlers } from './payment-methods/payment-methods.handlers.js';
 import { refundHandlers } from './refunds/refunds.handlers.js';
 import { requestLogHandlers } from './request-logs/request-logs.handlers.js';
+import { setupIntentHandlers } from './setup-intents/setup-intents.handlers.js';
 import { signingKeyHandlers } from './signing-keys/signing-keys.handlers.js';
 import { userHandlers } from './users/users.handlers.js';
 import { webhookDeliveryHandlers } from './webhook-deliveries/webhook-deliveries.handlers.js';
@@ -31,6 +32,7 @@ const bound = {
   ...refundHandlers,
   ...paymentIntentHandlers,
   ...paymentMethodHandlers,
+  ...setupIntentHandlers,
   ...userHandlers,
   ...orderHandlers,
   ...eventHandlers,

@@ -48,6 +48,8 @@ const ALL_SCOPES = [
   'payment_intents:write',
   'payment_methods:read',
   'payment_methods:write',
+  'setup_intents:read',
+  'setup_intents:write',
   'users:read',
   'users:write',
   'orders:read',

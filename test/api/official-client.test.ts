@@ -182,6 +182,85 @@ forEachDatabase('the official client library', (engine) => {
     }
   });
 
+  it('saves a card with a setup intent and no payment, then charges it off-session', async () => {
+    const stripe = client();
+    const customer = await stripe.customers.create({ email: 'jenny@example.com' });
+    const setupIntent = await stripe.setupIntents.create({ customer: customer.id, payment_method: 'pm_card_visa', confirm: true });
+    expect(setupIntent).to.include({ object: 'setup_intent', status: 'succeeded', customer: customer.id, usage: 'off_session' });
+    expect(setupIntent.client_secret).to.match(new RegExp(`^${setupIntent.id}_secret_`));
+    const paymentMethod = setupIntent.payment_method as string;
+    const saved = await stripe.customers.listPaymentMethods(customer.id, { type: 'card' });
+    expect(saved.data.map((pm) => pm.id)).to.deep.equal([paymentMethod]);
+    const paid = await stripe.paymentIntents.create({
+      amount: 2000,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: paymentMethod,
+      off_session: true,
+      confirm: true,
+    });
+    expect(paid).to.include({ status: 'succeeded', payment_method: paymentMethod, amount_received: 2000 });
+    const listed = await stripe.setupIntents.list({ customer: customer.id });
+    expect(listed.data.map((si) => si.id)).to.deep.equal([setupIntent.id]);
+    const retrieved = await stripe.setupIntents.retrieve(setupIntent.id, { expand: ['payment_method'] });
+    expect((retrieved.payment_method as Stripe.PaymentMethod).card?.last4).to.equal('4242');
+  });
+
+  it('authenticates a card that asks on setup only, then charges it off-session without the customer', async () => {
+    const stripe = client();
+    const customer = await stripe.customers.create({ email: 'jenny@example.com' });
+    const card = 'pm_card_authenticationRequiredSetupForOffSession';
+    // Before any setup, the card asks for the customer: off-session it is declined.
+    const refused = await stripe.paymentIntents
+      .create({ amount: 2000, currency: 'usd', customer: customer.id, payment_method: card, off_session: true, confirm: true })
+      .then(
+        () => expect.fail('an off-session payment that needs authentication was answered as a success'),
+        (thrown: unknown) => thrown as Stripe.errors.StripeCardError,
+      );
+    expect(refused).to.include({ statusCode: 402, code: 'authentication_required' });
+
+    const created = await stripe.setupIntents.create({ customer: customer.id, usage: 'off_session' });
+    const waiting = await stripe.setupIntents.confirm(created.id, { payment_method: card, return_url: 'https://shop.example.com/cards' });
+    expect(waiting.status).to.equal('requires_action');
+    const redirect = waiting.next_action!.redirect_to_url!;
+    expect(redirect.return_url).to.equal('https://shop.example.com/cards');
+    // The customer completes the authentication on the page the setup intent names.
+    const page = new URL(redirect.url!, server.url);
+    const answered = await fetch(new URL(page.pathname, server.url), {
+      method: 'POST',
+      body: new URLSearchParams({ client_secret: page.searchParams.get('client_secret')!, outcome: 'succeeded' }),
+      redirect: 'manual',
+    });
+    expect(new URL(answered.headers.get('location')!).searchParams.get('redirect_status')).to.equal('succeeded');
+    const succeeded = await stripe.setupIntents.retrieve(created.id);
+    expect(succeeded.status).to.equal('succeeded');
+
+    const paid = await stripe.paymentIntents.create({
+      amount: 2000,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: succeeded.payment_method as string,
+      off_session: true,
+      confirm: true,
+    });
+    expect(paid.status).to.equal('succeeded');
+  });
+
+  it('raises a setup decline as a StripeCardError that carries the setup intent', async () => {
+    const stripe = client();
+    const created = await stripe.setupIntents.create({ automatic_payment_methods: { enabled: true, allow_redirects: 'never' } });
+    const error = await stripe.setupIntents.confirm(created.id, { payment_method: 'pm_card_chargeDeclinedInsufficientFunds' }).then(
+      () => expect.fail('a declined setup was answered as a success'),
+      (thrown: unknown) => thrown as Stripe.errors.StripeCardError,
+    );
+    expect(error).to.be.an.instanceOf(Stripe.errors.StripeCardError);
+    expect(error).to.include({ statusCode: 402, code: 'card_declined', decline_code: 'insufficient_funds' });
+    expect(error.setup_intent).to.include({ id: created.id, status: 'requires_payment_method' });
+    expect(error.setup_intent!.last_setup_error).to.include({ code: 'card_declined', decline_code: 'insufficient_funds' });
+    const canceled = await stripe.setupIntents.cancel(created.id, { cancellation_reason: 'abandoned' });
+    expect(canceled).to.include({ status: 'canceled', cancellation_reason: 'abandoned' });
+  });
+
   it('saves a card for a customer and charges it off-session, as an integrator of that library does', async () => {
     const stripe = client();
     const customer = await stripe.customers.create({ email: 'jenny@example.com' });

@@ -93,6 +93,9 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
   ChargeId: newCharge,
   PaymentIntentId: newIntent,
   PaymentMethodId: (api) => newCard(api),
+  // With a customer and a payment method, so that both can be expanded.
+  SetupIntentId: async (api) =>
+    idOf(await api.post('/v1/setup_intents', { customer: await newCustomer(api), payment_method: await newCard(api) })),
   UserId: async (api) => idOf(await api.post('/v1/users', { email: 'fixture@example.com' })),
   OrderId: async (api, made) => idOf(await api.post(`/v1/users/${made.UserId}/orders`, { amount: 700, currency: 'usd' })),
   WebhookEndpointId: newEndpoint,
@@ -160,6 +163,9 @@ const references: Record<
     operation.operationId === 'createPaymentMethod'
       ? { number: seed % 2 === 0 ? '4242424242424242' : '5555555555554444', exp_month: 1 + (seed % 12), exp_year: 2030 + (seed % 9), cvc: '123' }
       : { exp_month: 1 + (seed % 12), exp_year: 2030 + (seed % 9) },
+  // A setup intent takes one of the two at a time (test/api/setup-intents.test.ts): each call sends one.
+  payment_method_types: (_api, seed) => (seed % 2 === 0 ? ['card'] : undefined),
+  automatic_payment_methods: (_api, seed) => (seed % 2 === 1 ? { enabled: true, allow_redirects: 'never' } : undefined),
   // A default payment method must be attached to the customer first (test/api/payment-methods.test.ts).
   invoice_settings: () => ({ default_payment_method: null }),
   // Confirmed at once, so that the latest charge exists and `expand[]=latest_charge` can show.
@@ -193,7 +199,9 @@ async function bodyOf(api: ApiClient, operation: BodyOperation, seed: number, ur
   const body: Record<string, unknown> = {};
   for (const { name, schema } of requestProperties(spec, operation.requestSchema)) {
     const reference = Object.hasOwn(references, name) ? references[name] : undefined;
-    body[name] = reference ? await reference(api, seed, operation, body, url) : sampleValue(spec, schema, seed, name);
+    const value = reference ? await reference(api, seed, operation, body, url) : sampleValue(spec, schema, seed, name);
+    // A reference may leave a property out of this call (one of two that exclude each other).
+    if (value !== undefined) body[name] = value;
   }
   return body;
 }

@@ -90,6 +90,50 @@ forEachDatabase('the authentication page in a real browser (3-D Secure by redire
     expect((await server.api.get(`/v1/payment_intents/${intent.id}`)).body.status).to.equal('requires_payment_method');
   });
 
+  it('a setup intent: the customer authenticates the card with nothing to pay, and lands back with the setup intent', async () => {
+    const customer = (await server.api.post('/v1/customers', { email: 'jenny@example.com' })).body;
+    const created = await server.api.post('/v1/setup_intents', {
+      customer: customer.id,
+      payment_method: 'pm_card_authenticationRequiredSetupForOffSession',
+      confirm: true,
+      return_url: `${merchant.url}/cards?step=2`,
+    });
+    const setupIntent = created.body;
+    expect(setupIntent.status).to.equal('requires_action');
+    const page = await browser.newPage();
+    try {
+      const problems = await collectPageProblems(page, server.url);
+      await page.goto(new URL(setupIntent.next_action.redirect_to_url.url, server.url).toString());
+      expect(await page.locator('h1').textContent()).to.equal('Authenticate this card');
+      expect(await page.locator('[data-field="amount"]').textContent()).to.equal('nothing now (saved for later)');
+      await Promise.all([page.waitForURL(`${merchant.url}/**`), page.getByRole('button', { name: 'Complete' }).click()]);
+      await page.locator('h1').waitFor();
+      expect(await page.locator('h1').textContent()).to.equal('Back at the shop');
+      expect(problems.filter((problem) => !problem.startsWith(`loaded from elsewhere: ${merchant.url}/`))).to.deep.equal([]);
+      const back = new URL(page.url());
+      expect(back.pathname).to.equal('/cards');
+      expect(Object.fromEntries(back.searchParams)).to.deep.equal({
+        step: '2',
+        setup_intent: setupIntent.id,
+        setup_intent_client_secret: setupIntent.client_secret,
+        redirect_status: 'succeeded',
+      });
+    } finally {
+      await page.close();
+    }
+    const done = (await server.api.get(`/v1/setup_intents/${setupIntent.id}`)).body;
+    expect(done).to.include({ status: 'succeeded', payment_method: setupIntent.payment_method });
+    const paid = await server.api.post('/v1/payment_intents', {
+      amount: 2000,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: setupIntent.payment_method,
+      off_session: true,
+      confirm: true,
+    });
+    expect(paid.body.status, 'set up for off-session payments').to.equal('succeeded');
+  });
+
   it("the merchant's page, on its own origin, reads and confirms an intent with the publishable key (CORS), and nothing else", async () => {
     const keys = (await server.api.get('/v1/api_keys?limit=100')).body.data;
     const publishableKey = keys.find((key: any) => key.type === 'publishable').key;

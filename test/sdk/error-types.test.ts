@@ -34,9 +34,11 @@ import { createTypeScriptProject, REPO_DIR } from './typescript-project.js';
 function describeError(error: PaymentsErrorObject): string {
   switch (error.type) {
     case 'card_error':
+      if ('setup_intent' in error) return `declined (${error.decline_code}), setup intent ${error.setup_intent.status}`;
       return `declined (${error.decline_code}), charge ${error.charge}, intent ${error.payment_intent.status}`;
     case 'invalid_request_error':
       if (error.code === 'payment_intent_unexpected_state') return `intent is ${error.payment_intent.status}`;
+      if (error.code === 'setup_intent_unexpected_state') return `setup intent is ${error.setup_intent.status}`;
       // @ts-expect-error: only a card error has a decline code
       void error.decline_code;
       return `invalid: ${error.code} ${error.param ?? ''}`;
@@ -93,9 +95,10 @@ forEachDatabase('SDK errors against a live server', (engine) => {
     if (!(declined instanceof PaymentsCardError)) return;
     expectTypeOf(declined.declineCode).toEqualTypeOf<DeclineCode>();
     expect(declined).to.include({ status: 402, type: 'card_error', code: 'card_declined', declineCode: 'generic_decline', name: 'PaymentsCardError' });
-    expect(declined.paymentIntent.status).to.equal('requires_payment_method');
+    expect(declined.paymentIntent?.status).to.equal('requires_payment_method');
+    expect(declined.setupIntent).to.equal(undefined);
     // The failed charge is recorded, under the id the error names.
-    const failed = await unwrap(payments.retrieveCharge(declined.charge));
+    const failed = await unwrap(payments.retrieveCharge(declined.charge!));
     expect(failed).to.include({ status: 'failed', failure_code: 'card_declined' });
 
     const missing = await unwrap(payments.retrieveCharge('ch_doesnotexist')).catch((e: unknown) => e);

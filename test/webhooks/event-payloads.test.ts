@@ -39,7 +39,7 @@ forEachDatabase('webhook payloads', (engine) => {
   });
 
   it('match the spec for every event type the API emits', async function () {
-    this.timeout(30_000);
+    this.timeout(60_000);
     receiver = await startCaptureReceiver();
     server = await startTestServer(engine, {
       webhookAllowPrivateNetworks: true,
@@ -83,6 +83,11 @@ forEachDatabase('webhook payloads', (engine) => {
     ).body;
     await api.post(`/v1/payment_intents/${waiting.id}/cancel`, { cancellation_reason: 'abandoned' });
     await api.post('/v1/payment_intents', { amount: 900, currency: 'usd', payment_method: 'pm_card_chargeDeclined', confirm: true });
+    // Setup intents: succeeded (its card attached), declined, waiting for the customer, canceled.
+    await api.post('/v1/setup_intents', { customer: (await aCustomer(api)).id, payment_method: 'pm_card_visa', confirm: true });
+    await api.post('/v1/setup_intents', { payment_method: 'pm_card_chargeDeclined', confirm: true });
+    const setupWaiting = (await api.post('/v1/setup_intents', { payment_method: 'pm_card_authenticationRequired', confirm: true })).body;
+    await api.post(`/v1/setup_intents/${setupWaiting.id}/cancel`, { cancellation_reason: 'abandoned' });
     const expiring = (await api.post('/v1/charges', { amount: 700, currency: 'usd', source: 'tok_visa', capture: false })).body;
     server.clock.advance(7 * 24 * 3600_000 + 1000);
     await eventually(async () => expect((await api.get(`/v1/charges/${expiring.id}`)).body.refunded).to.equal(true));

@@ -26,6 +26,11 @@ import type {
   PaymentMethodAttachedEvent,
   PaymentMethodDetachedEvent,
   PaymentMethodUpdatedEvent,
+  SetupIntentCreatedEvent,
+  SetupIntentRequiresActionEvent,
+  SetupIntentSetupFailedEvent,
+  SetupIntentSucceededEvent,
+  SetupIntentCanceledEvent,
 } from './payments.js';
 
 /**
@@ -58,7 +63,12 @@ export type PaymentsEvent =
   | OrderDeletedEvent
   | PaymentMethodAttachedEvent
   | PaymentMethodDetachedEvent
-  | PaymentMethodUpdatedEvent;
+  | PaymentMethodUpdatedEvent
+  | SetupIntentCreatedEvent
+  | SetupIntentRequiresActionEvent
+  | SetupIntentSetupFailedEvent
+  | SetupIntentSucceededEvent
+  | SetupIntentCanceledEvent;
 
 /** The name of an event type, e.g. `'charge.succeeded'`. */
 export type PaymentsEventType = PaymentsEvent['type'];

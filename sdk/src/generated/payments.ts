@@ -631,6 +631,11 @@ export const EventType = {
   payment_methodattached: 'payment_method.attached',
   payment_methoddetached: 'payment_method.detached',
   payment_methodupdated: 'payment_method.updated',
+  setup_intentcreated: 'setup_intent.created',
+  setup_intentrequires_action: 'setup_intent.requires_action',
+  setup_intentsetup_failed: 'setup_intent.setup_failed',
+  setup_intentsucceeded: 'setup_intent.succeeded',
+  setup_intentcanceled: 'setup_intent.canceled',
 } as const;
 
 /**
@@ -666,7 +671,12 @@ export type Event =
   | OrderDeletedEvent
   | PaymentMethodAttachedEvent
   | PaymentMethodDetachedEvent
-  | PaymentMethodUpdatedEvent;
+  | PaymentMethodUpdatedEvent
+  | SetupIntentCreatedEvent
+  | SetupIntentRequiresActionEvent
+  | SetupIntentSetupFailedEvent
+  | SetupIntentSucceededEvent
+  | SetupIntentCanceledEvent;
 
 export type EventListAllOf = {
   /** @maxItems 100 */
@@ -1695,6 +1705,307 @@ export type PaymentIntentListAllOf = {
 export type PaymentIntentList = ListFields & PaymentIntentListAllOf;
 
 /**
+ * Where a setup intent is in its lifecycle:
+
+| status | meaning | next |
+|---|---|---|
+| `requires_payment_method` | no payment method yet, or the last one failed (`last_setup_error`) | update or confirm with a `payment_method`; cancel |
+| `requires_confirmation` | a payment method is set | confirm; cancel |
+| `requires_action` | the customer must authenticate (`next_action`) | the customer answers the page; cancel |
+| `succeeded` | the payment method is set up (and attached to the customer); final | pay with it |
+| `canceled` | canceled (`cancellation_reason`); final | — |
+
+Any other move answers 400 `setup_intent_unexpected_state` naming the status.
+
+ */
+export type SetupIntentStatus = (typeof SetupIntentStatus)[keyof typeof SetupIntentStatus];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const SetupIntentStatus = {
+  requires_payment_method: 'requires_payment_method',
+  requires_confirmation: 'requires_confirmation',
+  requires_action: 'requires_action',
+  succeeded: 'succeeded',
+  canceled: 'canceled',
+} as const;
+
+/**
+ * How the payment method will be used: `off_session` (the default), charged with the customer
+away, so an authentication made on this setup also sets the card up for off-session
+payments; `on_session`, only while the customer is in the checkout.
+
+ */
+export type SetupIntentUsage = (typeof SetupIntentUsage)[keyof typeof SetupIntentUsage];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const SetupIntentUsage = {
+  off_session: 'off_session',
+  on_session: 'on_session',
+} as const;
+
+/**
+ * Why a setup intent was canceled.
+ */
+export type SetupIntentCancellationReason =
+  (typeof SetupIntentCancellationReason)[keyof typeof SetupIntentCancellationReason];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const SetupIntentCancellationReason = {
+  abandoned: 'abandoned',
+  duplicate: 'duplicate',
+  requested_by_customer: 'requested_by_customer',
+} as const;
+
+/**
+ * The payment method types a setup intent may set up; `card`, the only one here.
+ * @minItems 1
+ * @maxItems 1
+ */
+export type PaymentMethodTypes = 'card'[];
+
+export type AutomaticPaymentMethodsAllowRedirects =
+  (typeof AutomaticPaymentMethodsAllowRedirects)[keyof typeof AutomaticPaymentMethodsAllowRedirects];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const AutomaticPaymentMethodsAllowRedirects = {
+  always: 'always',
+  never: 'never',
+} as const;
+
+/**
+ * Whether the payment method types come from the account's settings (`enabled`) rather than
+from `payment_method_types`, and whether those needing a redirect may be offered.
+
+ */
+export interface AutomaticPaymentMethods {
+  allow_redirects: AutomaticPaymentMethodsAllowRedirects;
+  enabled: boolean;
+}
+
+export type AutomaticPaymentMethodsParamsAllowRedirects =
+  (typeof AutomaticPaymentMethodsParamsAllowRedirects)[keyof typeof AutomaticPaymentMethodsParamsAllowRedirects];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const AutomaticPaymentMethodsParamsAllowRedirects = {
+  always: 'always',
+  never: 'never',
+} as const;
+
+export interface AutomaticPaymentMethodsParams {
+  allow_redirects?: AutomaticPaymentMethodsParamsAllowRedirects;
+  enabled: boolean;
+}
+
+export type SetupIntentPaymentMethodOptionsCard = {
+  /** No card mandates here. */
+  mandate_options: null;
+  /** The network chosen by the card's brand. */
+  network: null;
+  /** 3-D Secure is asked for when the card requires it (the test cards that need authentication). */
+  request_three_d_secure: 'automatic';
+};
+
+/**
+ * Payment-method-specific settings of the setup intent.
+ */
+export interface SetupIntentPaymentMethodOptions {
+  card: SetupIntentPaymentMethodOptionsCard;
+}
+
+export type SetupErrorType = (typeof SetupErrorType)[keyof typeof SetupErrorType];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const SetupErrorType = {
+  card_error: 'card_error',
+  invalid_request_error: 'invalid_request_error',
+} as const;
+
+export type SetupErrorCode = (typeof SetupErrorCode)[keyof typeof SetupErrorCode];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const SetupErrorCode = {
+  card_declined: 'card_declined',
+  setup_intent_authentication_failure: 'setup_intent_authentication_failure',
+} as const;
+
+/**
+ * Why the last confirmation of a setup intent failed.
+ */
+export interface SetupError {
+  type: SetupErrorType;
+  code: SetupErrorCode;
+  decline_code?: DeclineCode;
+  /** @maxLength 500 */
+  message: string;
+  /** The payment method the confirmation used, as it was then. */
+  payment_method: PaymentMethod;
+}
+
+export type SetupIntentNextActionRedirectToUrlReturnUrl = ReturnUrl | null;
+
+export type SetupIntentNextActionRedirectToUrl = {
+  /**
+   * The page of this server, relative to it, where the customer completes or fails the
+authentication; it carries the setup intent's `client_secret` (in API answers only).
+
+   * @maxLength 300
+   */
+  url: string;
+  return_url: SetupIntentNextActionRedirectToUrlReturnUrl;
+};
+
+/**
+ * What the customer must do for the setup to go on (in `requires_action`): open `url`,
+authenticate there, and be sent back to `return_url` (when one was given).
+
+ */
+export interface SetupIntentNextAction {
+  type: 'redirect_to_url';
+  redirect_to_url: SetupIntentNextActionRedirectToUrl;
+}
+
+export type SetupIntentAutomaticPaymentMethods = AutomaticPaymentMethods | null;
+
+export type SetupIntentCancellationReasonProperty = SetupIntentCancellationReason | null;
+
+/**
+ * The key the customer's browser uses, with the publishable key, to read and confirm this
+setup intent. In the answers of the API, never in events or webhooks: keep it out of
+logs, and give it to this customer only.
+
+ */
+export type SetupIntentClientSecret = ClientSecret | null;
+
+/**
+ * The customer the payment method is saved for, or the customer itself with
+`expand[]=customer`. On success the payment method is attached to it.
+
+ */
+export type SetupIntentCustomer = ObjectId | Customer | DeletedCustomer | null;
+
+/**
+ * @maxLength 500
+ */
+export type SetupIntentDescription = string | null;
+
+export type SetupIntentLastSetupError = SetupError | null;
+
+/**
+ * What the customer must do (in `requires_action`).
+ */
+export type SetupIntentNextActionProperty = SetupIntentNextAction | null;
+
+/**
+ * The payment method (`pm_…`), or the payment method itself with `expand[]=payment_method`.
+A test name sent (`pm_card_visa`) is answered as the payment method made from it.
+
+ */
+export type SetupIntentPaymentMethod = ObjectId | PaymentMethod | null;
+
+export type SetupIntentPaymentMethodOptionsProperty = SetupIntentPaymentMethodOptions | null;
+
+/**
+ * Saves a customer's payment method for later payments, with no payment now (authenticating
+the card when it asks for it), as the widely used payments API's SetupIntent does.
+
+ */
+export interface SetupIntent {
+  id: ObjectId;
+  object: 'setup_intent';
+  /** No Connect applications here. */
+  application: null;
+  automatic_payment_methods: SetupIntentAutomaticPaymentMethods;
+  cancellation_reason: SetupIntentCancellationReasonProperty;
+  /** The key the customer's browser uses, with the publishable key, to read and confirm this
+setup intent. In the answers of the API, never in events or webhooks: keep it out of
+logs, and give it to this customer only.
+ */
+  client_secret?: SetupIntentClientSecret;
+  created: Timestamp;
+  /** The customer the payment method is saved for, or the customer itself with
+`expand[]=customer`. On success the payment method is attached to it.
+ */
+  customer: SetupIntentCustomer;
+  /** @maxLength 500 */
+  description: SetupIntentDescription;
+  /** Money moves inbound only here. */
+  flow_directions: null;
+  last_setup_error: SetupIntentLastSetupError;
+  /** Setup attempts are not kept as objects here. */
+  latest_attempt: null;
+  livemode: Livemode;
+  /** No mandates here (cards only). */
+  mandate: null;
+  metadata: Metadata;
+  /** What the customer must do (in `requires_action`). */
+  next_action: SetupIntentNextActionProperty;
+  /** No connected accounts here. */
+  on_behalf_of: null;
+  /** The payment method (`pm_…`), or the payment method itself with `expand[]=payment_method`.
+A test name sent (`pm_card_visa`) is answered as the payment method made from it.
+ */
+  payment_method: SetupIntentPaymentMethod;
+  /** No payment method configurations here. */
+  payment_method_configuration_details: null;
+  payment_method_options: SetupIntentPaymentMethodOptionsProperty;
+  payment_method_types: PaymentMethodTypes;
+  /** No mandates here (cards only). */
+  single_use_mandate: null;
+  status: SetupIntentStatus;
+  usage: SetupIntentUsage;
+}
+
+export interface SetupIntentCreateParams {
+  customer?: ObjectId;
+  payment_method?: TestPaymentMethod;
+  payment_method_types?: PaymentMethodTypes;
+  automatic_payment_methods?: AutomaticPaymentMethodsParams;
+  usage?: SetupIntentUsage;
+  /** Confirm at once (a `payment_method` is then required). */
+  confirm?: boolean;
+  return_url?: ReturnUrl;
+  /** @maxLength 500 */
+  description?: string;
+  metadata?: Metadata;
+  expand?: ExpandPaths;
+}
+
+/**
+ * @maxLength 500
+ */
+export type SetupIntentUpdateParamsDescription = string | null;
+
+export interface SetupIntentUpdateParams {
+  customer?: ObjectId;
+  payment_method?: TestPaymentMethod;
+  payment_method_types?: PaymentMethodTypes;
+  /** @maxLength 500 */
+  description?: SetupIntentUpdateParamsDescription;
+  metadata?: Metadata;
+  expand?: ExpandPaths;
+}
+
+export interface SetupIntentConfirmParams {
+  payment_method?: TestPaymentMethod;
+  return_url?: ReturnUrl;
+  /** The setup intent's `client_secret`; required with the publishable key. */
+  client_secret?: ClientSecret;
+  expand?: ExpandPaths;
+}
+
+export interface SetupIntentCancelParams {
+  cancellation_reason?: SetupIntentCancellationReason;
+  expand?: ExpandPaths;
+}
+
+export type SetupIntentListAllOf = {
+  /** @maxItems 100 */
+  data: SetupIntent[];
+};
+
+export type SetupIntentList = ListFields & SetupIntentListAllOf;
+
+/**
  * @maxLength 64
  */
 export type EventEnvelopeRequestId = string | null;
@@ -2130,6 +2441,76 @@ export type PaymentMethodUpdatedEventAllOf = {
  */
 export type PaymentMethodUpdatedEvent = EventEnvelope & PaymentMethodUpdatedEventAllOf;
 
+export type SetupIntentCreatedEventAllOfData = {
+  object: SetupIntent;
+};
+
+export type SetupIntentCreatedEventAllOf = {
+  type: 'setup_intent.created';
+  data: SetupIntentCreatedEventAllOfData;
+};
+
+/**
+ * The `setup_intent.created` event.
+ */
+export type SetupIntentCreatedEvent = EventEnvelope & SetupIntentCreatedEventAllOf;
+
+export type SetupIntentRequiresActionEventAllOfData = {
+  object: SetupIntent;
+};
+
+export type SetupIntentRequiresActionEventAllOf = {
+  type: 'setup_intent.requires_action';
+  data: SetupIntentRequiresActionEventAllOfData;
+};
+
+/**
+ * The `setup_intent.requires_action` event.
+ */
+export type SetupIntentRequiresActionEvent = EventEnvelope & SetupIntentRequiresActionEventAllOf;
+
+export type SetupIntentSetupFailedEventAllOfData = {
+  object: SetupIntent;
+};
+
+export type SetupIntentSetupFailedEventAllOf = {
+  type: 'setup_intent.setup_failed';
+  data: SetupIntentSetupFailedEventAllOfData;
+};
+
+/**
+ * The `setup_intent.setup_failed` event.
+ */
+export type SetupIntentSetupFailedEvent = EventEnvelope & SetupIntentSetupFailedEventAllOf;
+
+export type SetupIntentSucceededEventAllOfData = {
+  object: SetupIntent;
+};
+
+export type SetupIntentSucceededEventAllOf = {
+  type: 'setup_intent.succeeded';
+  data: SetupIntentSucceededEventAllOfData;
+};
+
+/**
+ * The `setup_intent.succeeded` event.
+ */
+export type SetupIntentSucceededEvent = EventEnvelope & SetupIntentSucceededEventAllOf;
+
+export type SetupIntentCanceledEventAllOfData = {
+  object: SetupIntent;
+};
+
+export type SetupIntentCanceledEventAllOf = {
+  type: 'setup_intent.canceled';
+  data: SetupIntentCanceledEventAllOfData;
+};
+
+/**
+ * The `setup_intent.canceled` event.
+ */
+export type SetupIntentCanceledEvent = EventEnvelope & SetupIntentCanceledEventAllOf;
+
 export interface AccountCreateParams {
   /**
    * @minLength 1
@@ -2157,8 +2538,8 @@ export interface AccountWithKey {
 
 /**
  * The account's publishable key, which may be shown to anyone (a web page, an app): alone, it
-only creates payment methods and reads and confirms an intent whose `client_secret` it is
-given (see the security scheme `publishableKey`).
+only creates payment methods and reads and confirms a payment or setup intent whose
+`client_secret` it is given (see the security scheme `publishableKey`).
 
  * @maxLength 128
  * @pattern ^pk_test_[0-9A-Za-z]+$
@@ -2182,6 +2563,8 @@ export const Scope = {
   'payment_intents:write': 'payment_intents:write',
   'payment_methods:read': 'payment_methods:read',
   'payment_methods:write': 'payment_methods:write',
+  'setup_intents:read': 'setup_intents:read',
+  'setup_intents:write': 'setup_intents:write',
   'users:read': 'users:read',
   'users:write': 'users:write',
   'orders:read': 'orders:read',
@@ -2578,6 +2961,7 @@ export const ErrorType = {
 | `charge_expired_for_capture` | 400 | invalid_request_error |
 | `payment_intent_unexpected_state` | 400 | invalid_request_error |
 | `payment_method_unexpected_state` | 400 | invalid_request_error |
+| `setup_intent_unexpected_state` | 400 | invalid_request_error |
 | `resource_missing` | 404 | invalid_request_error |
 | `url_not_found` | 404 | invalid_request_error |
 | `method_not_allowed` | 405 | invalid_request_error |
@@ -2617,6 +3001,7 @@ export const ErrorCode = {
   charge_expired_for_capture: 'charge_expired_for_capture',
   payment_intent_unexpected_state: 'payment_intent_unexpected_state',
   payment_method_unexpected_state: 'payment_method_unexpected_state',
+  setup_intent_unexpected_state: 'setup_intent_unexpected_state',
   resource_missing: 'resource_missing',
   url_not_found: 'url_not_found',
   method_not_allowed: 'method_not_allowed',
@@ -2722,6 +3107,39 @@ export interface PaymentIntentStateError {
   message: ErrorMessage;
   param?: ErrorParam;
   payment_intent: PaymentIntent;
+  request_id: ErrorRequestId;
+}
+
+/**
+ * The setup intent's status does not allow the operation (400,
+`setup_intent_unexpected_state`). The error carries the setup intent as it is now.
+
+ */
+export interface SetupIntentStateError {
+  type: 'invalid_request_error';
+  code: 'setup_intent_unexpected_state';
+  message: ErrorMessage;
+  param?: ErrorParam;
+  setup_intent: SetupIntent;
+  request_id: ErrorRequestId;
+}
+
+/**
+ * The card was declined while a setup intent was confirmed (402): `decline_code` says why, and
+`setup_intent` is the setup intent as it is now, back in `requires_payment_method` with its
+`last_setup_error`. No charge is made by a setup. Only the 402 of a setup intent's create and
+confirm answers it: `card_declined`'s kind elsewhere is `CardError`.
+
+ */
+export interface SetupIntentCardError {
+  type: 'card_error';
+  code: 'card_declined';
+  message: ErrorMessage;
+  param?: ErrorParam;
+  decline_code: DeclineCode;
+  /** The declined payment method. */
+  payment_method: PaymentMethod;
+  setup_intent: SetupIntent;
   request_id: ErrorRequestId;
 }
 
@@ -2945,6 +3363,10 @@ export type AnyError =
   | (ServiceUnavailableError & {
       type: ErrorType;
       code: ErrorCode;
+    })
+  | (SetupIntentStateError & {
+      type: ErrorType;
+      code: ErrorCode;
     });
 
 /**
@@ -2955,13 +3377,20 @@ export interface ErrorResponse {
 }
 
 export type BadRequestErrorResponseError =
-  InvalidRequestError | PaymentIntentStateError | IdempotencyError;
+  InvalidRequestError | PaymentIntentStateError | IdempotencyError | SetupIntentStateError;
 
 /**
- * A 400: an invalid request, a payment intent in the wrong state, or a reused idempotency key.
+ * A 400: an invalid request, a payment or setup intent in the wrong state, or a reused idempotency key.
  */
 export interface BadRequestErrorResponse {
   error: BadRequestErrorResponseError;
+}
+
+/**
+ * A 402 of a setup intent's confirmation.
+ */
+export interface SetupIntentCardErrorResponse {
+  error: SetupIntentCardError;
 }
 
 /**
@@ -3040,6 +3469,14 @@ charge's id (`charge`).
 
  */
 export type PaymentDeclinedResponse = CardErrorResponse;
+
+/**
+ * The card was declined (`card_declined`) while the setup intent was confirmed: the error
+carries the setup intent, back in `requires_payment_method` (`setup_intent`), and the
+declined payment method.
+
+ */
+export type SetupDeclinedResponse = SetupIntentCardErrorResponse;
 
 /**
  * No such object in this account.
@@ -3704,6 +4141,116 @@ while the first request still runs, 409 `idempotency_key_in_use`.
 };
 
 export type DetachPaymentMethodHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ListSetupIntentsParams = {
+  /**
+   * How many objects to return, 1 to 100.
+   * @minimum 1
+   * @maximum 100
+   */
+  limit?: LimitParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  starting_after?: StartingAfterParameter;
+  /**
+   * An object's id, a prefix and random base62 characters.
+   * @minLength 1
+   * @maxLength 64
+   * @pattern ^[A-Za-z0-9_]+$
+   */
+  ending_before?: EndingBeforeParameter;
+  /**
+   * A range of creation times in unix seconds (`gt`, `gte`, `lt`, `lte`), or one exact second.
+   */
+  created?: CreatedParameter;
+  /**
+   * Only the setup intents of this customer.
+   */
+  customer?: ObjectId;
+  /**
+   * Only the setup intents of this payment method.
+   */
+  payment_method?: ObjectId;
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
+};
+
+export type CreateSetupIntentHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type RetrieveSetupIntentParams = {
+  /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandParameter;
+  /**
+   * The setup intent's `client_secret`; required with the publishable key.
+   */
+  client_secret?: ClientSecret;
+};
+
+export type UpdateSetupIntentByPostHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type ConfirmSetupIntentHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
+export type CancelSetupIntentHeaders = {
   /**
  * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
 stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
@@ -6536,7 +7083,7 @@ export const updatePaymentIntentByPost = async (
 | `pm_card_chargeDeclinedInsufficientFunds`, `tok_chargeDeclinedInsufficientFunds` | the same, `decline_code: insufficient_funds` |
 | `pm_card_chargeDeclinedLostCard`, `pm_card_chargeDeclinedExpiredCard`, `pm_card_chargeDeclinedIncorrectCvc` | the same, `decline_code` `lost_card`, `expired_card`, `incorrect_cvc` |
 | `pm_card_authenticationRequired` | `requires_action` until `/v1/test_helpers/payment_intents/{id}/authenticate`; with `off_session=true`, 402 `authentication_required` and the intent back in `requires_payment_method` |
-| `pm_card_authenticationRequiredSetupForOffSession` | the same, except off-session once the card was set up (authenticated on a payment with `setup_future_usage=off_session`) |
+| `pm_card_authenticationRequiredSetupForOffSession` | the same, except off-session once the card was set up (authenticated on a payment with `setup_future_usage=off_session`, or on a setup intent with `usage=off_session`) |
 
 A test name (`pm_card_visa`, `tok_visa`) makes a new payment method (`pm_…`) from that card at
 each use; a saved payment method (`pm_…`, see `/v1/payment_methods`) is used as it is, and must
@@ -7029,6 +7576,9 @@ the card go, as the widely used payments API's test cards do:
 A number that fails the Luhn check is 400 `parameter_invalid`; one that passes it but is not
 a test card is refused (400): real card numbers are never accepted. The number itself is
 neither stored nor logged: only its brand, last four digits and fingerprint.
+
+The publishable key may create one (as a browser does before it confirms an intent), without
+`expand`.
 
  * @summary Create a payment method
  */
@@ -7546,6 +8096,670 @@ export const detachPaymentMethod = async (
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
     body: JSON.stringify(paymentMethodDetachParams),
+  });
+};
+
+/**
+ * Setup intents, newest first; `customer` and `payment_method` narrow them.
+ * @summary List setup intents
+ */
+export type listSetupIntentsResponse200 = {
+  data: SetupIntentList;
+  status: 200;
+};
+
+export type listSetupIntentsResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type listSetupIntentsResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type listSetupIntentsResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type listSetupIntentsResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type listSetupIntentsResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type listSetupIntentsResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type listSetupIntentsResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type listSetupIntentsResponseSuccess = listSetupIntentsResponse200 & {
+  headers: Headers;
+};
+export type listSetupIntentsResponseError = (
+  | listSetupIntentsResponse400
+  | listSetupIntentsResponse401
+  | listSetupIntentsResponse403
+  | listSetupIntentsResponse404
+  | listSetupIntentsResponse429
+  | listSetupIntentsResponse500
+  | listSetupIntentsResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type listSetupIntentsResponse =
+  listSetupIntentsResponseSuccess | listSetupIntentsResponseError;
+
+export const getListSetupIntentsUrl = (params?: ListSetupIntentsParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/setup_intents?${stringifiedParams}`
+    : `/v1/setup_intents`;
+};
+
+export const listSetupIntents = async (
+  params?: ListSetupIntentsParams,
+  options?: RequestInit,
+): Promise<listSetupIntentsResponse> => {
+  return transport<listSetupIntentsResponse>(getListSetupIntentsUrl(params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * Saves a payment method for later payments, with no payment now: `requires_payment_method`
+without a `payment_method`, `requires_confirmation` with one; with `confirm=true` it is
+confirmed at once (see `/v1/setup_intents/{id}/confirm`), and a declined card answers 402 as
+confirming does. `usage` (default `off_session`) says how the payment method will be used.
+Without `payment_method_types`, `automatic_payment_methods` is enabled (cards, the only
+type here); sending both is 400.
+
+ * @summary Create a setup intent
+ */
+export type createSetupIntentResponse200 = {
+  data: SetupIntent;
+  status: 200;
+};
+
+export type createSetupIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type createSetupIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type createSetupIntentResponse402 = {
+  data: SetupDeclinedResponse;
+  status: 402;
+};
+
+export type createSetupIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type createSetupIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type createSetupIntentResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type createSetupIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type createSetupIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type createSetupIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type createSetupIntentResponseSuccess = createSetupIntentResponse200 & {
+  headers: Headers;
+};
+export type createSetupIntentResponseError = (
+  | createSetupIntentResponse400
+  | createSetupIntentResponse401
+  | createSetupIntentResponse402
+  | createSetupIntentResponse403
+  | createSetupIntentResponse404
+  | createSetupIntentResponse409
+  | createSetupIntentResponse429
+  | createSetupIntentResponse500
+  | createSetupIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type createSetupIntentResponse =
+  createSetupIntentResponseSuccess | createSetupIntentResponseError;
+
+export const getCreateSetupIntentUrl = () => {
+  return `/v1/setup_intents`;
+};
+
+export const createSetupIntent = async (
+  setupIntentCreateParams?: SetupIntentCreateParams,
+  headers?: CreateSetupIntentHeaders,
+  options?: RequestInit,
+): Promise<createSetupIntentResponse> => {
+  return transport<createSetupIntentResponse>(getCreateSetupIntentUrl(), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(setupIntentCreateParams),
+  });
+};
+
+/**
+ * With a secret or restricted key, any setup intent of the account. With the publishable key,
+only with its `client_secret` (a wrong one answers 404, as an unknown id does), and without
+`expand`.
+
+ * @summary Retrieve a setup intent
+ */
+export type retrieveSetupIntentResponse200 = {
+  data: SetupIntent;
+  status: 200;
+};
+
+export type retrieveSetupIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type retrieveSetupIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type retrieveSetupIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type retrieveSetupIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type retrieveSetupIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type retrieveSetupIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type retrieveSetupIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type retrieveSetupIntentResponseSuccess = retrieveSetupIntentResponse200 & {
+  headers: Headers;
+};
+export type retrieveSetupIntentResponseError = (
+  | retrieveSetupIntentResponse400
+  | retrieveSetupIntentResponse401
+  | retrieveSetupIntentResponse403
+  | retrieveSetupIntentResponse404
+  | retrieveSetupIntentResponse429
+  | retrieveSetupIntentResponse500
+  | retrieveSetupIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type retrieveSetupIntentResponse =
+  retrieveSetupIntentResponseSuccess | retrieveSetupIntentResponseError;
+
+export const getRetrieveSetupIntentUrl = (id: string, params?: RetrieveSetupIntentParams) => {
+  const normalizedParams = new URLSearchParams();
+
+  Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
+    if (value !== undefined) {
+      normalizedParams.append(key, value === null ? 'null' : value.toString());
+    }
+  });
+
+  const stringifiedParams = normalizedParams.toString();
+
+  return stringifiedParams.length > 0
+    ? `/v1/setup_intents/${id}?${stringifiedParams}`
+    : `/v1/setup_intents/${id}`;
+};
+
+export const retrieveSetupIntent = async (
+  id: string,
+  params?: RetrieveSetupIntentParams,
+  options?: RequestInit,
+): Promise<retrieveSetupIntentResponse> => {
+  return transport<retrieveSetupIntentResponse>(getRetrieveSetupIntentUrl(id, params), {
+    ...options,
+    method: 'GET',
+  });
+};
+
+/**
+ * `description` and `metadata` change in any status but `succeeded` and `canceled`;
+`customer`, `payment_method` and `payment_method_types` only before confirmation
+(`requires_payment_method`, `requires_confirmation`). Anything else answers 400
+`setup_intent_unexpected_state`. Setting a `payment_method` on a setup intent that had none
+moves it to `requires_confirmation`.
+
+ * @summary Update a setup intent
+ */
+export type updateSetupIntentResponse200 = {
+  data: SetupIntent;
+  status: 200;
+};
+
+export type updateSetupIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updateSetupIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updateSetupIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type updateSetupIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updateSetupIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updateSetupIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updateSetupIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type updateSetupIntentResponseSuccess = updateSetupIntentResponse200 & {
+  headers: Headers;
+};
+export type updateSetupIntentResponseError = (
+  | updateSetupIntentResponse400
+  | updateSetupIntentResponse401
+  | updateSetupIntentResponse403
+  | updateSetupIntentResponse404
+  | updateSetupIntentResponse429
+  | updateSetupIntentResponse500
+  | updateSetupIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updateSetupIntentResponse =
+  updateSetupIntentResponseSuccess | updateSetupIntentResponseError;
+
+export const getUpdateSetupIntentUrl = (id: string) => {
+  return `/v1/setup_intents/${id}`;
+};
+
+export const updateSetupIntent = async (
+  id: string,
+  setupIntentUpdateParams: SetupIntentUpdateParams,
+  options?: RequestInit,
+): Promise<updateSetupIntentResponse> => {
+  return transport<updateSetupIntentResponse>(getUpdateSetupIntentUrl(id), {
+    ...options,
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...options?.headers },
+    body: JSON.stringify(setupIntentUpdateParams),
+  });
+};
+
+/**
+ * The same partial update as PATCH, as the widely used payments SDKs send it.
+ * @summary Update a setup intent (POST)
+ */
+export type updateSetupIntentByPostResponse200 = {
+  data: SetupIntent;
+  status: 200;
+};
+
+export type updateSetupIntentByPostResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updateSetupIntentByPostResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updateSetupIntentByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type updateSetupIntentByPostResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updateSetupIntentByPostResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type updateSetupIntentByPostResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updateSetupIntentByPostResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updateSetupIntentByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type updateSetupIntentByPostResponseSuccess = updateSetupIntentByPostResponse200 & {
+  headers: Headers;
+};
+export type updateSetupIntentByPostResponseError = (
+  | updateSetupIntentByPostResponse400
+  | updateSetupIntentByPostResponse401
+  | updateSetupIntentByPostResponse403
+  | updateSetupIntentByPostResponse404
+  | updateSetupIntentByPostResponse409
+  | updateSetupIntentByPostResponse429
+  | updateSetupIntentByPostResponse500
+  | updateSetupIntentByPostResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updateSetupIntentByPostResponse =
+  updateSetupIntentByPostResponseSuccess | updateSetupIntentByPostResponseError;
+
+export const getUpdateSetupIntentByPostUrl = (id: string) => {
+  return `/v1/setup_intents/${id}`;
+};
+
+export const updateSetupIntentByPost = async (
+  id: string,
+  setupIntentUpdateParams?: SetupIntentUpdateParams,
+  headers?: UpdateSetupIntentByPostHeaders,
+  options?: RequestInit,
+): Promise<updateSetupIntentByPostResponse> => {
+  return transport<updateSetupIntentByPostResponse>(getUpdateSetupIntentByPostUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(setupIntentUpdateParams),
+  });
+};
+
+/**
+ * Sets up the setup intent's `payment_method` (or the one sent), from
+`requires_payment_method` or `requires_confirmation`:
+
+| Test payment method | Outcome |
+|---|---|
+| `pm_card_visa`, `pm_card_mastercard`, `tok_visa`, `tok_mastercard` | `succeeded` |
+| `pm_card_chargeDeclined` and the other declined cards | 402 `card_declined` with the card's `decline_code`; the setup intent goes back to `requires_payment_method` with `last_setup_error` |
+| `pm_card_authenticationRequired`, `pm_card_authenticationRequiredSetupForOffSession` | `requires_action`: the customer authenticates on the page of `next_action.redirect_to_url.url` |
+
+On success the payment method is attached to the setup intent's customer (if it has one),
+and a card that asks for authentication on setup only, authenticated here with
+`usage=off_session`, then pays off-session payment intents without the customer.
+
+The authentication page (`next_action.redirect_to_url.url`, a page of this server carrying
+the client secret) ends with `succeeded`, or `requires_payment_method` with
+`last_setup_error.code` `setup_intent_authentication_failure`, then sends the browser to
+`return_url` (when there is one) with `setup_intent`, `setup_intent_client_secret` and
+`redirect_status` added to its query.
+
+With the publishable key, the setup intent's `client_secret` is required and `expand` may
+not be sent.
+
+ * @summary Confirm a setup intent
+ */
+export type confirmSetupIntentResponse200 = {
+  data: SetupIntent;
+  status: 200;
+};
+
+export type confirmSetupIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type confirmSetupIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type confirmSetupIntentResponse402 = {
+  data: SetupDeclinedResponse;
+  status: 402;
+};
+
+export type confirmSetupIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type confirmSetupIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type confirmSetupIntentResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type confirmSetupIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type confirmSetupIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type confirmSetupIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 402 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type confirmSetupIntentResponseSuccess = confirmSetupIntentResponse200 & {
+  headers: Headers;
+};
+export type confirmSetupIntentResponseError = (
+  | confirmSetupIntentResponse400
+  | confirmSetupIntentResponse401
+  | confirmSetupIntentResponse402
+  | confirmSetupIntentResponse403
+  | confirmSetupIntentResponse404
+  | confirmSetupIntentResponse409
+  | confirmSetupIntentResponse429
+  | confirmSetupIntentResponse500
+  | confirmSetupIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type confirmSetupIntentResponse =
+  confirmSetupIntentResponseSuccess | confirmSetupIntentResponseError;
+
+export const getConfirmSetupIntentUrl = (id: string) => {
+  return `/v1/setup_intents/${id}/confirm`;
+};
+
+export const confirmSetupIntent = async (
+  id: string,
+  setupIntentConfirmParams?: SetupIntentConfirmParams,
+  headers?: ConfirmSetupIntentHeaders,
+  options?: RequestInit,
+): Promise<confirmSetupIntentResponse> => {
+  return transport<confirmSetupIntentResponse>(getConfirmSetupIntentUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(setupIntentConfirmParams),
+  });
+};
+
+/**
+ * Cancels a setup intent that is not `succeeded` (nor already `canceled`).
+ * @summary Cancel a setup intent
+ */
+export type cancelSetupIntentResponse200 = {
+  data: SetupIntent;
+  status: 200;
+};
+
+export type cancelSetupIntentResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type cancelSetupIntentResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type cancelSetupIntentResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type cancelSetupIntentResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type cancelSetupIntentResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type cancelSetupIntentResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type cancelSetupIntentResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type cancelSetupIntentResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type cancelSetupIntentResponseSuccess = cancelSetupIntentResponse200 & {
+  headers: Headers;
+};
+export type cancelSetupIntentResponseError = (
+  | cancelSetupIntentResponse400
+  | cancelSetupIntentResponse401
+  | cancelSetupIntentResponse403
+  | cancelSetupIntentResponse404
+  | cancelSetupIntentResponse409
+  | cancelSetupIntentResponse429
+  | cancelSetupIntentResponse500
+  | cancelSetupIntentResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type cancelSetupIntentResponse =
+  cancelSetupIntentResponseSuccess | cancelSetupIntentResponseError;
+
+export const getCancelSetupIntentUrl = (id: string) => {
+  return `/v1/setup_intents/${id}/cancel`;
+};
+
+export const cancelSetupIntent = async (
+  id: string,
+  setupIntentCancelParams?: SetupIntentCancelParams,
+  headers?: CancelSetupIntentHeaders,
+  options?: RequestInit,
+): Promise<cancelSetupIntentResponse> => {
+  return transport<cancelSetupIntentResponse>(getCancelSetupIntentUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(setupIntentCancelParams),
   });
 };
 

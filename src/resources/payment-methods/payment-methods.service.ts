@@ -30,13 +30,18 @@ type CardParams = PaymentMethodCreateParams['card'];
 type BillingDetailsParams = NonNullable<PaymentMethodCreateParams['billing_details']>;
 
 /**
- * Creates a card from a test card number or a test token. The number is read here and nowhere
- * else: it is never stored, logged or echoed in an error, only its test card is kept.
+ * Creates a card from a test card number or a test token (also with the publishable key, as a
+ * browser does). The number is read here and nowhere else: it is never stored, logged or echoed in
+ * an error, only its test card is kept.
  */
 export async function createPaymentMethod(ctx: RequestContext, params: PaymentMethodCreateParams): Promise<PaymentMethod> {
   // `expand` is applied to the result by the handler.
-  const { type: _card, card, billing_details, metadata, expand: _expand, ...unread } = params;
+  const { type: _card, card, billing_details, metadata, expand, ...unread } = params;
   allParamsRead(unread);
+  // A browser's publishable key makes the card and nothing more: expansion would read the account's objects.
+  if (ctx.grant === 'publishable' && expand && expand.length > 0) {
+    throw new ApiError('parameter_invalid', 'A publishable key cannot expand fields; use a secret key.', { param: 'expand' });
+  }
   const { testCard, expMonth, expYear, cvcGiven } = readCard(card);
   const row = await insertCardPaymentMethod(ctx, testCard, {
     expMonth,

@@ -1,7 +1,7 @@
 /**
  * Client secrets: what lets a customer's browser, holding only the account's publishable key, read
- * and confirm one intent (a payment intent now, a setup intent later: the functions take the
- * object's id and table, not a payment intent).
+ * and confirm one intent (a payment or a setup intent: the functions take the object's id and
+ * table, not an intent).
  *
  * A client secret is the object's id, `_secret_` and 24 random base62 characters (143 bits), so it
  * cannot be guessed. It is stored sealed (docs/operating.md#secrets-at-rest): the server shows it

@@ -85,12 +85,12 @@ export async function resolvePaymentMethod(
   return method;
 }
 
-/** Refuses a payment method attached to a customer other than the intent's (400 naming `param`). */
+/** Refuses a payment method attached to a customer other than the (payment or setup) intent's (400 naming `param`). */
 export function assertUsableFor(method: UsablePaymentMethod, customerId: string | null, param = 'payment_method'): void {
   if (method.customer_id !== null && method.customer_id !== customerId) {
     throw new ApiError(
       'parameter_invalid',
-      `The PaymentMethod '${method.id}' is attached to another customer than this PaymentIntent's; pass its customer as \`customer\`.`,
+      `The PaymentMethod '${method.id}' is attached to another customer than this intent's; pass its customer as \`customer\`.`,
       { param },
     );
   }

@@ -79,3 +79,9 @@ Object.assign(chargeFields, { customer: customerField, payment_intent: paymentIn
 
 /** What `expand` may name on a charge. */
 export const chargeExpandableFields: ExpandableFields = chargeFields;
+
+/** What `expand` may name on a setup intent. */
+export const setupIntentExpandableFields: ExpandableFields = {
+  customer: customerField,
+  payment_method: paymentMethodField,
+};

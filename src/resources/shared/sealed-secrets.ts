@@ -27,6 +27,8 @@ export const SIGNING_KEY_SECRET: SealedColumn = { table: 'signing_keys', idColum
 export const TOKEN_PRIVATE_KEY: SealedColumn = { table: 'token_signing_keys', idColumn: 'kid', column: 'private_jwk' };
 /** Payment intents' client secrets (payments/client-secrets.ts). */
 export const PAYMENT_INTENT_CLIENT_SECRET: SealedColumn = { table: 'payment_intents', idColumn: 'id', column: 'client_secret' };
+/** Setup intents' client secrets. */
+export const SETUP_INTENT_CLIENT_SECRET: SealedColumn = { table: 'setup_intents', idColumn: 'id', column: 'client_secret' };
 
 /** Every column of sealed values. */
 export const SEALED_COLUMNS: readonly SealedColumn[] = [
@@ -35,6 +37,7 @@ export const SEALED_COLUMNS: readonly SealedColumn[] = [
   SIGNING_KEY_SECRET,
   TOKEN_PRIVATE_KEY,
   PAYMENT_INTENT_CLIENT_SECRET,
+  SETUP_INTENT_CLIENT_SECRET,
 ];
 
 /** Rows read per statement, so that a large table is never held in memory at once. */
