@@ -1,6 +1,7 @@
 import { ApiError, notFound } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { forgetPaymentMethod, requireCustomer } from '../customers/customers.service.js';
+import type { Customer, CustomerCreateParams } from '../customers/customers.mapper.js';
+import { createCustomer, forgetPaymentMethod, requireCustomer } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
 import { toPaymentMethodResource } from '../payments/payment-methods.mapper.js';
 import type {
@@ -11,7 +12,13 @@ import type {
   PaymentMethodDetachParams,
   PaymentMethodUpdateParams,
 } from '../payments/payment-methods.mapper.js';
-import { attachToCustomer, insertCardPaymentMethod, NO_BILLING_DETAILS } from '../payments/payment-methods.js';
+import {
+  attachToCustomer,
+  insertCardPaymentMethod,
+  NO_BILLING_DETAILS,
+  resolvePaymentMethod,
+  type UsablePaymentMethod,
+} from '../payments/payment-methods.js';
 import {
   findPaymentMethod,
   findPaymentMethodForUpdate,
@@ -26,7 +33,9 @@ import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 
-type CardParams = PaymentMethodCreateParams['card'];
+type CardParams = NonNullable<PaymentMethodCreateParams['card']>;
+/** `payment_method_data` of an intent: a payment method's fields, made at the intent's request. */
+type PaymentMethodData = Omit<PaymentMethodCreateParams, 'card' | 'expand'> & { card?: CardParams };
 type BillingDetailsParams = NonNullable<PaymentMethodCreateParams['billing_details']>;
 
 /**
@@ -35,17 +44,56 @@ type BillingDetailsParams = NonNullable<PaymentMethodCreateParams['billing_detai
  */
 export async function createPaymentMethod(ctx: RequestContext, params: PaymentMethodCreateParams): Promise<PaymentMethod> {
   // `expand` is applied to the result by the handler.
-  const { type: _card, card, billing_details, metadata, expand: _expand, ...unread } = params;
+  const { expand: _expand, ...data } = params;
+  return toPaymentMethodResource(await paymentMethodFromData(ctx, data));
+}
+
+/**
+ * A new payment method made of a payment method's fields: `POST /v1/payment_methods`, and an
+ * intent's `payment_method_data` (whose fields are named `payment_method_data[…]` in errors then).
+ */
+export async function paymentMethodFromData(ctx: RequestContext, data: PaymentMethodData, prefix = ''): Promise<UsablePaymentMethod> {
+  const { type: _card, card, billing_details, metadata, ...unread } = data;
   allParamsRead(unread);
-  const { testCard, expMonth, expYear, cvcGiven } = readCard(card);
-  const row = await insertCardPaymentMethod(ctx, testCard, {
+  const { testCard, expMonth, expYear, cvcGiven } = withParamPrefix(prefix, () => readCard(card ?? {}));
+  return insertCardPaymentMethod(ctx, testCard, {
     expMonth,
     expYear,
     cvcGiven,
     billingDetails: billingDetailsOf(NO_BILLING_DETAILS, billing_details),
     metadata,
   });
-  return toPaymentMethodResource(row);
+}
+
+/** Runs `read`, naming the parameter of a refusal within `prefix` (`payment_method_data[card][number]`). */
+function withParamPrefix<T>(prefix: string, read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    const param = error instanceof ApiError ? error.details.param : undefined;
+    if (prefix && param) {
+      const [head, ...rest] = param.split('[');
+      throw new ApiError((error as ApiError).code, (error as ApiError).message, {
+        param: `${prefix}[${head}]${rest.length ? `[${rest.join('[')}` : ''}`,
+      });
+    }
+    throw error;
+  }
+}
+
+/**
+ * `POST /v1/customers` with `payment_method`: the customer, then that payment method attached to
+ * it (`payment_method.attached`, as `POST /v1/payment_methods/{id}/attach` does), in one
+ * transaction. A test name (`pm_card_visa`) makes the payment method. It is not made the default.
+ */
+export async function createCustomerWithPaymentMethod(ctx: RequestContext, params: CustomerCreateParams): Promise<Customer> {
+  const { payment_method, ...fields } = params;
+  const customer = await createCustomer(ctx, fields);
+  if (payment_method !== undefined) {
+    const made = findTestCardByReference(payment_method) ? await resolvePaymentMethod(ctx, payment_method, null) : undefined;
+    await attachToCustomer(ctx, made?.id ?? payment_method, customer.id, 'payment_method');
+  }
+  return customer;
 }
 
 /** The test card of `card[number]` (with its expiry) or `card[token]`, or 400 naming the field at fault. */
