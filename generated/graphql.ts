@@ -10,9 +10,14 @@ import type { Refund as RefundResource } from '../src/resources/payments/refunds
 import type {
   PaymentIntent as PaymentIntentResource,
   PaymentError as PaymentErrorResource,
+  AutomaticPaymentMethods as AutomaticPaymentMethodsResource,
 } from '../src/resources/payments/payment-intents.mapper.js';
 import type { Event as EventResource } from '../src/resources/events/events.mapper.js';
 import type { WebhookEndpoint as WebhookEndpointResource } from '../src/resources/webhook-endpoints/webhook-endpoints.mapper.js';
+import type {
+  Address as AddressResource,
+  Shipping as ShippingResource,
+} from '../src/resources/shared/shipping.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -29,6 +34,41 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown };
   /** A string→string map, as `metadata` is in REST. */
   Metadata: { input: Record<string, string>; output: Record<string, string> };
+};
+
+/** A postal address; every field may be null. */
+export type Address = {
+  __typename?: 'Address';
+  city?: Maybe<Scalars['String']['output']>;
+  /** Two-letter country code (ISO 3166-1 alpha-2). */
+  country?: Maybe<Scalars['String']['output']>;
+  line1?: Maybe<Scalars['String']['output']>;
+  line2?: Maybe<Scalars['String']['output']>;
+  postalCode?: Maybe<Scalars['String']['output']>;
+  state?: Maybe<Scalars['String']['output']>;
+};
+
+export type AddressInput = {
+  city?: InputMaybe<Scalars['String']['input']>;
+  country?: InputMaybe<Scalars['String']['input']>;
+  line1?: InputMaybe<Scalars['String']['input']>;
+  line2?: InputMaybe<Scalars['String']['input']>;
+  postalCode?: InputMaybe<Scalars['String']['input']>;
+  state?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type AllowRedirects = 'ALWAYS' | 'NEVER';
+
+export type AutomaticPaymentMethods = {
+  __typename?: 'AutomaticPaymentMethods';
+  /** ALWAYS or NEVER (cards never redirect); null when not enabled. */
+  allowRedirects?: Maybe<AllowRedirects>;
+  enabled: Scalars['Boolean']['output'];
+};
+
+export type AutomaticPaymentMethodsInput = {
+  allowRedirects?: InputMaybe<AllowRedirects>;
+  enabled: Scalars['Boolean']['input'];
 };
 
 export type CancellationReason =
@@ -54,6 +94,8 @@ export type Charge = Node & {
   amountCaptured: Scalars['Int']['output'];
   /** Refunded, including an authorisation released uncaptured. */
   amountRefunded: Scalars['Int']['output'];
+  /** What the card statement shows; null for charges made before it was kept. */
+  calculatedStatementDescriptor?: Maybe<Scalars['String']['output']>;
   /** False while only authorised, and for a failed charge. */
   captured: Scalars['Boolean']['output'];
   card: Card;
@@ -76,7 +118,10 @@ export type Charge = Node & {
   receiptUrl?: Maybe<Scalars['String']['output']>;
   refunded: Scalars['Boolean']['output'];
   refunds: Array<Refund>;
+  shipping?: Maybe<Shipping>;
   state: ChargeState;
+  statementDescriptor?: Maybe<Scalars['String']['output']>;
+  statementDescriptorSuffix?: Maybe<Scalars['String']['output']>;
 };
 
 export type ChargeConnection = {
@@ -95,11 +140,18 @@ export type ChargeState = 'FAILED' | 'SUCCEEDED';
 
 export type ConfirmPaymentIntentInput = {
   captureMethod?: InputMaybe<CaptureMethod>;
+  /** A card that needs authentication fails at once (authentication_required) instead of waiting. */
+  errorOnRequiresAction?: InputMaybe<Scalars['Boolean']['input']>;
   offSession?: InputMaybe<Scalars['Boolean']['input']>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  paymentMethodTypes?: InputMaybe<Array<Scalars['String']['input']>>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
   setupFutureUsage?: InputMaybe<SetupFutureUsage>;
+  shipping?: InputMaybe<ShippingInput>;
 };
+
+/** MANUAL: after the customer's authentication the intent waits in REQUIRES_CONFIRMATION for the server to confirm it again. */
+export type ConfirmationMethod = 'AUTOMATIC' | 'MANUAL';
 
 export type CreateChargeInput = {
   amount: Scalars['Int']['input'];
@@ -110,23 +162,38 @@ export type CreateChargeInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  shipping?: InputMaybe<ShippingInput>;
   source: Scalars['String']['input'];
+  /** At most 22 characters, at least one a letter, none of < > \ ' " *. */
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  /** Added to the account's name on card statements (ACCOUNT* SUFFIX). */
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type CreatePaymentIntentInput = {
   amount: Scalars['Int']['input'];
+  /** enabled: true takes the payment method types the account offers (cards); not with paymentMethodTypes. */
+  automaticPaymentMethods?: InputMaybe<AutomaticPaymentMethodsInput>;
   captureMethod?: InputMaybe<CaptureMethod>;
   confirm?: InputMaybe<Scalars['Boolean']['input']>;
+  confirmationMethod?: InputMaybe<ConfirmationMethod>;
   currency: Scalars['String']['input'];
   customer?: InputMaybe<Scalars['ID']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
+  /** With confirm: a card that needs authentication fails at once (authentication_required) instead of waiting. */
+  errorOnRequiresAction?: InputMaybe<Scalars['Boolean']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   /** The customer is away: a card that needs authentication fails with authentication_required (with confirm). */
   offSession?: InputMaybe<Scalars['Boolean']['input']>;
   /** A test payment method: pm_card_visa, pm_card_chargeDeclined, pm_card_authenticationRequired, tok_visa, … */
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  /** Only card is offered. */
+  paymentMethodTypes?: InputMaybe<Array<Scalars['String']['input']>>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
   setupFutureUsage?: InputMaybe<SetupFutureUsage>;
+  shipping?: InputMaybe<ShippingInput>;
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type CreateRefundInput = {
@@ -140,6 +207,7 @@ export type CreateRefundInput = {
 
 export type Customer = Node & {
   __typename?: 'Customer';
+  address?: Maybe<Address>;
   charges: ChargeConnection;
   created: Scalars['Int']['output'];
   description?: Maybe<Scalars['String']['output']>;
@@ -148,6 +216,10 @@ export type Customer = Node & {
   metadata: Scalars['Metadata']['output'];
   name?: Maybe<Scalars['String']['output']>;
   phone?: Maybe<Scalars['String']['output']>;
+  /** Preferred languages, most preferred first (IETF tags: en, fr-CA). */
+  preferredLocales: Array<Scalars['String']['output']>;
+  shipping?: Maybe<Shipping>;
+  taxExempt: TaxExempt;
 };
 
 export type CustomerChargesArgs = {
@@ -156,10 +228,22 @@ export type CustomerChargesArgs = {
 };
 
 export type CustomerInput = {
+  /** null unsets it. */
+  address?: InputMaybe<AddressInput>;
   description?: InputMaybe<Scalars['String']['input']>;
   email?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   name?: InputMaybe<Scalars['String']['input']>;
+  phone?: InputMaybe<Scalars['String']['input']>;
+  preferredLocales?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** null unsets it. */
+  shipping?: InputMaybe<CustomerShippingInput>;
+  taxExempt?: InputMaybe<TaxExempt>;
+};
+
+export type CustomerShippingInput = {
+  address: AddressInput;
+  name: Scalars['String']['input'];
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -244,6 +328,8 @@ export type MutationCaptureChargeArgs = {
   id: Scalars['ID']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 /**
@@ -256,6 +342,9 @@ export type MutationCapturePaymentIntentArgs = {
   amountToCapture?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['ID']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 /**
@@ -428,9 +517,12 @@ export type PaymentIntent = Node & {
   amount: Scalars['Int']['output'];
   amountCapturable: Scalars['Int']['output'];
   amountReceived: Scalars['Int']['output'];
+  /** Set when created with automaticPaymentMethods: the intent takes the payment method types the account offers (cards). */
+  automaticPaymentMethods?: Maybe<AutomaticPaymentMethods>;
   canceledAt?: Maybe<Scalars['Int']['output']>;
   cancellationReason?: Maybe<CancellationReason>;
   captureMethod: CaptureMethod;
+  confirmationMethod: ConfirmationMethod;
   created: Scalars['Int']['output'];
   currency: Scalars['String']['output'];
   customer?: Maybe<Customer>;
@@ -441,9 +533,14 @@ export type PaymentIntent = Node & {
   metadata: Scalars['Metadata']['output'];
   nextAction?: Maybe<NextAction>;
   paymentMethod?: Maybe<Scalars['String']['output']>;
+  /** The payment method types the intent may be paid with: card. */
+  paymentMethodTypes: Array<Scalars['String']['output']>;
   /** Where the receipt of the payment is e-mailed; its charge carries it. */
   receiptEmail?: Maybe<Scalars['String']['output']>;
   setupFutureUsage?: Maybe<SetupFutureUsage>;
+  shipping?: Maybe<Shipping>;
+  statementDescriptor?: Maybe<Scalars['String']['output']>;
+  statementDescriptorSuffix?: Maybe<Scalars['String']['output']>;
   status: PaymentIntentStatus;
 };
 
@@ -559,6 +656,24 @@ export type SetupFutureUsage =
   /** To be charged without the customer (offSession). */
   'OFF_SESSION' | 'ON_SESSION';
 
+/** Where goods go, and how. */
+export type Shipping = {
+  __typename?: 'Shipping';
+  address: Address;
+  carrier?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
+  phone?: Maybe<Scalars['String']['output']>;
+  trackingNumber?: Maybe<Scalars['String']['output']>;
+};
+
+export type ShippingInput = {
+  address: AddressInput;
+  carrier?: InputMaybe<Scalars['String']['input']>;
+  name: Scalars['String']['input'];
+  phone?: InputMaybe<Scalars['String']['input']>;
+  trackingNumber?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
   /** The account's events as they are committed, optionally only of these types. */
@@ -569,11 +684,20 @@ export type SubscriptionEventsArgs = {
   types?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** A customer's tax status. */
+export type TaxExempt =
+  | 'EXEMPT'
+  | 'NONE'
+  /** Reverse charge. */
+  | 'REVERSE';
+
 export type UpdateChargeInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   /** A new address sends the receipt of a captured charge again, to it; null clears it. */
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  /** null unsets it. */
+  shipping?: InputMaybe<ShippingInput>;
 };
 
 export type UpdatePaymentIntentInput = {
@@ -584,12 +708,19 @@ export type UpdatePaymentIntentInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  paymentMethodTypes?: InputMaybe<Array<Scalars['String']['input']>>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
   setupFutureUsage?: InputMaybe<SetupFutureUsage>;
+  /** null unsets it. */
+  shipping?: InputMaybe<ShippingInput>;
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type WebhookEndpoint = Node & {
   __typename?: 'WebhookEndpoint';
+  /** The API version named at creation, as given; events carry the server's own version. */
+  apiVersion?: Maybe<Scalars['String']['output']>;
   created: Scalars['Int']['output'];
   description?: Maybe<Scalars['String']['output']>;
   disabled: Scalars['Boolean']['output'];
@@ -602,6 +733,8 @@ export type WebhookEndpoint = Node & {
 };
 
 export type WebhookEndpointInput = {
+  /** The API version the endpoint is for (kept and shown back). */
+  apiVersion?: InputMaybe<Scalars['String']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
   enabledEvents: Array<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
@@ -733,6 +866,11 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  Address: ResolverTypeWrapper<AddressResource>;
+  AddressInput: AddressInput;
+  AllowRedirects: AllowRedirects;
+  AutomaticPaymentMethods: ResolverTypeWrapper<AutomaticPaymentMethodsResource>;
+  AutomaticPaymentMethodsInput: AutomaticPaymentMethodsInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CancellationReason: CancellationReason;
   CaptureMethod: CaptureMethod;
@@ -744,11 +882,13 @@ export type ResolversTypes = {
   ChargeEdge: ResolverTypeWrapper<Omit<ChargeEdge, 'node'> & { node: ResolversTypes['Charge'] }>;
   ChargeState: ChargeState;
   ConfirmPaymentIntentInput: ConfirmPaymentIntentInput;
+  ConfirmationMethod: ConfirmationMethod;
   CreateChargeInput: CreateChargeInput;
   CreatePaymentIntentInput: CreatePaymentIntentInput;
   CreateRefundInput: CreateRefundInput;
   Customer: ResolverTypeWrapper<CustomerResource>;
   CustomerInput: CustomerInput;
+  CustomerShippingInput: CustomerShippingInput;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
   Event: ResolverTypeWrapper<EventResource>;
   EventRequest: ResolverTypeWrapper<EventRequest>;
@@ -772,8 +912,11 @@ export type ResolversTypes = {
   Query: ResolverTypeWrapper<Record<PropertyKey, never>>;
   Refund: ResolverTypeWrapper<RefundResource>;
   SetupFutureUsage: SetupFutureUsage;
+  Shipping: ResolverTypeWrapper<ShippingResource>;
+  ShippingInput: ShippingInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  TaxExempt: TaxExempt;
   UpdateChargeInput: UpdateChargeInput;
   UpdatePaymentIntentInput: UpdatePaymentIntentInput;
   WebhookEndpoint: ResolverTypeWrapper<WebhookEndpointResource>;
@@ -786,6 +929,10 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  Address: AddressResource;
+  AddressInput: AddressInput;
+  AutomaticPaymentMethods: AutomaticPaymentMethodsResource;
+  AutomaticPaymentMethodsInput: AutomaticPaymentMethodsInput;
   Boolean: Scalars['Boolean']['output'];
   Card: Card;
   Charge: ChargeResource;
@@ -799,6 +946,7 @@ export type ResolversParentTypes = {
   CreateRefundInput: CreateRefundInput;
   Customer: CustomerResource;
   CustomerInput: CustomerInput;
+  CustomerShippingInput: CustomerShippingInput;
   DeletedObject: DeletedObject;
   Event: EventResource;
   EventRequest: EventRequest;
@@ -820,6 +968,8 @@ export type ResolversParentTypes = {
   };
   Query: Record<PropertyKey, never>;
   Refund: RefundResource;
+  Shipping: ShippingResource;
+  ShippingInput: ShippingInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateChargeInput: UpdateChargeInput;
@@ -830,6 +980,27 @@ export type ResolversParentTypes = {
   WebhookEndpointWithSecret: Omit<WebhookEndpointWithSecret, 'endpoint'> & {
     endpoint: ResolversParentTypes['WebhookEndpoint'];
   };
+};
+
+export type AddressResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['Address'] = ResolversParentTypes['Address'],
+> = {
+  city?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  line1?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  line2?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  postalCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
+export type AutomaticPaymentMethodsResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['AutomaticPaymentMethods'] =
+    ResolversParentTypes['AutomaticPaymentMethods'],
+> = {
+  allowRedirects?: Resolver<Maybe<ResolversTypes['AllowRedirects']>, ParentType, ContextType>;
+  enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
 export type CardResolvers<
@@ -847,6 +1018,11 @@ export type ChargeResolvers<
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountCaptured?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountRefunded?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  calculatedStatementDescriptor?: Resolver<
+    Maybe<ResolversTypes['String']>,
+    ParentType,
+    ContextType
+  >;
   captured?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   card?: Resolver<ResolversTypes['Card'], ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -864,7 +1040,10 @@ export type ChargeResolvers<
   receiptUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   refunded?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType>;
+  shipping?: Resolver<Maybe<ResolversTypes['Shipping']>, ParentType, ContextType>;
   state?: Resolver<ResolversTypes['ChargeState'], ParentType, ContextType>;
+  statementDescriptor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  statementDescriptorSuffix?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -889,6 +1068,7 @@ export type CustomerResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer'],
 > = {
+  address?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
   charges?: Resolver<
     ResolversTypes['ChargeConnection'],
     ParentType,
@@ -902,6 +1082,9 @@ export type CustomerResolvers<
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  preferredLocales?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  shipping?: Resolver<Maybe<ResolversTypes['Shipping']>, ParentType, ContextType>;
+  taxExempt?: Resolver<ResolversTypes['TaxExempt'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1089,6 +1272,11 @@ export type PaymentIntentResolvers<
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountCapturable?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountReceived?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  automaticPaymentMethods?: Resolver<
+    Maybe<ResolversTypes['AutomaticPaymentMethods']>,
+    ParentType,
+    ContextType
+  >;
   canceledAt?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   cancellationReason?: Resolver<
     Maybe<ResolversTypes['CancellationReason']>,
@@ -1096,6 +1284,7 @@ export type PaymentIntentResolvers<
     ContextType
   >;
   captureMethod?: Resolver<ResolversTypes['CaptureMethod'], ParentType, ContextType>;
+  confirmationMethod?: Resolver<ResolversTypes['ConfirmationMethod'], ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
@@ -1106,8 +1295,12 @@ export type PaymentIntentResolvers<
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
   nextAction?: Resolver<Maybe<ResolversTypes['NextAction']>, ParentType, ContextType>;
   paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  paymentMethodTypes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   receiptEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   setupFutureUsage?: Resolver<Maybe<ResolversTypes['SetupFutureUsage']>, ParentType, ContextType>;
+  shipping?: Resolver<Maybe<ResolversTypes['Shipping']>, ParentType, ContextType>;
+  statementDescriptor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  statementDescriptorSuffix?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PaymentIntentStatus'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -1205,6 +1398,17 @@ export type RefundResolvers<
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
+export type ShippingResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['Shipping'] = ResolversParentTypes['Shipping'],
+> = {
+  address?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+  carrier?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  trackingNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type SubscriptionResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription'],
@@ -1223,6 +1427,7 @@ export type WebhookEndpointResolvers<
   ParentType extends ResolversParentTypes['WebhookEndpoint'] =
     ResolversParentTypes['WebhookEndpoint'],
 > = {
+  apiVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   disabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -1248,6 +1453,8 @@ export type WebhookEndpointWithSecretResolvers<
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  Address?: AddressResolvers<ContextType>;
+  AutomaticPaymentMethods?: AutomaticPaymentMethodsResolvers<ContextType>;
   Card?: CardResolvers<ContextType>;
   Charge?: ChargeResolvers<ContextType>;
   ChargeConnection?: ChargeConnectionResolvers<ContextType>;
@@ -1268,6 +1475,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   PaymentIntentEdge?: PaymentIntentEdgeResolvers<ContextType>;
   Query?: QueryResolvers<ContextType>;
   Refund?: RefundResolvers<ContextType>;
+  Shipping?: ShippingResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
   WebhookEndpointWithSecret?: WebhookEndpointWithSecretResolvers<ContextType>;

@@ -9,7 +9,7 @@ import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { captureAuthorization, lockAuthorization, releaseAuthorization, withCaptureDescriptors } from '../payments/authorizations.js';
 import { attemptPayment, makePayment, newIntent, storedPaymentMethodOptions, type PaymentOutcome } from '../payments/payment-attempts.js';
-import { paymentMethodFromData } from '../payment-methods/payment-methods.service.js';
+import { paymentMethodFromData } from '../payments/payment-method-data.js';
 import { storedJson, toShipping } from '../shared/shipping.js';
 import { toPaymentMethodResource } from '../payments/payment-methods.mapper.js';
 import { resolvePaymentMethod, sourceOf, type UsablePaymentMethod } from '../payments/payment-methods.js';

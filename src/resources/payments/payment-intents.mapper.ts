@@ -15,7 +15,7 @@ export type PaymentIntentCaptureParams = components['schemas']['PaymentIntentCap
 export type PaymentIntentCancelParams = components['schemas']['PaymentIntentCancelParams'];
 export type PaymentIntentAuthenticateParams = components['schemas']['PaymentIntentAuthenticateParams'];
 export type PaymentMethodOptionsParams = components['schemas']['PaymentMethodOptionsParams'];
-type AutomaticPaymentMethods = components['schemas']['AutomaticPaymentMethods'];
+export type AutomaticPaymentMethods = components['schemas']['AutomaticPaymentMethods'];
 
 /** The capture method a card payment of the intent is made with: `payment_method_options[card][capture_method]` wins. */
 export function cardCaptureMethod(row: Pick<PaymentIntentRow, 'capture_method' | 'payment_method_options'>): 'automatic' | 'manual' {
