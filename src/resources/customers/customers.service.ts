@@ -231,6 +231,8 @@ async function writeUpdate(
   const before = toCustomerResource(current);
   const after = toCustomerResource(updated);
   const changed = previousAttributes(before, after);
+  // Of `invoice_settings`, only the settings that changed, as the widely used payments API shows them.
+  if (changed.invoice_settings) changed.invoice_settings = previousAttributes(before.invoice_settings, after.invoice_settings) as Customer['invoice_settings'];
   if (Object.keys(changed).length > 0) await recordEvent(ctx, 'customer.updated', after, changed);
   return after;
 }
