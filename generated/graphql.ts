@@ -10,14 +10,18 @@ import type { Refund as RefundResource } from '../src/resources/payments/refunds
 import type {
   PaymentIntent as PaymentIntentResource,
   PaymentError as PaymentErrorResource,
+  AutomaticPaymentMethods as AutomaticPaymentMethodsResource,
 } from '../src/resources/payments/payment-intents.mapper.js';
 import type {
   SetupIntent as SetupIntentResource,
   SetupError as SetupErrorResource,
-  AutomaticPaymentMethods as AutomaticPaymentMethodsResource,
 } from '../src/resources/payments/setup-intents.mapper.js';
 import type { Event as EventResource } from '../src/resources/events/events.mapper.js';
 import type { WebhookEndpoint as WebhookEndpointResource } from '../src/resources/webhook-endpoints/webhook-endpoints.mapper.js';
+import type {
+  Address as AddressResource,
+  Shipping as ShippingResource,
+} from '../src/resources/shared/shipping.js';
 import type { GraphQLContext } from '../src/graphql/context.js';
 export type Maybe<T> = T | null;
 export type InputMaybe<T> = Maybe<T>;
@@ -36,17 +40,38 @@ export type Scalars = {
   Metadata: { input: Record<string, string>; output: Record<string, string> };
 };
 
-/** Whether the payment method types come from the account's settings. */
+/** A postal address; every field may be null. */
+export type Address = {
+  __typename?: 'Address';
+  city?: Maybe<Scalars['String']['output']>;
+  /** Two-letter country code (ISO 3166-1 alpha-2). */
+  country?: Maybe<Scalars['String']['output']>;
+  line1?: Maybe<Scalars['String']['output']>;
+  line2?: Maybe<Scalars['String']['output']>;
+  postalCode?: Maybe<Scalars['String']['output']>;
+  state?: Maybe<Scalars['String']['output']>;
+};
+
+export type AddressInput = {
+  city?: InputMaybe<Scalars['String']['input']>;
+  country?: InputMaybe<Scalars['String']['input']>;
+  line1?: InputMaybe<Scalars['String']['input']>;
+  line2?: InputMaybe<Scalars['String']['input']>;
+  postalCode?: InputMaybe<Scalars['String']['input']>;
+  state?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type AllowRedirects = 'ALWAYS' | 'NEVER';
+
 export type AutomaticPaymentMethods = {
   __typename?: 'AutomaticPaymentMethods';
-  /** always or never */
-  allowRedirects: Scalars['String']['output'];
+  /** ALWAYS or NEVER (cards never redirect); null when not enabled. */
+  allowRedirects?: Maybe<AllowRedirects>;
   enabled: Scalars['Boolean']['output'];
 };
 
 export type AutomaticPaymentMethodsInput = {
-  /** always (the default) or never */
-  allowRedirects?: InputMaybe<Scalars['String']['input']>;
+  allowRedirects?: InputMaybe<AllowRedirects>;
   enabled: Scalars['Boolean']['input'];
 };
 
@@ -73,6 +98,8 @@ export type Charge = Node & {
   amountCaptured: Scalars['Int']['output'];
   /** Refunded, including an authorisation released uncaptured. */
   amountRefunded: Scalars['Int']['output'];
+  /** What the card statement shows; null for charges made before it was kept. */
+  calculatedStatementDescriptor?: Maybe<Scalars['String']['output']>;
   /** False while only authorised, and for a failed charge. */
   captured: Scalars['Boolean']['output'];
   card: Card;
@@ -95,7 +122,10 @@ export type Charge = Node & {
   receiptUrl?: Maybe<Scalars['String']['output']>;
   refunded: Scalars['Boolean']['output'];
   refunds: Array<Refund>;
+  shipping?: Maybe<Shipping>;
   state: ChargeState;
+  statementDescriptor?: Maybe<Scalars['String']['output']>;
+  statementDescriptorSuffix?: Maybe<Scalars['String']['output']>;
 };
 
 export type ChargeConnection = {
@@ -114,15 +144,22 @@ export type ChargeState = 'FAILED' | 'SUCCEEDED';
 
 export type ConfirmPaymentIntentInput = {
   captureMethod?: InputMaybe<CaptureMethod>;
+  /** A card that needs authentication fails at once (authentication_required) instead of waiting. */
+  errorOnRequiresAction?: InputMaybe<Scalars['Boolean']['input']>;
   offSession?: InputMaybe<Scalars['Boolean']['input']>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  paymentMethodTypes?: InputMaybe<Array<Scalars['String']['input']>>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
   setupFutureUsage?: InputMaybe<SetupFutureUsage>;
+  shipping?: InputMaybe<ShippingInput>;
 };
 
 export type ConfirmSetupIntentInput = {
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
 };
+
+/** MANUAL: after the customer's authentication the intent waits in REQUIRES_CONFIRMATION for the server to confirm it again. */
+export type ConfirmationMethod = 'AUTOMATIC' | 'MANUAL';
 
 export type CreateChargeInput = {
   amount: Scalars['Int']['input'];
@@ -133,23 +170,38 @@ export type CreateChargeInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  shipping?: InputMaybe<ShippingInput>;
   source: Scalars['String']['input'];
+  /** At most 22 characters, at least one a letter, none of < > \ ' " *. */
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  /** Added to the account's name on card statements (ACCOUNT* SUFFIX). */
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type CreatePaymentIntentInput = {
   amount: Scalars['Int']['input'];
+  /** enabled: true takes the payment method types the account offers (cards); not with paymentMethodTypes. */
+  automaticPaymentMethods?: InputMaybe<AutomaticPaymentMethodsInput>;
   captureMethod?: InputMaybe<CaptureMethod>;
   confirm?: InputMaybe<Scalars['Boolean']['input']>;
+  confirmationMethod?: InputMaybe<ConfirmationMethod>;
   currency: Scalars['String']['input'];
   customer?: InputMaybe<Scalars['ID']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
+  /** With confirm: a card that needs authentication fails at once (authentication_required) instead of waiting. */
+  errorOnRequiresAction?: InputMaybe<Scalars['Boolean']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   /** The customer is away: a card that needs authentication fails with authentication_required (with confirm). */
   offSession?: InputMaybe<Scalars['Boolean']['input']>;
   /** A test payment method: pm_card_visa, pm_card_chargeDeclined, pm_card_authenticationRequired, tok_visa, … */
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  /** Only card is offered. */
+  paymentMethodTypes?: InputMaybe<Array<Scalars['String']['input']>>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
   setupFutureUsage?: InputMaybe<SetupFutureUsage>;
+  shipping?: InputMaybe<ShippingInput>;
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type CreateRefundInput = {
@@ -176,6 +228,7 @@ export type CreateSetupIntentInput = {
 
 export type Customer = Node & {
   __typename?: 'Customer';
+  address?: Maybe<Address>;
   charges: ChargeConnection;
   created: Scalars['Int']['output'];
   description?: Maybe<Scalars['String']['output']>;
@@ -184,6 +237,10 @@ export type Customer = Node & {
   metadata: Scalars['Metadata']['output'];
   name?: Maybe<Scalars['String']['output']>;
   phone?: Maybe<Scalars['String']['output']>;
+  /** Preferred languages, most preferred first (IETF tags: en, fr-CA). */
+  preferredLocales: Array<Scalars['String']['output']>;
+  shipping?: Maybe<Shipping>;
+  taxExempt: TaxExempt;
 };
 
 export type CustomerChargesArgs = {
@@ -192,10 +249,22 @@ export type CustomerChargesArgs = {
 };
 
 export type CustomerInput = {
+  /** null unsets it. */
+  address?: InputMaybe<AddressInput>;
   description?: InputMaybe<Scalars['String']['input']>;
   email?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   name?: InputMaybe<Scalars['String']['input']>;
+  phone?: InputMaybe<Scalars['String']['input']>;
+  preferredLocales?: InputMaybe<Array<Scalars['String']['input']>>;
+  /** null unsets it. */
+  shipping?: InputMaybe<CustomerShippingInput>;
+  taxExempt?: InputMaybe<TaxExempt>;
+};
+
+export type CustomerShippingInput = {
+  address: AddressInput;
+  name: Scalars['String']['input'];
   phone?: InputMaybe<Scalars['String']['input']>;
 };
 
@@ -302,6 +371,8 @@ export type MutationCaptureChargeArgs = {
   id: Scalars['ID']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 /**
@@ -314,6 +385,9 @@ export type MutationCapturePaymentIntentArgs = {
   amountToCapture?: InputMaybe<Scalars['Int']['input']>;
   id: Scalars['ID']['input'];
   idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+  metadata?: InputMaybe<Scalars['Metadata']['input']>;
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 /**
@@ -520,9 +594,12 @@ export type PaymentIntent = Node & {
   amount: Scalars['Int']['output'];
   amountCapturable: Scalars['Int']['output'];
   amountReceived: Scalars['Int']['output'];
+  /** Set when created with automaticPaymentMethods: the intent takes the payment method types the account offers (cards). */
+  automaticPaymentMethods?: Maybe<AutomaticPaymentMethods>;
   canceledAt?: Maybe<Scalars['Int']['output']>;
   cancellationReason?: Maybe<CancellationReason>;
   captureMethod: CaptureMethod;
+  confirmationMethod: ConfirmationMethod;
   created: Scalars['Int']['output'];
   currency: Scalars['String']['output'];
   customer?: Maybe<Customer>;
@@ -533,9 +610,14 @@ export type PaymentIntent = Node & {
   metadata: Scalars['Metadata']['output'];
   nextAction?: Maybe<NextAction>;
   paymentMethod?: Maybe<Scalars['String']['output']>;
+  /** The payment method types the intent may be paid with: card. */
+  paymentMethodTypes: Array<Scalars['String']['output']>;
   /** Where the receipt of the payment is e-mailed; its charge carries it. */
   receiptEmail?: Maybe<Scalars['String']['output']>;
   setupFutureUsage?: Maybe<SetupFutureUsage>;
+  shipping?: Maybe<Shipping>;
+  statementDescriptor?: Maybe<Scalars['String']['output']>;
+  statementDescriptorSuffix?: Maybe<Scalars['String']['output']>;
   status: PaymentIntentStatus;
 };
 
@@ -728,6 +810,24 @@ export type SetupIntentUsage =
   /** Charged with the customer away: an authentication on setup also sets the card up for off-session payments. */
   'OFF_SESSION' | 'ON_SESSION';
 
+/** Where goods go, and how. */
+export type Shipping = {
+  __typename?: 'Shipping';
+  address: Address;
+  carrier?: Maybe<Scalars['String']['output']>;
+  name: Scalars['String']['output'];
+  phone?: Maybe<Scalars['String']['output']>;
+  trackingNumber?: Maybe<Scalars['String']['output']>;
+};
+
+export type ShippingInput = {
+  address: AddressInput;
+  carrier?: InputMaybe<Scalars['String']['input']>;
+  name: Scalars['String']['input'];
+  phone?: InputMaybe<Scalars['String']['input']>;
+  trackingNumber?: InputMaybe<Scalars['String']['input']>;
+};
+
 export type Subscription = {
   __typename?: 'Subscription';
   /** The account's events as they are committed, optionally only of these types. */
@@ -738,11 +838,20 @@ export type SubscriptionEventsArgs = {
   types?: InputMaybe<Array<Scalars['String']['input']>>;
 };
 
+/** A customer's tax status. */
+export type TaxExempt =
+  | 'EXEMPT'
+  | 'NONE'
+  /** Reverse charge. */
+  | 'REVERSE';
+
 export type UpdateChargeInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   /** A new address sends the receipt of a captured charge again, to it; null clears it. */
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
+  /** null unsets it. */
+  shipping?: InputMaybe<ShippingInput>;
 };
 
 export type UpdatePaymentIntentInput = {
@@ -753,8 +862,13 @@ export type UpdatePaymentIntentInput = {
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  paymentMethodTypes?: InputMaybe<Array<Scalars['String']['input']>>;
   receiptEmail?: InputMaybe<Scalars['String']['input']>;
   setupFutureUsage?: InputMaybe<SetupFutureUsage>;
+  /** null unsets it. */
+  shipping?: InputMaybe<ShippingInput>;
+  statementDescriptor?: InputMaybe<Scalars['String']['input']>;
+  statementDescriptorSuffix?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type UpdateSetupIntentInput = {
@@ -767,6 +881,8 @@ export type UpdateSetupIntentInput = {
 
 export type WebhookEndpoint = Node & {
   __typename?: 'WebhookEndpoint';
+  /** The API version named at creation, as given; events carry the server's own version. */
+  apiVersion?: Maybe<Scalars['String']['output']>;
   created: Scalars['Int']['output'];
   description?: Maybe<Scalars['String']['output']>;
   disabled: Scalars['Boolean']['output'];
@@ -779,6 +895,8 @@ export type WebhookEndpoint = Node & {
 };
 
 export type WebhookEndpointInput = {
+  /** The API version the endpoint is for (kept and shown back). */
+  apiVersion?: InputMaybe<Scalars['String']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
   enabledEvents: Array<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
@@ -911,6 +1029,9 @@ export type ResolversInterfaceTypes<_RefType extends Record<string, unknown>> = 
 
 /** Mapping between all available schema types and the resolvers types */
 export type ResolversTypes = {
+  Address: ResolverTypeWrapper<AddressResource>;
+  AddressInput: AddressInput;
+  AllowRedirects: AllowRedirects;
   AutomaticPaymentMethods: ResolverTypeWrapper<AutomaticPaymentMethodsResource>;
   AutomaticPaymentMethodsInput: AutomaticPaymentMethodsInput;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
@@ -925,12 +1046,14 @@ export type ResolversTypes = {
   ChargeState: ChargeState;
   ConfirmPaymentIntentInput: ConfirmPaymentIntentInput;
   ConfirmSetupIntentInput: ConfirmSetupIntentInput;
+  ConfirmationMethod: ConfirmationMethod;
   CreateChargeInput: CreateChargeInput;
   CreatePaymentIntentInput: CreatePaymentIntentInput;
   CreateRefundInput: CreateRefundInput;
   CreateSetupIntentInput: CreateSetupIntentInput;
   Customer: ResolverTypeWrapper<CustomerResource>;
   CustomerInput: CustomerInput;
+  CustomerShippingInput: CustomerShippingInput;
   DeletedObject: ResolverTypeWrapper<DeletedObject>;
   Event: ResolverTypeWrapper<EventResource>;
   EventRequest: ResolverTypeWrapper<EventRequest>;
@@ -965,8 +1088,11 @@ export type ResolversTypes = {
   >;
   SetupIntentStatus: SetupIntentStatus;
   SetupIntentUsage: SetupIntentUsage;
+  Shipping: ResolverTypeWrapper<ShippingResource>;
+  ShippingInput: ShippingInput;
   String: ResolverTypeWrapper<Scalars['String']['output']>;
   Subscription: ResolverTypeWrapper<Record<PropertyKey, never>>;
+  TaxExempt: TaxExempt;
   UpdateChargeInput: UpdateChargeInput;
   UpdatePaymentIntentInput: UpdatePaymentIntentInput;
   UpdateSetupIntentInput: UpdateSetupIntentInput;
@@ -980,6 +1106,8 @@ export type ResolversTypes = {
 
 /** Mapping between all available schema types and the resolvers parents */
 export type ResolversParentTypes = {
+  Address: AddressResource;
+  AddressInput: AddressInput;
   AutomaticPaymentMethods: AutomaticPaymentMethodsResource;
   AutomaticPaymentMethodsInput: AutomaticPaymentMethodsInput;
   Boolean: Scalars['Boolean']['output'];
@@ -997,6 +1125,7 @@ export type ResolversParentTypes = {
   CreateSetupIntentInput: CreateSetupIntentInput;
   Customer: CustomerResource;
   CustomerInput: CustomerInput;
+  CustomerShippingInput: CustomerShippingInput;
   DeletedObject: DeletedObject;
   Event: EventResource;
   EventRequest: EventRequest;
@@ -1024,6 +1153,8 @@ export type ResolversParentTypes = {
     edges: Array<ResolversParentTypes['SetupIntentEdge']>;
   };
   SetupIntentEdge: Omit<SetupIntentEdge, 'node'> & { node: ResolversParentTypes['SetupIntent'] };
+  Shipping: ShippingResource;
+  ShippingInput: ShippingInput;
   String: Scalars['String']['output'];
   Subscription: Record<PropertyKey, never>;
   UpdateChargeInput: UpdateChargeInput;
@@ -1037,12 +1168,24 @@ export type ResolversParentTypes = {
   };
 };
 
+export type AddressResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['Address'] = ResolversParentTypes['Address'],
+> = {
+  city?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  line1?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  line2?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  postalCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  state?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type AutomaticPaymentMethodsResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['AutomaticPaymentMethods'] =
     ResolversParentTypes['AutomaticPaymentMethods'],
 > = {
-  allowRedirects?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  allowRedirects?: Resolver<Maybe<ResolversTypes['AllowRedirects']>, ParentType, ContextType>;
   enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
@@ -1061,6 +1204,11 @@ export type ChargeResolvers<
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountCaptured?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountRefunded?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  calculatedStatementDescriptor?: Resolver<
+    Maybe<ResolversTypes['String']>,
+    ParentType,
+    ContextType
+  >;
   captured?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   card?: Resolver<ResolversTypes['Card'], ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
@@ -1078,7 +1226,10 @@ export type ChargeResolvers<
   receiptUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   refunded?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   refunds?: Resolver<Array<ResolversTypes['Refund']>, ParentType, ContextType>;
+  shipping?: Resolver<Maybe<ResolversTypes['Shipping']>, ParentType, ContextType>;
   state?: Resolver<ResolversTypes['ChargeState'], ParentType, ContextType>;
+  statementDescriptor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  statementDescriptorSuffix?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1103,6 +1254,7 @@ export type CustomerResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Customer'] = ResolversParentTypes['Customer'],
 > = {
+  address?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
   charges?: Resolver<
     ResolversTypes['ChargeConnection'],
     ParentType,
@@ -1116,6 +1268,9 @@ export type CustomerResolvers<
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  preferredLocales?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
+  shipping?: Resolver<Maybe<ResolversTypes['Shipping']>, ParentType, ContextType>;
+  taxExempt?: Resolver<ResolversTypes['TaxExempt'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
 
@@ -1333,6 +1488,11 @@ export type PaymentIntentResolvers<
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountCapturable?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountReceived?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  automaticPaymentMethods?: Resolver<
+    Maybe<ResolversTypes['AutomaticPaymentMethods']>,
+    ParentType,
+    ContextType
+  >;
   canceledAt?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   cancellationReason?: Resolver<
     Maybe<ResolversTypes['CancellationReason']>,
@@ -1340,6 +1500,7 @@ export type PaymentIntentResolvers<
     ContextType
   >;
   captureMethod?: Resolver<ResolversTypes['CaptureMethod'], ParentType, ContextType>;
+  confirmationMethod?: Resolver<ResolversTypes['ConfirmationMethod'], ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
@@ -1350,8 +1511,12 @@ export type PaymentIntentResolvers<
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
   nextAction?: Resolver<Maybe<ResolversTypes['NextAction']>, ParentType, ContextType>;
   paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  paymentMethodTypes?: Resolver<Array<ResolversTypes['String']>, ParentType, ContextType>;
   receiptEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   setupFutureUsage?: Resolver<Maybe<ResolversTypes['SetupFutureUsage']>, ParentType, ContextType>;
+  shipping?: Resolver<Maybe<ResolversTypes['Shipping']>, ParentType, ContextType>;
+  statementDescriptor?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  statementDescriptorSuffix?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   status?: Resolver<ResolversTypes['PaymentIntentStatus'], ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };
@@ -1518,6 +1683,17 @@ export type SetupIntentEdgeResolvers<
   node?: Resolver<ResolversTypes['SetupIntent'], ParentType, ContextType>;
 };
 
+export type ShippingResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['Shipping'] = ResolversParentTypes['Shipping'],
+> = {
+  address?: Resolver<ResolversTypes['Address'], ParentType, ContextType>;
+  carrier?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  trackingNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type SubscriptionResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Subscription'] = ResolversParentTypes['Subscription'],
@@ -1536,6 +1712,7 @@ export type WebhookEndpointResolvers<
   ParentType extends ResolversParentTypes['WebhookEndpoint'] =
     ResolversParentTypes['WebhookEndpoint'],
 > = {
+  apiVersion?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   disabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
@@ -1561,6 +1738,7 @@ export type WebhookEndpointWithSecretResolvers<
 };
 
 export type Resolvers<ContextType = GraphQLContext> = {
+  Address?: AddressResolvers<ContextType>;
   AutomaticPaymentMethods?: AutomaticPaymentMethodsResolvers<ContextType>;
   Card?: CardResolvers<ContextType>;
   Charge?: ChargeResolvers<ContextType>;
@@ -1586,6 +1764,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   SetupIntent?: SetupIntentResolvers<ContextType>;
   SetupIntentConnection?: SetupIntentConnectionResolvers<ContextType>;
   SetupIntentEdge?: SetupIntentEdgeResolvers<ContextType>;
+  Shipping?: ShippingResolvers<ContextType>;
   Subscription?: SubscriptionResolvers<ContextType>;
   WebhookEndpoint?: WebhookEndpointResolvers<ContextType>;
   WebhookEndpointWithSecret?: WebhookEndpointWithSecretResolvers<ContextType>;

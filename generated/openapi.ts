@@ -263,11 +263,19 @@ export interface paths {
     /** Retrieve a refund */
     get: operations['retrieveRefund'];
     put?: never;
-    post?: never;
+    /**
+     * Update a refund (POST)
+     * @description The same partial update as PATCH, as the widely used payments SDKs send it.
+     */
+    post: operations['updateRefundByPost'];
     delete?: never;
     options?: never;
     head?: never;
-    patch?: never;
+    /**
+     * Update a refund
+     * @description Only `metadata` can change.
+     */
+    patch: operations['updateRefund'];
     trace?: never;
   };
   '/v1/payment_intents': {
@@ -2106,8 +2114,25 @@ export interface components {
      *         "order_id": "6735"
      *       },
      *       "invoice_settings": {
-     *         "default_payment_method": null
-     *       }
+     *         "custom_fields": null,
+     *         "default_payment_method": null,
+     *         "footer": null,
+     *         "rendering_options": null
+     *       },
+     *       "address": null,
+     *       "balance": 0,
+     *       "currency": null,
+     *       "default_source": null,
+     *       "delinquent": false,
+     *       "discount": null,
+     *       "invoice_prefix": "7C3B1E0A",
+     *       "next_invoice_sequence": 1,
+     *       "preferred_locales": [
+     *         "en"
+     *       ],
+     *       "shipping": null,
+     *       "tax_exempt": "none",
+     *       "test_clock": null
      *     }
      */
     Customer: {
@@ -2121,7 +2146,45 @@ export interface components {
       description: string | null;
       phone: string | null;
       metadata: components['schemas']['Metadata'];
+      address: components['schemas']['Address'] | null;
+      /**
+       * Format: int32
+       * @description Always 0 here; customer balances (credit toward invoices) are not offered.
+       */
+      balance: number;
+      /** @description The currency of recurring billing: null, as there is no billing here. */
+      currency: null;
+      /** @description Null: the legacy sources of a customer are not offered; see `invoice_settings.default_payment_method`. */
+      default_source: null;
+      /** @description Whether an invoice of the customer is past due: always false, as there are no invoices here. */
+      delinquent: boolean;
+      /** @description Null; coupons and discounts are not offered. */
+      discount: null;
+      /** @description The prefix the customer's invoice numbers would have, unique to the customer (there are no invoices here). */
+      invoice_prefix: string;
+      /**
+       * Format: int32
+       * @description The sequence number of the next invoice: 1, as there are no invoices here.
+       */
+      next_invoice_sequence: number;
+      /** @description The customer's preferred languages, most preferred first (`[]` when none). */
+      preferred_locales: components['schemas']['Locale'][];
+      shipping: components['schemas']['Shipping'] | null;
+      tax_exempt: components['schemas']['TaxExempt'];
+      /** @description Null; test clocks are not offered. */
+      test_clock: null;
+      /**
+       * @description What the customer's invoices would carry. There are no invoices here: `custom_fields`,
+       *     `footer` and `rendering_options` are kept and shown back as set, for the integrator's own use.
+       */
       invoice_settings: {
+        custom_fields: components['schemas']['InvoiceCustomField'][] | null;
+        footer: string | null;
+        rendering_options: {
+          /** @enum {string|null} */
+          amount_tax_display: 'exclude_tax' | 'include_inclusive_tax' | null;
+          template: string | null;
+        } | null;
         /**
          * @description The payment method to charge by default (one attached to the customer), or the payment
          *     method itself with `expand[]=invoice_settings.default_payment_method`. Cleared when it
@@ -2132,12 +2195,49 @@ export interface components {
       };
     };
     /**
+     * @description An IETF language tag (`en`, `fr-CA`).
+     * @example en
+     * @example fr-CA
+     */
+    Locale: string;
+    /**
+     * @description The customer's tax status: `none` (taxable), `exempt`, or `reverse` (reverse charge).
+     * @example none
+     * @enum {string}
+     */
+    TaxExempt: 'none' | 'exempt' | 'reverse';
+    /**
+     * @example {
+     *       "name": "PO number",
+     *       "value": "PO-6735"
+     *     }
+     */
+    InvoiceCustomField: {
+      name: string;
+      value: string;
+    };
+    /**
      * @example {
      *       "email": "jenny@example.com",
      *       "name": "Jenny Rosen",
      *       "phone": "+1 555 010 0100",
      *       "metadata": {
      *         "order_id": "6735"
+     *       }
+     *     }
+     * @example {
+     *       "name": "Jenny Rosen",
+     *       "payment_method": "pm_card_visa",
+     *       "preferred_locales": [
+     *         "fr-CA",
+     *         "en"
+     *       ],
+     *       "tax_exempt": "none",
+     *       "address": {
+     *         "line1": "510 Townsend St",
+     *         "postal_code": "94103",
+     *         "city": "San Francisco",
+     *         "country": "US"
      *       }
      *     }
      */
@@ -2147,9 +2247,100 @@ export interface components {
       description?: string | null;
       phone?: components['schemas']['Phone'] | null;
       metadata?: components['schemas']['Metadata'];
+      /** @description The customer's address; null (an empty form value) unsets it. */
+      address?: components['schemas']['AddressParams'] | null;
+      /** @description Where the customer's goods go; null (an empty form value) unsets it. */
+      shipping?: components['schemas']['CustomerShippingParams'] | null;
+      /** @description The customer's preferred languages, most preferred first; null (an empty form value) clears them. */
+      preferred_locales?: components['schemas']['Locale'][] | null;
+      /** @description The customer's tax status (default `none`); null (an empty form value) sets `none`. */
+      tax_exempt?: components['schemas']['TaxExempt'] | null;
       invoice_settings?: {
         /** @description A payment method attached to the customer; null or empty unsets it. */
         default_payment_method?: components['schemas']['ObjectId'] | null | string;
+        /** @description Up to 4 name and value pairs for the customer's invoices; null or empty unsets them. */
+        custom_fields?: components['schemas']['InvoiceCustomField'][] | null | string;
+        /** @description The footer of the customer's invoices; null or empty unsets it. */
+        footer?: string | null;
+        /** @description How the customer's invoices are rendered; null or empty unsets it. */
+        rendering_options?:
+          | {
+              /**
+               * @description How taxes are shown on invoices; empty unsets it.
+               * @enum {string}
+               */
+              amount_tax_display?: '' | 'exclude_tax' | 'include_inclusive_tax';
+              template?: string;
+            }
+          | null
+          | string;
+      };
+      /**
+       * @description A payment method to attach to the new customer (`payment_method.attached`), as
+       *     `POST /v1/payment_methods/{id}/attach` does; a test name (`pm_card_visa`) makes one.
+       *     It does not become the default: set `invoice_settings[default_payment_method]` for that.
+       */
+      payment_method?: components['schemas']['TestPaymentMethod'];
+      expand?: components['schemas']['ExpandPaths'];
+    };
+    /**
+     * @description A customer's fields, as a replacement (`PUT`) or an update takes them.
+     * @example {
+     *       "email": "jenny@example.com",
+     *       "name": "Jenny Rosen",
+     *       "phone": "+1 555 010 0100",
+     *       "metadata": {
+     *         "order_id": "6735"
+     *       }
+     *     }
+     * @example {
+     *       "preferred_locales": [
+     *         "fr-CA",
+     *         "en"
+     *       ],
+     *       "tax_exempt": "exempt",
+     *       "shipping": {
+     *         "name": "Jenny Rosen",
+     *         "address": {
+     *           "line1": "510 Townsend St",
+     *           "country": "US"
+     *         }
+     *       }
+     *     }
+     */
+    CustomerReplaceParams: {
+      email?: components['schemas']['Email'] | null;
+      name?: string | null;
+      description?: string | null;
+      phone?: components['schemas']['Phone'] | null;
+      metadata?: components['schemas']['Metadata'];
+      /** @description The customer's address; null (an empty form value) unsets it. */
+      address?: components['schemas']['AddressParams'] | null;
+      /** @description Where the customer's goods go; null (an empty form value) unsets it. */
+      shipping?: components['schemas']['CustomerShippingParams'] | null;
+      /** @description The customer's preferred languages, most preferred first; null (an empty form value) clears them. */
+      preferred_locales?: components['schemas']['Locale'][] | null;
+      /** @description The customer's tax status (default `none`); null (an empty form value) sets `none`. */
+      tax_exempt?: components['schemas']['TaxExempt'] | null;
+      invoice_settings?: {
+        /** @description A payment method attached to the customer; null or empty unsets it. */
+        default_payment_method?: components['schemas']['ObjectId'] | null | string;
+        /** @description Up to 4 name and value pairs for the customer's invoices; null or empty unsets them. */
+        custom_fields?: components['schemas']['InvoiceCustomField'][] | null | string;
+        /** @description The footer of the customer's invoices; null or empty unsets it. */
+        footer?: string | null;
+        /** @description How the customer's invoices are rendered; null or empty unsets it. */
+        rendering_options?:
+          | {
+              /**
+               * @description How taxes are shown on invoices; empty unsets it.
+               * @enum {string}
+               */
+              amount_tax_display?: '' | 'exclude_tax' | 'include_inclusive_tax';
+              template?: string;
+            }
+          | null
+          | string;
       };
       expand?: components['schemas']['ExpandPaths'];
     };
@@ -2161,7 +2352,7 @@ export interface components {
      *       }
      *     }
      */
-    CustomerUpdateParams: components['schemas']['CustomerCreateParams'];
+    CustomerUpdateParams: components['schemas']['CustomerReplaceParams'];
     /**
      * @example {
      *       "object": "list",
@@ -2179,8 +2370,25 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "invoice_settings": {
-     *             "default_payment_method": null
-     *           }
+     *             "custom_fields": null,
+     *             "default_payment_method": null,
+     *             "footer": null,
+     *             "rendering_options": null
+     *           },
+     *           "address": null,
+     *           "balance": 0,
+     *           "currency": null,
+     *           "default_source": null,
+     *           "delinquent": false,
+     *           "discount": null,
+     *           "invoice_prefix": "7C3B1E0A",
+     *           "next_invoice_sequence": 1,
+     *           "preferred_locales": [
+     *             "en"
+     *           ],
+     *           "shipping": null,
+     *           "tax_exempt": "none",
+     *           "test_clock": null
      *         }
      *       ],
      *       "has_more": false,
@@ -2268,7 +2476,11 @@ export interface components {
      *           "brand": "visa",
      *           "last4": "4242"
      *         }
-     *       }
+     *       },
+     *       "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
+     *       "shipping": null,
+     *       "statement_descriptor": null,
+     *       "statement_descriptor_suffix": "ORDER 6735"
      *     }
      */
     Charge: {
@@ -2334,6 +2546,16 @@ export interface components {
        * @example /receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ
        */
       receipt_url: string | null;
+      /**
+       * @description What the card statement shows: the `statement_descriptor`, or the account's name (its
+       *     letters, digits and spaces, in capitals) followed by `* ` and the
+       *     `statement_descriptor_suffix`, cut to 22 characters. Null for charges made before
+       *     statement descriptors existed.
+       */
+      calculated_statement_descriptor: string | null;
+      shipping: components['schemas']['Shipping'] | null;
+      statement_descriptor: components['schemas']['StatementDescriptor'] | null;
+      statement_descriptor_suffix: components['schemas']['StatementDescriptorSuffix'] | null;
     };
     /**
      * @description A receipt's number, `NNNN-NNNN`.
@@ -2384,6 +2606,9 @@ export interface components {
       capture: boolean;
       description?: string;
       metadata?: components['schemas']['Metadata'];
+      shipping?: components['schemas']['ShippingParams'];
+      statement_descriptor?: components['schemas']['StatementDescriptor'];
+      statement_descriptor_suffix?: components['schemas']['StatementDescriptorSuffix'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -2395,6 +2620,10 @@ export interface components {
       /** @description How much to capture, at most the amount authorised; default all of it. */
       amount?: components['schemas']['Amount'];
       receipt_email?: components['schemas']['ReceiptEmailParam'];
+      /** @description What the card statement shows for the capture, in place of the charge's. */
+      statement_descriptor?: components['schemas']['StatementDescriptor'];
+      /** @description The suffix the card statement shows for the capture, in place of the charge's. */
+      statement_descriptor_suffix?: components['schemas']['StatementDescriptorSuffix'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -2412,6 +2641,8 @@ export interface components {
       receipt_email?: components['schemas']['NullableReceiptEmailParam'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
+      /** @description Where the goods go; null (an empty form value) unsets it. */
+      shipping?: components['schemas']['ShippingParams'] | null;
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -2454,7 +2685,11 @@ export interface components {
      *               "brand": "visa",
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": "ORDER 6735"
      *         }
      *       ],
      *       "has_more": false,
@@ -2482,7 +2717,11 @@ export interface components {
      *       "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
      *       "reason": "requested_by_customer",
      *       "status": "succeeded",
-     *       "metadata": {}
+     *       "metadata": {},
+     *       "balance_transaction": null,
+     *       "receipt_number": null,
+     *       "source_transfer_reversal": null,
+     *       "transfer_reversal": null
      *     }
      */
     Refund: {
@@ -2501,6 +2740,25 @@ export interface components {
       /** @enum {string} */
       status: 'succeeded';
       metadata: components['schemas']['Metadata'];
+      /** @description Null; balance transactions are not offered. */
+      balance_transaction: null;
+      /** @description Null: a refund has no receipt of its own; its charge's receipt shows it. */
+      receipt_number: null;
+      /** @description Null; transfers (Connect) are not offered. */
+      source_transfer_reversal: null;
+      /** @description Null; transfers (Connect) are not offered. */
+      transfer_reversal: null;
+    };
+    /**
+     * @example {
+     *       "metadata": {
+     *         "ticket": "4242"
+     *       }
+     *     }
+     */
+    RefundUpdateParams: {
+      metadata?: components['schemas']['Metadata'];
+      expand?: components['schemas']['ExpandPaths'];
     };
     /**
      * @description Name the charge, or the payment intent whose charge to refund (one of the two).
@@ -2533,7 +2791,11 @@ export interface components {
      *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
      *           "reason": "requested_by_customer",
      *           "status": "succeeded",
-     *           "metadata": {}
+     *           "metadata": {},
+     *           "balance_transaction": null,
+     *           "receipt_number": null,
+     *           "source_transfer_reversal": null,
+     *           "transfer_reversal": null
      *         }
      *       ],
      *       "has_more": false,
@@ -2817,7 +3079,11 @@ export interface components {
      *               "brand": "visa",
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": "ORDER 6735"
      *         }
      *       }
      *     }
@@ -2906,7 +3172,11 @@ export interface components {
      *                   "brand": "visa",
      *                   "last4": "4242"
      *                 }
-     *               }
+     *               },
+     *               "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
+     *               "shipping": null,
+     *               "statement_descriptor": null,
+     *               "statement_descriptor_suffix": "ORDER 6735"
      *             }
      *           }
      *         }
@@ -3027,7 +3297,9 @@ export interface components {
      *       ],
      *       "status": "enabled",
      *       "metadata": {},
-     *       "signature_header_aliases": null
+     *       "signature_header_aliases": null,
+     *       "api_version": null,
+     *       "application": null
      *     }
      */
     WebhookEndpoint: {
@@ -3042,6 +3314,13 @@ export interface components {
       status: components['schemas']['WebhookEndpointStatus'];
       metadata: components['schemas']['Metadata'];
       signature_header_aliases: components['schemas']['SignatureHeaderAliases'];
+      /**
+       * @description The API version the endpoint was created for, as given; null when none was. Events are
+       *     sent in the one version this server speaks, which each event names in its own `api_version`.
+       */
+      api_version: string | null;
+      /** @description Null; endpoints of Connect applications are not offered. */
+      application: null;
     };
     /**
      * @description Other names under which deliveries to this endpoint carry the `Service-Signature` header, with the same value: `Stripe-Signature` lets a handler written for the widely used payments API verify them with that API's own library. `Service-Signature` is always sent. `null` (in a form body, `signature_header_aliases=` with nothing after it) follows the server's default (`WEBHOOK_SIGNATURE_HEADER_ALIASES`, none unless set); `[]` sends none.
@@ -3075,6 +3354,8 @@ export interface components {
      *       "signature_header_aliases": [
      *         "Stripe-Signature"
      *       ],
+     *       "api_version": null,
+     *       "application": null,
      *       "secret": "whsec_PRFKk4xGioAjxh1wmWf2faSyOq4EfXnV"
      *     }
      */
@@ -3090,6 +3371,10 @@ export interface components {
       status: components['schemas']['WebhookEndpointStatus'];
       metadata: components['schemas']['Metadata'];
       signature_header_aliases: components['schemas']['SignatureHeaderAliases'];
+      /** @description The API version the endpoint was created for, as given; null when none was. */
+      api_version: string | null;
+      /** @description Null; endpoints of Connect applications are not offered. */
+      application: null;
       /** @description The signing secret, to verify the `Service-Signature` of deliveries; shown only here. */
       secret: string;
     };
@@ -3109,6 +3394,13 @@ export interface components {
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
       signature_header_aliases?: components['schemas']['SignatureHeaderAliases'];
+      /**
+       * @description The API version the endpoint is for (`2026-11-01`, or a version name of the widely used
+       *     payments API such as `2025-03-31.basil`): kept and shown back. Events are sent in the one
+       *     version this server speaks, named in each event's `api_version`.
+       * @example 2026-11-01
+       */
+      api_version?: string;
     };
     /**
      * @example {
@@ -3157,7 +3449,9 @@ export interface components {
      *           ],
      *           "status": "enabled",
      *           "metadata": {},
-     *           "signature_header_aliases": null
+     *           "signature_header_aliases": null,
+     *           "api_version": null,
+     *           "application": null
      *         }
      *       ],
      *       "has_more": false,
@@ -3366,6 +3660,79 @@ export interface components {
       postal_code?: string;
       state?: string;
     };
+    /**
+     * @description Where the goods go, and how.
+     * @example {
+     *       "address": {
+     *         "city": "San Francisco",
+     *         "country": "US",
+     *         "line1": "510 Townsend St",
+     *         "line2": null,
+     *         "postal_code": "94103",
+     *         "state": "CA"
+     *       },
+     *       "carrier": null,
+     *       "name": "Jenny Rosen",
+     *       "phone": null,
+     *       "tracking_number": null
+     *     }
+     */
+    Shipping: {
+      address: components['schemas']['Address'];
+      /** @description The delivery service (Fedex, UPS, USPS, …). */
+      carrier: string | null;
+      name: string;
+      phone: string | null;
+      tracking_number: string | null;
+    };
+    /**
+     * @description Where the goods go (`address` and `name` required), and how.
+     * @example {
+     *       "name": "Jenny Rosen",
+     *       "address": {
+     *         "line1": "510 Townsend St",
+     *         "postal_code": "94103",
+     *         "city": "San Francisco",
+     *         "country": "US"
+     *       }
+     *     }
+     */
+    ShippingParams: {
+      address: components['schemas']['AddressParams'];
+      carrier?: string;
+      name: string;
+      phone?: string;
+      tracking_number?: string;
+    };
+    /**
+     * @description The customer's shipping address and name (both required), and phone.
+     * @example {
+     *       "name": "Jenny Rosen",
+     *       "address": {
+     *         "line1": "510 Townsend St",
+     *         "postal_code": "94103",
+     *         "city": "San Francisco",
+     *         "country": "US"
+     *       }
+     *     }
+     */
+    CustomerShippingParams: {
+      address: components['schemas']['AddressParams'];
+      name: string;
+      phone?: string;
+    };
+    /**
+     * @description What a card statement shows for the payment, instead of the account's name: at most 22
+     *     characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"` or `*`.
+     * @example ACME ORDER 6735
+     */
+    StatementDescriptor: string;
+    /**
+     * @description Added to the account's name on card statements (`ACCOUNT* SUFFIX`, cut to 22 characters):
+     *     at most 22 characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"` or `*`.
+     * @example ORDER 6735
+     */
+    StatementDescriptorSuffix: string;
     /**
      * @description The cardholder's billing address, e-mail, name and phone, as given.
      * @example {
@@ -3864,7 +4231,31 @@ export interface components {
      *       "next_action": null,
      *       "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *       "setup_future_usage": null,
-     *       "status": "succeeded"
+     *       "status": "succeeded",
+     *       "automatic_payment_methods": {
+     *         "enabled": true,
+     *         "allow_redirects": "always"
+     *       },
+     *       "confirmation_method": "automatic",
+     *       "payment_method_options": {
+     *         "card": {
+     *           "request_three_d_secure": "automatic"
+     *         }
+     *       },
+     *       "payment_method_types": [
+     *         "card"
+     *       ],
+     *       "processing": null,
+     *       "shipping": null,
+     *       "statement_descriptor": null,
+     *       "statement_descriptor_suffix": null,
+     *       "application": null,
+     *       "application_fee_amount": null,
+     *       "on_behalf_of": null,
+     *       "review": null,
+     *       "source": null,
+     *       "transfer_data": null,
+     *       "transfer_group": null
      *     }
      */
     PaymentIntent: {
@@ -3923,7 +4314,161 @@ export interface components {
       status: components['schemas']['PaymentIntentStatus'];
       /** @description Where the receipt of the payment is e-mailed; its charge carries it. */
       receipt_email: components['schemas']['Email'] | null;
+      /**
+       * @description As created with `automatic_payment_methods[enabled]=true`: the intent takes the payment
+       *     method types the account offers (here, cards); null otherwise.
+       */
+      automatic_payment_methods: components['schemas']['AutomaticPaymentMethods'] | null;
+      confirmation_method: components['schemas']['ConfirmationMethod'];
+      payment_method_options: components['schemas']['PaymentMethodOptions'];
+      /** @description The payment method types the intent may be paid with (`card`, the only one here). */
+      payment_method_types: components['schemas']['PaymentMethodTypeName'][];
+      /** @description Null: a payment here is never seen while it processes (it is done within the confirmation). */
+      processing: null;
+      shipping: components['schemas']['Shipping'] | null;
+      statement_descriptor: components['schemas']['StatementDescriptor'] | null;
+      statement_descriptor_suffix: components['schemas']['StatementDescriptorSuffix'] | null;
+      /** @description Null; Connect is not offered. */
+      application: null;
+      /** @description Null; Connect is not offered. */
+      application_fee_amount: null;
+      /** @description Null; Connect is not offered. */
+      on_behalf_of: null;
+      /** @description Null; Radar reviews are not offered. */
+      review: null;
+      /** @description Null; the legacy Sources API is not offered. */
+      source: null;
+      /** @description Null; Connect is not offered. */
+      transfer_data: null;
+      /** @description Null; Connect is not offered. */
+      transfer_group: null;
     };
+    /**
+     * @description A payment method type; `card` is the only one offered here.
+     * @example card
+     * @enum {string}
+     */
+    PaymentMethodTypeName: 'card';
+    /**
+     * @example {
+     *       "enabled": true,
+     *       "allow_redirects": "always"
+     *     }
+     */
+    AutomaticPaymentMethods: {
+      enabled: boolean;
+      /**
+       * @description Whether payment methods that redirect the customer away may be offered (`always`, the
+       *     default when enabled) or not (`never`). Cards never redirect: a card's authentication
+       *     (3-D Secure) is asked for either way.
+       * @enum {string}
+       */
+      allow_redirects?: 'always' | 'never';
+    };
+    /**
+     * @example {
+     *       "enabled": true
+     *     }
+     * @example {
+     *       "enabled": true,
+     *       "allow_redirects": "never"
+     *     }
+     */
+    AutomaticPaymentMethodsParams: {
+      /** @description Whether the intent takes the payment method types the account offers (cards). */
+      enabled: boolean;
+      /**
+       * @description `never` keeps out payment methods that redirect the customer away (cards never do); default `always`.
+       * @enum {string}
+       */
+      allow_redirects?: 'always' | 'never';
+    };
+    /**
+     * @description `automatic`: a confirmation that needs the customer's authentication completes the payment once
+     *     they authenticate. `manual`: the intent then waits in `requires_confirmation` for the server to
+     *     confirm it again (with a secret key), and that confirmation makes the payment without asking
+     *     again.
+     * @example automatic
+     * @enum {string}
+     */
+    ConfirmationMethod: 'automatic' | 'manual';
+    /**
+     * @description Options of the payment by payment method type.
+     * @example {
+     *       "card": {
+     *         "request_three_d_secure": "automatic"
+     *       }
+     *     }
+     * @example {
+     *       "card": {
+     *         "capture_method": "manual",
+     *         "request_three_d_secure": "automatic"
+     *       }
+     *     }
+     */
+    PaymentMethodOptions: {
+      card: {
+        /**
+         * @description `manual`: a card payment is only authorised, whatever the intent's `capture_method`; absent when not set.
+         * @constant
+         */
+        capture_method?: 'manual';
+        /**
+         * @description When 3-D Secure is asked for: `automatic`, when the card requires it.
+         * @constant
+         */
+        request_three_d_secure: 'automatic';
+      };
+    };
+    /**
+     * @example {
+     *       "card": {
+     *         "capture_method": "manual"
+     *       }
+     *     }
+     */
+    PaymentMethodOptionsParams: {
+      card?: {
+        /**
+         * @description `manual` authorises a card payment only (to capture later), overriding `capture_method`; empty unsets it.
+         * @enum {string}
+         */
+        capture_method?: '' | 'manual';
+      };
+    };
+    /**
+     * @description A payment method to make and pay with, in place of `payment_method`: the same fields as
+     *     `POST /v1/payment_methods` (a test card, or a test token).
+     * @example {
+     *       "type": "card",
+     *       "card": {
+     *         "token": "tok_visa"
+     *       }
+     *     }
+     */
+    PaymentMethodDataParams: {
+      /** @constant */
+      type: 'card';
+      /** @description A test card number with its expiry (and CVC), or a test token alone. */
+      card?: {
+        number?: string;
+        /** Format: int32 */
+        exp_month?: number;
+        /** Format: int32 */
+        exp_year?: number;
+        cvc?: string;
+        token?: components['schemas']['TestSource'];
+      };
+      billing_details?: components['schemas']['BillingDetailsParams'];
+      metadata?: components['schemas']['Metadata'];
+    };
+    /**
+     * @description `true`: a card that needs the customer's authentication fails the payment at once (402
+     *     `authentication_required`, the intent back in `requires_payment_method`) instead of waiting
+     *     in `requires_action`.
+     * @example true
+     */
+    ErrorOnRequiresAction: boolean;
     /**
      * @example {
      *       "amount": 2000,
@@ -3959,6 +4504,24 @@ export interface components {
       description?: string;
       metadata?: components['schemas']['Metadata'];
       receipt_email?: components['schemas']['ReceiptEmailParam'];
+      /** @description `enabled: true` takes the payment method types the account offers (cards); not with `payment_method_types`. */
+      automatic_payment_methods?: components['schemas']['AutomaticPaymentMethodsParams'];
+      /** @default automatic */
+      confirmation_method: components['schemas']['ConfirmationMethod'];
+      error_on_requires_action?: components['schemas']['ErrorOnRequiresAction'];
+      /**
+       * @description Sent by the client libraries of the widely used payments API when they handle the
+       *     customer's action themselves. Accepted and without effect here: `next_action` is always
+       *     this server's own (`redirect_to_url` or `authenticate`).
+       */
+      use_stripe_sdk?: boolean;
+      payment_method_data?: components['schemas']['PaymentMethodDataParams'];
+      payment_method_options?: components['schemas']['PaymentMethodOptionsParams'];
+      /** @description The payment method types the intent may be paid with; only `card` is offered. */
+      payment_method_types?: components['schemas']['PaymentMethodTypeName'][];
+      shipping?: components['schemas']['ShippingParams'];
+      statement_descriptor?: components['schemas']['StatementDescriptor'];
+      statement_descriptor_suffix?: components['schemas']['StatementDescriptorSuffix'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -3977,6 +4540,16 @@ export interface components {
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
       receipt_email?: components['schemas']['NullableReceiptEmailParam'];
+      payment_method_data?: components['schemas']['PaymentMethodDataParams'];
+      payment_method_options?: components['schemas']['PaymentMethodOptionsParams'];
+      /** @description The payment method types the intent may be paid with; only `card` is offered. */
+      payment_method_types?: components['schemas']['PaymentMethodTypeName'][];
+      /** @description Where the goods go; null (an empty form value) unsets it. */
+      shipping?: components['schemas']['ShippingParams'] | null;
+      /** @description What the card statement shows; null (an empty form value) unsets it. */
+      statement_descriptor?: components['schemas']['StatementDescriptor'] | null;
+      /** @description The suffix the card statement shows; null (an empty form value) unsets it. */
+      statement_descriptor_suffix?: components['schemas']['StatementDescriptorSuffix'] | null;
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -4003,6 +4576,19 @@ export interface components {
        */
       off_session?: boolean;
       setup_future_usage?: components['schemas']['SetupFutureUsage'];
+      error_on_requires_action?: components['schemas']['ErrorOnRequiresAction'];
+      /**
+       * @description Sent by the client libraries of the widely used payments API when they handle the
+       *     customer's action themselves. Accepted and without effect here: `next_action` is always
+       *     this server's own (`redirect_to_url` or `authenticate`).
+       */
+      use_stripe_sdk?: boolean;
+      payment_method_data?: components['schemas']['PaymentMethodDataParams'];
+      payment_method_options?: components['schemas']['PaymentMethodOptionsParams'];
+      /** @description The payment method types the intent may be paid with; only `card` is offered. */
+      payment_method_types?: components['schemas']['PaymentMethodTypeName'][];
+      /** @description Where the goods go; null (an empty form value) unsets it. */
+      shipping?: components['schemas']['ShippingParams'] | null;
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -4013,6 +4599,11 @@ export interface components {
     PaymentIntentCaptureParams: {
       /** @description How much to capture, at most `amount_capturable`; default all of it. */
       amount_to_capture?: components['schemas']['Amount'];
+      metadata?: components['schemas']['Metadata'];
+      /** @description What the card statement shows for the capture, in place of the intent's. */
+      statement_descriptor?: components['schemas']['StatementDescriptor'];
+      /** @description The suffix the card statement shows for the capture, in place of the intent's. */
+      statement_descriptor_suffix?: components['schemas']['StatementDescriptorSuffix'];
       expand?: components['schemas']['ExpandPaths'];
     };
     /**
@@ -4066,7 +4657,31 @@ export interface components {
      *           "next_action": null,
      *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *           "setup_future_usage": null,
-     *           "status": "succeeded"
+     *           "status": "succeeded",
+     *           "automatic_payment_methods": {
+     *             "enabled": true,
+     *             "allow_redirects": "always"
+     *           },
+     *           "confirmation_method": "automatic",
+     *           "payment_method_options": {
+     *             "card": {
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "processing": null,
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
+     *           "application": null,
+     *           "application_fee_amount": null,
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       ],
      *       "has_more": false,
@@ -4118,32 +4733,6 @@ export interface components {
      *     ]
      */
     PaymentMethodTypes: 'card'[];
-    /**
-     * @description Whether the payment method types come from the account's settings (`enabled`) rather than
-     *     from `payment_method_types`, and whether those needing a redirect may be offered.
-     * @example {
-     *       "allow_redirects": "always",
-     *       "enabled": true
-     *     }
-     */
-    AutomaticPaymentMethods: {
-      /** @enum {string} */
-      allow_redirects: 'always' | 'never';
-      enabled: boolean;
-    };
-    /**
-     * @example {
-     *       "enabled": true
-     *     }
-     */
-    AutomaticPaymentMethodsParams: {
-      /**
-       * @default always
-       * @enum {string}
-       */
-      allow_redirects: 'always' | 'never';
-      enabled: boolean;
-    };
     /**
      * @description Payment-method-specific settings of the setup intent.
      * @example {
@@ -4515,7 +5104,11 @@ export interface components {
      *               "brand": "visa",
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": "ORDER 6735"
      *         }
      *       }
      *     }
@@ -4562,8 +5155,25 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "invoice_settings": {
-     *             "default_payment_method": null
-     *           }
+     *             "custom_fields": null,
+     *             "default_payment_method": null,
+     *             "footer": null,
+     *             "rendering_options": null
+     *           },
+     *           "address": null,
+     *           "balance": 0,
+     *           "currency": null,
+     *           "default_source": null,
+     *           "delinquent": false,
+     *           "discount": null,
+     *           "invoice_prefix": "7C3B1E0A",
+     *           "next_invoice_sequence": 1,
+     *           "preferred_locales": [
+     *             "en"
+     *           ],
+     *           "shipping": null,
+     *           "tax_exempt": "none",
+     *           "test_clock": null
      *         }
      *       }
      *     }
@@ -4603,8 +5213,25 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "invoice_settings": {
-     *             "default_payment_method": null
-     *           }
+     *             "custom_fields": null,
+     *             "default_payment_method": null,
+     *             "footer": null,
+     *             "rendering_options": null
+     *           },
+     *           "address": null,
+     *           "balance": 0,
+     *           "currency": null,
+     *           "default_source": null,
+     *           "delinquent": false,
+     *           "discount": null,
+     *           "invoice_prefix": "7C3B1E0A",
+     *           "next_invoice_sequence": 1,
+     *           "preferred_locales": [
+     *             "en"
+     *           ],
+     *           "shipping": null,
+     *           "tax_exempt": "none",
+     *           "test_clock": null
      *         },
      *         "previous_attributes": {
      *           "phone": null
@@ -4651,8 +5278,25 @@ export interface components {
      *             "order_id": "6735"
      *           },
      *           "invoice_settings": {
-     *             "default_payment_method": null
-     *           }
+     *             "custom_fields": null,
+     *             "default_payment_method": null,
+     *             "footer": null,
+     *             "rendering_options": null
+     *           },
+     *           "address": null,
+     *           "balance": 0,
+     *           "currency": null,
+     *           "default_source": null,
+     *           "delinquent": false,
+     *           "discount": null,
+     *           "invoice_prefix": "7C3B1E0A",
+     *           "next_invoice_sequence": 1,
+     *           "preferred_locales": [
+     *             "en"
+     *           ],
+     *           "shipping": null,
+     *           "tax_exempt": "none",
+     *           "test_clock": null
      *         }
      *       }
      *     }
@@ -4715,7 +5359,11 @@ export interface components {
      *               "brand": "visa",
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": "ORDER 6735"
      *         }
      *       }
      *     }
@@ -4748,6 +5396,10 @@ export interface components {
      *           "created": 1795536381,
      *           "livemode": false,
      *           "amount": 500,
+     *           "calculated_statement_descriptor": "TEST",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
      *           "amount_captured": 0,
      *           "amount_refunded": 0,
      *           "captured": false,
@@ -4839,7 +5491,11 @@ export interface components {
      *               "brand": "visa",
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": "ORDER 6735"
      *         },
      *         "previous_attributes": {
      *           "description": null
@@ -4880,6 +5536,10 @@ export interface components {
      *           "livemode": false,
      *           "amount": 2000,
      *           "amount_captured": 2000,
+     *           "calculated_statement_descriptor": "TEST",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
      *           "amount_refunded": 500,
      *           "captured": true,
      *           "currency": "usd",
@@ -4905,7 +5565,11 @@ export interface components {
      *                 "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
      *                 "reason": "requested_by_customer",
      *                 "status": "succeeded",
-     *                 "metadata": {}
+     *                 "metadata": {},
+     *                 "balance_transaction": null,
+     *                 "receipt_number": null,
+     *                 "source_transfer_reversal": null,
+     *                 "transfer_reversal": null
      *               }
      *             ],
      *             "has_more": false,
@@ -4974,7 +5638,11 @@ export interface components {
      *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
      *           "reason": "requested_by_customer",
      *           "status": "succeeded",
-     *           "metadata": {}
+     *           "metadata": {},
+     *           "balance_transaction": null,
+     *           "receipt_number": null,
+     *           "source_transfer_reversal": null,
+     *           "transfer_reversal": null
      *         }
      *       }
      *     }
@@ -5024,7 +5692,31 @@ export interface components {
      *           "next_action": null,
      *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *           "setup_future_usage": null,
-     *           "status": "succeeded"
+     *           "status": "succeeded",
+     *           "automatic_payment_methods": {
+     *             "enabled": true,
+     *             "allow_redirects": "always"
+     *           },
+     *           "confirmation_method": "automatic",
+     *           "payment_method_options": {
+     *             "card": {
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "processing": null,
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
+     *           "application": null,
+     *           "application_fee_amount": null,
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       }
      *     }
@@ -5087,7 +5779,11 @@ export interface components {
      *               "brand": "visa",
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": "ORDER 6735"
      *         }
      *       }
      *     }
@@ -5121,6 +5817,10 @@ export interface components {
      *           "livemode": false,
      *           "amount": 5000,
      *           "amount_captured": 0,
+     *           "calculated_statement_descriptor": "TEST",
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
      *           "amount_refunded": 5000,
      *           "captured": false,
      *           "currency": "usd",
@@ -5148,6 +5848,10 @@ export interface components {
      *                 "livemode": false,
      *                 "amount": 5000,
      *                 "charge": "ch_d5OXCyVBvSKtPid7MxvtAssq",
+     *                 "balance_transaction": null,
+     *                 "receipt_number": null,
+     *                 "source_transfer_reversal": null,
+     *                 "transfer_reversal": null,
      *                 "currency": "usd",
      *                 "payment_intent": "pi_xRo5ACR8yc0PB285lJKCyIFU",
      *                 "reason": null,
@@ -5195,6 +5899,27 @@ export interface components {
      *           "created": 1795536393,
      *           "livemode": false,
      *           "amount": 2000,
+     *           "automatic_payment_methods": null,
+     *           "confirmation_method": "automatic",
+     *           "payment_method_options": {
+     *             "card": {
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "processing": null,
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
+     *           "application": null,
+     *           "application_fee_amount": null,
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null,
      *           "amount_capturable": 0,
      *           "amount_received": 0,
      *           "canceled_at": null,
@@ -5245,6 +5970,27 @@ export interface components {
      *           "created": 1795536435,
      *           "livemode": false,
      *           "amount": 2000,
+     *           "automatic_payment_methods": null,
+     *           "confirmation_method": "automatic",
+     *           "payment_method_options": {
+     *             "card": {
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "processing": null,
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
+     *           "application": null,
+     *           "application_fee_amount": null,
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null,
      *           "amount_capturable": 0,
      *           "amount_received": 0,
      *           "canceled_at": null,
@@ -5298,6 +6044,27 @@ export interface components {
      *           "created": 1795536381,
      *           "livemode": false,
      *           "amount": 2000,
+     *           "automatic_payment_methods": null,
+     *           "confirmation_method": "automatic",
+     *           "payment_method_options": {
+     *             "card": {
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "processing": null,
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
+     *           "application": null,
+     *           "application_fee_amount": null,
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null,
      *           "amount_capturable": 2000,
      *           "amount_received": 0,
      *           "canceled_at": null,
@@ -5348,6 +6115,27 @@ export interface components {
      *           "created": 1795536381,
      *           "livemode": false,
      *           "amount": 500,
+     *           "automatic_payment_methods": null,
+     *           "confirmation_method": "automatic",
+     *           "payment_method_options": {
+     *             "card": {
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "processing": null,
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
+     *           "application": null,
+     *           "application_fee_amount": null,
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null,
      *           "amount_capturable": 0,
      *           "amount_received": 0,
      *           "canceled_at": null,
@@ -5449,6 +6237,27 @@ export interface components {
      *           "created": 1795536381,
      *           "livemode": false,
      *           "amount": 2000,
+     *           "automatic_payment_methods": null,
+     *           "confirmation_method": "automatic",
+     *           "payment_method_options": {
+     *             "card": {
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "processing": null,
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
+     *           "application": null,
+     *           "application_fee_amount": null,
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null,
      *           "amount_capturable": 0,
      *           "amount_received": 0,
      *           "canceled_at": 1795540012,
@@ -7025,6 +7834,27 @@ export interface components {
      *       "payment_intent": {
      *         "id": "pi_P1QnmEQZaXv5ulnbxERYwDVr",
      *         "object": "payment_intent",
+     *         "automatic_payment_methods": null,
+     *         "confirmation_method": "automatic",
+     *         "payment_method_options": {
+     *           "card": {
+     *             "request_three_d_secure": "automatic"
+     *           }
+     *         },
+     *         "payment_method_types": [
+     *           "card"
+     *         ],
+     *         "processing": null,
+     *         "shipping": null,
+     *         "statement_descriptor": null,
+     *         "statement_descriptor_suffix": null,
+     *         "application": null,
+     *         "application_fee_amount": null,
+     *         "on_behalf_of": null,
+     *         "review": null,
+     *         "source": null,
+     *         "transfer_data": null,
+     *         "transfer_group": null,
      *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
@@ -7332,6 +8162,27 @@ export interface components {
      *       "payment_intent": {
      *         "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
      *         "object": "payment_intent",
+     *         "automatic_payment_methods": null,
+     *         "confirmation_method": "automatic",
+     *         "payment_method_options": {
+     *           "card": {
+     *             "request_three_d_secure": "automatic"
+     *           }
+     *         },
+     *         "payment_method_types": [
+     *           "card"
+     *         ],
+     *         "processing": null,
+     *         "shipping": null,
+     *         "statement_descriptor": null,
+     *         "statement_descriptor_suffix": null,
+     *         "application": null,
+     *         "application_fee_amount": null,
+     *         "on_behalf_of": null,
+     *         "review": null,
+     *         "source": null,
+     *         "transfer_data": null,
+     *         "transfer_group": null,
      *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
@@ -7558,6 +8409,27 @@ export interface components {
      *       "payment_intent": {
      *         "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
      *         "object": "payment_intent",
+     *         "automatic_payment_methods": null,
+     *         "confirmation_method": "automatic",
+     *         "payment_method_options": {
+     *           "card": {
+     *             "request_three_d_secure": "automatic"
+     *           }
+     *         },
+     *         "payment_method_types": [
+     *           "card"
+     *         ],
+     *         "processing": null,
+     *         "shipping": null,
+     *         "statement_descriptor": null,
+     *         "statement_descriptor_suffix": null,
+     *         "application": null,
+     *         "application_fee_amount": null,
+     *         "on_behalf_of": null,
+     *         "review": null,
+     *         "source": null,
+     *         "transfer_data": null,
+     *         "transfer_group": null,
      *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
@@ -7795,6 +8667,27 @@ export interface components {
      *         "payment_intent": {
      *           "id": "pi_mx3cRROzsVUQXb25ftbrlB26",
      *           "object": "payment_intent",
+     *           "automatic_payment_methods": null,
+     *           "confirmation_method": "automatic",
+     *           "payment_method_options": {
+     *             "card": {
+     *               "request_three_d_secure": "automatic"
+     *             }
+     *           },
+     *           "payment_method_types": [
+     *             "card"
+     *           ],
+     *           "processing": null,
+     *           "shipping": null,
+     *           "statement_descriptor": null,
+     *           "statement_descriptor_suffix": null,
+     *           "application": null,
+     *           "application_fee_amount": null,
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null,
      *           "receipt_email": null,
      *           "created": 1795536972,
      *           "livemode": false,
@@ -8317,8 +9210,8 @@ export interface operations {
     };
     requestBody: {
       content: {
-        'application/json': components['schemas']['CustomerCreateParams'];
-        'application/x-www-form-urlencoded': components['schemas']['CustomerCreateParams'];
+        'application/json': components['schemas']['CustomerReplaceParams'];
+        'application/x-www-form-urlencoded': components['schemas']['CustomerReplaceParams'];
       };
     };
     responses: {
@@ -9003,6 +9896,87 @@ export interface operations {
     requestBody?: never;
     responses: {
       /** @description The refund. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Refund'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updateRefundByPost: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+         *     stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+         *     while the first request still runs, 409 `idempotency_key_in_use`.
+         */
+        'Idempotency-Key'?: components['parameters']['IdempotencyKey'];
+      };
+      path: {
+        /** @description The refund's id (`re_…`). */
+        id: components['parameters']['RefundId'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': components['schemas']['RefundUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['RefundUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated refund. */
+      200: {
+        headers: {
+          'Request-Id': components['headers']['Request-Id'];
+          'Idempotent-Replayed': components['headers']['Idempotent-Replayed'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Refund'];
+        };
+      };
+      400: components['responses']['BadRequest'];
+      401: components['responses']['Unauthorized'];
+      403: components['responses']['Forbidden'];
+      404: components['responses']['NotFound'];
+      409: components['responses']['Conflict'];
+      429: components['responses']['TooManyRequests'];
+      500: components['responses']['ServerError'];
+      default: components['responses']['Error'];
+    };
+  };
+  updateRefund: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description The refund's id (`re_…`). */
+        id: components['parameters']['RefundId'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RefundUpdateParams'];
+        'application/x-www-form-urlencoded': components['schemas']['RefundUpdateParams'];
+      };
+    };
+    responses: {
+      /** @description The updated refund. */
       200: {
         headers: {
           'Request-Id': components['headers']['Request-Id'];

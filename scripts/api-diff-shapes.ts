@@ -9,6 +9,11 @@
  * reported removed ("removed type", breaking). Where one version has siblings at a place and the
  * other has none, a marker sibling is added to the bare one, so that the library rewrites both
  * alike and only the real difference remains. Places whose shapes already agree are left alone.
+ *
+ * The library also reads the `examples` beside a combiner as part of the combined schema: an
+ * example's own keys (`type`, `data`) came out as fields removed from the schema, breaking. The
+ * examples of a combiner are documentation, so the later version is compared with the earlier
+ * one's there (a change of them is not reported; everywhere else it is, as "changed examples").
  */
 import type { OpenApiDocument } from './api-changes.js';
 
@@ -32,6 +37,9 @@ function hasSiblings(node: Node): boolean {
   return Object.keys(node).some((key) => !NOT_SIBLINGS.has(key));
 }
 
+/** Annotation keywords whose values the library mistakes for schemas beside a combiner. */
+const COMBINER_EXAMPLES = ['examples', 'example'];
+
 /** Whether `node` is bare where `other`, at the same place, has siblings. */
 function needsMarker(node: Node, other: Node): boolean {
   return isRewritable(node) && isRewritable(other) && !hasSiblings(node) && hasSiblings(other);
@@ -48,6 +56,9 @@ function align(a: unknown, b: unknown): [unknown, unknown] {
   for (const key of Object.keys(a)) if (key in b) [x[key], y[key]] = align(a[key], b[key]);
   if (needsMarker(x, y)) x[SHAPE_MARKER] = true;
   if (needsMarker(y, x)) y[SHAPE_MARKER] = true;
+  if (isRewritable(x) && isRewritable(y)) {
+    for (const key of COMBINER_EXAMPLES) if (key in x && key in y) y[key] = x[key];
+  }
   return [x, y];
 }
 

@@ -25,5 +25,8 @@ export {
   PaymentIntentAuthenticateParamsOutcome, Scope, ApiKeyType, ApiKeyWithSecretType, OAuthErrorError,
   ErrorType, ErrorCode, DeclineCode, InvalidRequestErrorCode, NotFoundErrorCode, HttpRequestErrorCode,
   AuthenticationErrorCode, IdempotencyErrorCode, PaymentIntentStateErrorCode, RequestLogMethod,
-  SignatureHeaderAlias, CardErrorCode, PaymentMethodCardFunding, SetupFutureUsage,
+  SignatureHeaderAlias, CardErrorCode, PaymentMethodCardFunding, SetupFutureUsage, TaxExempt, ConfirmationMethod,
+  PaymentMethodTypeName, AutomaticPaymentMethodsAllowRedirects, AutomaticPaymentMethodsParamsAllowRedirects,
+  PaymentMethodOptionsParamsCardCaptureMethod, CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay,
+  CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay,
 } from './generated/payments.js';

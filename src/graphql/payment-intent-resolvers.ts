@@ -3,7 +3,7 @@ import { listPaymentIntents, retrievePaymentIntent } from '../resources/payment-
 import { expandableId } from '../resources/shared/expansion.js';
 import { toConnection, toPageParams } from './connections.js';
 import { toGraphQLEnum, toRestEnum } from './enums.js';
-import { restBody, type RestFields } from './rest-bodies.js';
+import { restBody, SHIPPING_FIELDS, type RestFields } from './rest-bodies.js';
 import { callRestOperation } from './rest-operations.js';
 
 /** The fields of the intent inputs that REST names or spells differently. */
@@ -12,10 +12,21 @@ const INTENT_FIELDS: RestFields = {
     paymentMethod: 'payment_method',
     captureMethod: 'capture_method',
     receiptEmail: 'receipt_email',
+    amountToCapture: 'amount_to_capture',
     offSession: 'off_session',
     setupFutureUsage: 'setup_future_usage',
+    automaticPaymentMethods: 'automatic_payment_methods',
+    confirmationMethod: 'confirmation_method',
+    errorOnRequiresAction: 'error_on_requires_action',
+    paymentMethodTypes: 'payment_method_types',
+    statementDescriptor: 'statement_descriptor',
+    statementDescriptorSuffix: 'statement_descriptor_suffix',
   },
-  enums: ['capture_method', 'setup_future_usage'],
+  enums: ['capture_method', 'setup_future_usage', 'confirmation_method'],
+  objects: {
+    shipping: SHIPPING_FIELDS,
+    automatic_payment_methods: { renames: { allowRedirects: 'allow_redirects' }, enums: ['allow_redirects'] },
+  },
 };
 
 /**
@@ -45,10 +56,11 @@ export const paymentIntentMutations = {
     callRestOperation(ctx, info, 'updatePaymentIntent', { id, body: restBody(input, INTENT_FIELDS) }),
   confirmPaymentIntent: (_, { id, input, idempotencyKey }, ctx, info) =>
     callRestOperation(ctx, info, 'confirmPaymentIntent', { id, body: restBody(input ?? {}, INTENT_FIELDS), idempotencyKey }),
-  capturePaymentIntent: (_, { id, amountToCapture, idempotencyKey }, ctx, info) =>
+  capturePaymentIntent: (_, { id, idempotencyKey, ...args }, ctx, info) =>
     callRestOperation(ctx, info, 'capturePaymentIntent', {
       id,
-      body: amountToCapture == null ? {} : { amount_to_capture: amountToCapture },
+      // A null argument is left out, so that REST applies its default (capture all of it).
+      body: restBody(Object.fromEntries(Object.entries(args).filter(([, value]) => value != null)), INTENT_FIELDS),
       idempotencyKey,
     }),
   cancelPaymentIntent: (_, { id, cancellationReason, idempotencyKey }, ctx, info) =>
@@ -80,6 +92,14 @@ export const paymentIntentTypes = {
     setupFutureUsage: (intent) => intent.setup_future_usage && toGraphQLEnum(intent.setup_future_usage),
     status: (intent) => toGraphQLEnum(intent.status),
     receiptEmail: (intent) => intent.receipt_email,
+    automaticPaymentMethods: (intent) => intent.automatic_payment_methods,
+    confirmationMethod: (intent) => toGraphQLEnum(intent.confirmation_method),
+    paymentMethodTypes: (intent) => intent.payment_method_types,
+    statementDescriptor: (intent) => intent.statement_descriptor,
+    statementDescriptorSuffix: (intent) => intent.statement_descriptor_suffix,
+  },
+  AutomaticPaymentMethods: {
+    allowRedirects: (automatic) => (automatic.allow_redirects ? toGraphQLEnum(automatic.allow_redirects) : null),
   },
   PaymentError: {
     declineCode: (error) => error.decline_code ?? null,

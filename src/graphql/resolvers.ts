@@ -10,13 +10,28 @@ import { withFieldScopes } from './field-scopes.js';
 import { nodeQueries, nodeTypes } from './node-resolvers.js';
 import { paymentIntentMutations, paymentIntentQueries, paymentIntentTypes } from './payment-intent-resolvers.js';
 import { setupIntentMutations, setupIntentQueries, setupIntentTypes } from './setup-intent-resolvers.js';
-import { restBody, type RestFields } from './rest-bodies.js';
+import { toGraphQLEnum } from './enums.js';
+import { ADDRESS_FIELDS, restBody, SHIPPING_FIELDS, type RestFields } from './rest-bodies.js';
 import { metadataScalar, jsonScalar } from './scalars.js';
 import { callRestOperation } from './rest-operations.js';
 
-const WEBHOOK_FIELDS: RestFields = { renames: { enabledEvents: 'enabled_events', signatureHeaderAliases: 'signature_header_aliases' } };
+const WEBHOOK_FIELDS: RestFields = {
+  renames: { enabledEvents: 'enabled_events', signatureHeaderAliases: 'signature_header_aliases', apiVersion: 'api_version' },
+};
 const REFUND_FIELDS: RestFields = { renames: { paymentIntent: 'payment_intent' } };
-const CHARGE_FIELDS: RestFields = { renames: { receiptEmail: 'receipt_email' } };
+const CHARGE_FIELDS: RestFields = {
+  renames: {
+    receiptEmail: 'receipt_email',
+    statementDescriptor: 'statement_descriptor',
+    statementDescriptorSuffix: 'statement_descriptor_suffix',
+  },
+  objects: { shipping: SHIPPING_FIELDS },
+};
+const CUSTOMER_FIELDS: RestFields = {
+  renames: { preferredLocales: 'preferred_locales', taxExempt: 'tax_exempt' },
+  enums: ['tax_exempt'],
+  objects: { address: ADDRESS_FIELDS, shipping: SHIPPING_FIELDS },
+};
 
 /**
  * The resolvers, typed by codegen against graphql/schema.graphql. Reads call the services the
@@ -46,19 +61,19 @@ export const resolvers: Resolvers = withFieldScopes({
 
   Mutation: {
     createCustomer: (_, { input, idempotencyKey }, ctx, info) =>
-      callRestOperation(ctx, info, 'createCustomer', { body: restBody(input), idempotencyKey }),
+      callRestOperation(ctx, info, 'createCustomer', { body: restBody(input, CUSTOMER_FIELDS), idempotencyKey }),
     updateCustomer: (_, { id, input }, ctx, info) =>
-      callRestOperation(ctx, info, 'updateCustomer', { id, body: restBody(input) }),
+      callRestOperation(ctx, info, 'updateCustomer', { id, body: restBody(input, CUSTOMER_FIELDS) }),
     deleteCustomer: (_, { id }, ctx, info) => callRestOperation(ctx, info, 'deleteCustomer', { id }),
     createCharge: (_, { input, idempotencyKey }, ctx, info) =>
       callRestOperation(ctx, info, 'createCharge', { body: restBody(input, CHARGE_FIELDS), idempotencyKey }),
     updateCharge: (_, { id, input }, ctx, info) =>
       callRestOperation(ctx, info, 'updateCharge', { id, body: restBody(input, CHARGE_FIELDS) }),
-    // A null amount is left out: REST then captures all of it.
-    captureCharge: (_, { id, amount, receiptEmail, idempotencyKey }, ctx, info) =>
+    // A null argument is left out: REST then captures all of it, with the charge's own details.
+    captureCharge: (_, { id, idempotencyKey, ...args }, ctx, info) =>
       callRestOperation(ctx, info, 'captureCharge', {
         id,
-        body: { ...(amount == null ? {} : { amount }), ...(receiptEmail == null ? {} : { receipt_email: receiptEmail }) },
+        body: restBody(Object.fromEntries(Object.entries(args).filter(([, value]) => value != null)), CHARGE_FIELDS),
         idempotencyKey,
       }),
     createRefund: (_, { input, idempotencyKey }, ctx, info) =>
@@ -95,6 +110,16 @@ export const resolvers: Resolvers = withFieldScopes({
           : await listChargesOfCustomer(ctx.request, customer.id, params);
       return toConnection(page, params);
     },
+    preferredLocales: (customer) => customer.preferred_locales,
+    taxExempt: (customer) => toGraphQLEnum(customer.tax_exempt),
+  },
+
+  Address: {
+    postalCode: (address) => address.postal_code,
+  },
+
+  Shipping: {
+    trackingNumber: (shipping) => shipping.tracking_number,
   },
 
   Charge: {
@@ -112,6 +137,9 @@ export const resolvers: Resolvers = withFieldScopes({
     receiptEmail: (charge) => charge.receipt_email,
     receiptNumber: (charge) => charge.receipt_number,
     receiptUrl: (charge) => charge.receipt_url,
+    calculatedStatementDescriptor: (charge) => charge.calculated_statement_descriptor,
+    statementDescriptor: (charge) => charge.statement_descriptor,
+    statementDescriptorSuffix: (charge) => charge.statement_descriptor_suffix,
   },
 
   ...paymentIntentTypes,
@@ -134,5 +162,6 @@ export const resolvers: Resolvers = withFieldScopes({
     enabledEvents: (endpoint) => endpoint.enabled_events,
     disabled: (endpoint) => endpoint.status === 'disabled',
     signatureHeaderAliases: (endpoint) => endpoint.signature_header_aliases,
+    apiVersion: (endpoint) => endpoint.api_version,
   },
 });

@@ -19,10 +19,12 @@ const SETUP_FIELDS: RestFields = {
   renames: {
     paymentMethod: 'payment_method',
     paymentMethodTypes: 'payment_method_types',
-    allowRedirects: 'allow_redirects',
   },
   enums: ['usage'],
 };
+
+/** Automatic payment methods, as the payment intent inputs read them too. */
+const AUTOMATIC_FIELDS: RestFields = { renames: { allowRedirects: 'allow_redirects' }, enums: ['allow_redirects'] };
 
 /** A setup intent's creation as its REST body: the nested automatic payment methods renamed too. */
 function createBody(input: CreateSetupIntentInput | null | undefined): Record<string, unknown> {
@@ -30,7 +32,7 @@ function createBody(input: CreateSetupIntentInput | null | undefined): Record<st
   const body = restBody(fields, SETUP_FIELDS);
   if (automaticPaymentMethods !== undefined) {
     body.automatic_payment_methods =
-      automaticPaymentMethods && restBody(automaticPaymentMethods, SETUP_FIELDS);
+      automaticPaymentMethods && restBody(automaticPaymentMethods, AUTOMATIC_FIELDS);
   }
   return body;
 }
@@ -92,8 +94,5 @@ export const setupIntentTypes = {
   SetupError: {
     declineCode: (error) => error.decline_code ?? null,
     paymentMethod: (error) => error.payment_method?.id ?? null,
-  },
-  AutomaticPaymentMethods: {
-    allowRedirects: (automatic) => automatic.allow_redirects,
   },
 } satisfies Resolvers;

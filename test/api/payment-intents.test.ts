@@ -185,6 +185,21 @@ forEachDatabase('payment intents', (engine) => {
         setup_future_usage: null,
         status: 'requires_payment_method',
         receipt_email: null,
+        automatic_payment_methods: null,
+        confirmation_method: 'automatic',
+        payment_method_options: { card: { request_three_d_secure: 'automatic' } },
+        payment_method_types: ['card'],
+        processing: null,
+        shipping: null,
+        statement_descriptor: null,
+        statement_descriptor_suffix: null,
+        application: null,
+        application_fee_amount: null,
+        on_behalf_of: null,
+        review: null,
+        source: null,
+        transfer_data: null,
+        transfer_group: null,
       });
       expect(await eventsOldestFirst(server.api)).to.deep.equal([['payment_intent.created', intent]]);
     });

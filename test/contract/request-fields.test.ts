@@ -91,6 +91,7 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
     idOf(await asAdmin(api).post(`/admin/accounts/${made.AccountId}/signing_keys`, {}, { headers: adminHeaders() })),
   CustomerId: newCustomer,
   ChargeId: newCharge,
+  RefundId: async (api) => idOf(await api.post('/v1/refunds', { charge: await newCharge(api), amount: 100 })),
   PaymentIntentId: newIntent,
   PaymentMethodId: (api) => newCard(api),
   // With a customer and a payment method, so that both can be expanded.
@@ -146,7 +147,13 @@ const actionFixtures: Record<string, Record<string, (api: ApiClient, made: Recor
   },
 };
 
-/** Properties whose valid values must name something real; every other value comes from the schema. */
+/** What a reference answers for a property left out of this call (one of two that exclude each other). */
+const OMIT = Symbol('omit');
+
+/**
+ * Properties whose valid values must name something real, or that exclude another property; every
+ * other value comes from the schema.
+ */
 const references: Record<
   string,
   (api: ApiClient, seed: number, operation: BodyOperation, body: Record<string, unknown>, url: string) => unknown
@@ -163,9 +170,21 @@ const references: Record<
     operation.operationId === 'createPaymentMethod'
       ? { number: seed % 2 === 0 ? '4242424242424242' : '5555555555554444', exp_month: 1 + (seed % 12), exp_year: 2030 + (seed % 9), cvc: '123' }
       : { exp_month: 1 + (seed % 12), exp_year: 2030 + (seed % 9) },
-  // A setup intent takes one of the two at a time (test/api/setup-intents.test.ts): each call sends one.
-  payment_method_types: (_api, seed) => (seed % 2 === 0 ? ['card'] : undefined),
-  automatic_payment_methods: (_api, seed) => (seed % 2 === 1 ? { enabled: true, allow_redirects: 'never' } : undefined),
+  // Either a payment method or the data of a new one: the data in one call of two, the payment method in the other.
+  payment_method_data: (_api, seed, _operation, body) => {
+    if (seed % 2 === 0) return OMIT;
+    delete body.payment_method;
+    return { type: 'card', card: { token: 'tok_visa' } };
+  },
+  // Either automatic payment methods or a list of types (a payment or setup intent takes one of
+  // the two at a time): the list in one call of two.
+  payment_method_types: (_api, seed, _operation, body) => {
+    if (seed % 2 === 0 && body.automatic_payment_methods !== undefined) return OMIT;
+    delete body.automatic_payment_methods;
+    return ['card'];
+  },
+  automatic_payment_methods: (_api, _seed, _operation, body) =>
+    body.payment_method_types !== undefined ? OMIT : { enabled: true, allow_redirects: 'never' },
   // A default payment method must be attached to the customer first (test/api/payment-methods.test.ts).
   invoice_settings: () => ({ default_payment_method: null }),
   // Confirmed at once, so that the latest charge exists and `expand[]=latest_charge` can show.
@@ -201,7 +220,7 @@ async function bodyOf(api: ApiClient, operation: BodyOperation, seed: number, ur
     const reference = Object.hasOwn(references, name) ? references[name] : undefined;
     const value = reference ? await reference(api, seed, operation, body, url) : sampleValue(spec, schema, seed, name);
     // A reference may leave a property out of this call (one of two that exclude each other).
-    if (value !== undefined) body[name] = value;
+    if (value !== OMIT) body[name] = value;
   }
   return body;
 }

@@ -64,6 +64,12 @@ interface ParityLists {
 const each = (reason: string, ...names: string[]): OneSidedType[] =>
   names.map((name) => ({ name, reason }));
 
+/** REST fields with one reason to be REST's alone. */
+const restOnly = (reason: string, ...fields: FieldRef[]): OneSided[] => fields.map((rest) => ({ rest, reason }));
+
+/** REST fields a GraphQL client would want and does not get yet. */
+const restOnlyGap = (reason: string, ...fields: FieldRef[]): OneSided[] => fields.map((rest) => ({ rest, reason, gap: true }));
+
 /** What the two contracts hold apart today, and why (the resolvers in src/graphql/ do the mapping). */
 const PARITY: ParityLists = {
   typePairs: [
@@ -229,6 +235,49 @@ const PARITY: ParityLists = {
       graphql: 'Customer.charges',
       reason: 'A connection; REST lists them at GET /v1/customers/{id}/charges.',
     },
+    ...restOnly(
+      'Always the same value here (no balances, billing, coupons, sources, test clocks, Connect or Radar): REST shows them so that code written for the widely used payments API finds the fields it reads.',
+      'Customer.balance',
+      'Customer.currency',
+      'Customer.default_source',
+      'Customer.delinquent',
+      'Customer.discount',
+      'Customer.invoice_prefix',
+      'Customer.next_invoice_sequence',
+      'Customer.test_clock',
+      'PaymentIntent.processing',
+      'PaymentIntent.application',
+      'PaymentIntent.application_fee_amount',
+      'PaymentIntent.on_behalf_of',
+      'PaymentIntent.review',
+      'PaymentIntent.source',
+      'PaymentIntent.transfer_data',
+      'PaymentIntent.transfer_group',
+      'Refund.balance_transaction',
+      'Refund.receipt_number',
+      'Refund.source_transfer_reversal',
+      'Refund.transfer_reversal',
+      'WebhookEndpoint.application',
+    ),
+    ...restOnly(
+      "An instruction of the widely used payments API's client libraries, which talk REST; it changes nothing here.",
+      'PaymentIntentCreateParams.use_stripe_sdk',
+      'PaymentIntentConfirmParams.use_stripe_sdk',
+    ),
+    ...restOnlyGap(
+      'Payment methods are served over REST only so far: a payment method is named by its id, and made or attached over REST.',
+      'CustomerCreateParams.payment_method',
+      'PaymentIntentCreateParams.payment_method_data',
+      'PaymentIntentUpdateParams.payment_method_data',
+      'PaymentIntentConfirmParams.payment_method_data',
+    ),
+    ...restOnlyGap(
+      'Options by payment method type, of which there is one (card, whose capture method GraphQL sets as captureMethod); REST only for now.',
+      'PaymentIntent.payment_method_options',
+      'PaymentIntentCreateParams.payment_method_options',
+      'PaymentIntentUpdateParams.payment_method_options',
+      'PaymentIntentConfirmParams.payment_method_options',
+    ),
   ],
 };
 

@@ -106,7 +106,19 @@ forEachDatabase('live event stream', (engine) => {
         description: null,
         phone: null,
         metadata: {},
-        invoice_settings: { default_payment_method: null },
+        invoice_settings: { custom_fields: null, default_payment_method: null, footer: null, rendering_options: null },
+        address: null,
+        balance: 0,
+        currency: null,
+        default_source: null,
+        delinquent: false,
+        discount: null,
+        invoice_prefix: '0A1B2C3D',
+        next_invoice_sequence: 1,
+        preferred_locales: [],
+        shipping: null,
+        tax_exempt: 'none',
+        test_clock: null,
       });
       throw new Error('the change fails after its event was recorded');
     });

@@ -49,14 +49,14 @@ forEachDatabase('GraphQL setup intents', (engine) => {
       input: {
         customer: customer.id,
         usage: 'ON_SESSION',
-        automaticPaymentMethods: { enabled: true, allowRedirects: 'never' },
+        automaticPaymentMethods: { enabled: true, allowRedirects: 'NEVER' },
         metadata: { plan: 'monthly' },
       },
     });
     expect(created).to.deep.include({
       status: 'REQUIRES_PAYMENT_METHOD',
       usage: 'ON_SESSION',
-      automaticPaymentMethods: { allowRedirects: 'never', enabled: true },
+      automaticPaymentMethods: { allowRedirects: 'NEVER', enabled: true },
       paymentMethodTypes: ['card'],
       customer: { id: customer.id },
       nextAction: null,

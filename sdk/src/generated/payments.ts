@@ -121,6 +121,34 @@ export type CustomerDescription = string | null;
  */
 export type CustomerPhone = string | null;
 
+export type CustomerAddress = Address | null;
+
+export type CustomerShipping = Shipping | null;
+
+export type CustomerInvoiceSettingsCustomFields = InvoiceCustomField[] | null;
+
+/**
+ * @maxLength 5000
+ */
+export type CustomerInvoiceSettingsFooter = string | null;
+
+export type CustomerInvoiceSettingsRenderingOptionsOneOfAmountTaxDisplay =
+  'exclude_tax' | 'include_inclusive_tax' | null;
+
+/**
+ * @maxLength 5000
+ */
+export type CustomerInvoiceSettingsRenderingOptionsOneOfTemplate = string | null;
+
+export type CustomerInvoiceSettingsRenderingOptionsOneOf = {
+  amount_tax_display: CustomerInvoiceSettingsRenderingOptionsOneOfAmountTaxDisplay;
+  /** @maxLength 5000 */
+  template: CustomerInvoiceSettingsRenderingOptionsOneOfTemplate;
+};
+
+export type CustomerInvoiceSettingsRenderingOptions =
+  CustomerInvoiceSettingsRenderingOptionsOneOf | null;
+
 /**
  * The payment method to charge by default (one attached to the customer), or the payment
 method itself with `expand[]=invoice_settings.default_payment_method`. Cleared when it
@@ -129,7 +157,16 @@ is detached.
  */
 export type CustomerInvoiceSettingsDefaultPaymentMethod = ObjectId | PaymentMethod | null;
 
+/**
+ * What the customer's invoices would carry. There are no invoices here: `custom_fields`,
+`footer` and `rendering_options` are kept and shown back as set, for the integrator's own use.
+
+ */
 export type CustomerInvoiceSettings = {
+  custom_fields: CustomerInvoiceSettingsCustomFields;
+  /** @maxLength 5000 */
+  footer: CustomerInvoiceSettingsFooter;
+  rendering_options: CustomerInvoiceSettingsRenderingOptions;
   /** The payment method to charge by default (one attached to the customer), or the payment
 method itself with `expand[]=invoice_settings.default_payment_method`. Cleared when it
 is detached.
@@ -150,7 +187,79 @@ export interface Customer {
   /** @maxLength 40 */
   phone: CustomerPhone;
   metadata: Metadata;
+  address: CustomerAddress;
+  /**
+   * Always 0 here; customer balances (credit toward invoices) are not offered.
+   * @minimum 0
+   * @maximum 0
+   */
+  balance: number;
+  /** The currency of recurring billing: null, as there is no billing here. */
+  currency: null;
+  /** Null: the legacy sources of a customer are not offered; see `invoice_settings.default_payment_method`. */
+  default_source: null;
+  /** Whether an invoice of the customer is past due: always false, as there are no invoices here. */
+  delinquent: boolean;
+  /** Null; coupons and discounts are not offered. */
+  discount: null;
+  /**
+   * The prefix the customer's invoice numbers would have, unique to the customer (there are no invoices here).
+   * @maxLength 8
+   * @pattern ^[0-9A-F]{8}$
+   */
+  invoice_prefix: string;
+  /**
+   * The sequence number of the next invoice: 1, as there are no invoices here.
+   * @minimum 1
+   * @maximum 1
+   */
+  next_invoice_sequence: number;
+  /**
+   * The customer's preferred languages, most preferred first (`[]` when none).
+   * @maxItems 10
+   */
+  preferred_locales: Locale[];
+  shipping: CustomerShipping;
+  tax_exempt: TaxExempt;
+  /** Null; test clocks are not offered. */
+  test_clock: null;
+  /** What the customer's invoices would carry. There are no invoices here: `custom_fields`,
+`footer` and `rendering_options` are kept and shown back as set, for the integrator's own use.
+ */
   invoice_settings: CustomerInvoiceSettings;
+}
+
+/**
+ * An IETF language tag (`en`, `fr-CA`).
+ * @minLength 2
+ * @maxLength 35
+ * @pattern ^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$
+ */
+export type Locale = string;
+
+/**
+ * The customer's tax status: `none` (taxable), `exempt`, or `reverse` (reverse charge).
+ */
+export type TaxExempt = (typeof TaxExempt)[keyof typeof TaxExempt];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const TaxExempt = {
+  none: 'none',
+  exempt: 'exempt',
+  reverse: 'reverse',
+} as const;
+
+export interface InvoiceCustomField {
+  /**
+   * @minLength 1
+   * @maxLength 40
+   */
+  name: string;
+  /**
+   * @minLength 1
+   * @maxLength 140
+   */
+  value: string;
 }
 
 export type CustomerCreateParamsEmail = Email | null;
@@ -168,13 +277,80 @@ export type CustomerCreateParamsDescription = string | null;
 export type CustomerCreateParamsPhone = Phone | null;
 
 /**
+ * The customer's address; null (an empty form value) unsets it.
+ */
+export type CustomerCreateParamsAddress = AddressParams | null;
+
+/**
+ * Where the customer's goods go; null (an empty form value) unsets it.
+ */
+export type CustomerCreateParamsShipping = CustomerShippingParams | null;
+
+/**
+ * The customer's preferred languages, most preferred first; null (an empty form value) clears them.
+ * @maxItems 10
+ */
+export type CustomerCreateParamsPreferredLocales = Locale[] | null;
+
+/**
+ * The customer's tax status (default `none`); null (an empty form value) sets `none`.
+ */
+export type CustomerCreateParamsTaxExempt = TaxExempt | null;
+
+/**
  * A payment method attached to the customer; null or empty unsets it.
  */
 export type CustomerCreateParamsInvoiceSettingsDefaultPaymentMethod = ObjectId | null | string;
 
+/**
+ * Up to 4 name and value pairs for the customer's invoices; null or empty unsets them.
+ */
+export type CustomerCreateParamsInvoiceSettingsCustomFields = InvoiceCustomField[] | null | string;
+
+/**
+ * The footer of the customer's invoices; null or empty unsets it.
+ * @maxLength 5000
+ */
+export type CustomerCreateParamsInvoiceSettingsFooter = string | null;
+
+/**
+ * How taxes are shown on invoices; empty unsets it.
+ */
+export type CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay =
+  (typeof CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay)[keyof typeof CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay = {
+  '': '',
+  exclude_tax: 'exclude_tax',
+  include_inclusive_tax: 'include_inclusive_tax',
+} as const;
+
+export type CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOf = {
+  /** How taxes are shown on invoices; empty unsets it. */
+  amount_tax_display?: CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay;
+  /** @maxLength 5000 */
+  template?: string;
+};
+
+/**
+ * How the customer's invoices are rendered; null or empty unsets it.
+ */
+export type CustomerCreateParamsInvoiceSettingsRenderingOptions =
+  CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOf | null | string;
+
 export type CustomerCreateParamsInvoiceSettings = {
   /** A payment method attached to the customer; null or empty unsets it. */
   default_payment_method?: CustomerCreateParamsInvoiceSettingsDefaultPaymentMethod;
+  /** Up to 4 name and value pairs for the customer's invoices; null or empty unsets them. */
+  custom_fields?: CustomerCreateParamsInvoiceSettingsCustomFields;
+  /**
+   * The footer of the customer's invoices; null or empty unsets it.
+   * @maxLength 5000
+   */
+  footer?: CustomerCreateParamsInvoiceSettingsFooter;
+  /** How the customer's invoices are rendered; null or empty unsets it. */
+  rendering_options?: CustomerCreateParamsInvoiceSettingsRenderingOptions;
 };
 
 export interface CustomerCreateParams {
@@ -185,11 +361,144 @@ export interface CustomerCreateParams {
   description?: CustomerCreateParamsDescription;
   phone?: CustomerCreateParamsPhone;
   metadata?: Metadata;
+  /** The customer's address; null (an empty form value) unsets it. */
+  address?: CustomerCreateParamsAddress;
+  /** Where the customer's goods go; null (an empty form value) unsets it. */
+  shipping?: CustomerCreateParamsShipping;
+  /**
+   * The customer's preferred languages, most preferred first; null (an empty form value) clears them.
+   * @maxItems 10
+   */
+  preferred_locales?: CustomerCreateParamsPreferredLocales;
+  /** The customer's tax status (default `none`); null (an empty form value) sets `none`. */
+  tax_exempt?: CustomerCreateParamsTaxExempt;
   invoice_settings?: CustomerCreateParamsInvoiceSettings;
+  /** A payment method to attach to the new customer (`payment_method.attached`), as
+`POST /v1/payment_methods/{id}/attach` does; a test name (`pm_card_visa`) makes one.
+It does not become the default: set `invoice_settings[default_payment_method]` for that.
+ */
+  payment_method?: TestPaymentMethod;
   expand?: ExpandPaths;
 }
 
-export type CustomerUpdateParams = CustomerCreateParams;
+export type CustomerReplaceParamsEmail = Email | null;
+
+/**
+ * @maxLength 256
+ */
+export type CustomerReplaceParamsName = string | null;
+
+/**
+ * @maxLength 500
+ */
+export type CustomerReplaceParamsDescription = string | null;
+
+export type CustomerReplaceParamsPhone = Phone | null;
+
+/**
+ * The customer's address; null (an empty form value) unsets it.
+ */
+export type CustomerReplaceParamsAddress = AddressParams | null;
+
+/**
+ * Where the customer's goods go; null (an empty form value) unsets it.
+ */
+export type CustomerReplaceParamsShipping = CustomerShippingParams | null;
+
+/**
+ * The customer's preferred languages, most preferred first; null (an empty form value) clears them.
+ * @maxItems 10
+ */
+export type CustomerReplaceParamsPreferredLocales = Locale[] | null;
+
+/**
+ * The customer's tax status (default `none`); null (an empty form value) sets `none`.
+ */
+export type CustomerReplaceParamsTaxExempt = TaxExempt | null;
+
+/**
+ * A payment method attached to the customer; null or empty unsets it.
+ */
+export type CustomerReplaceParamsInvoiceSettingsDefaultPaymentMethod = ObjectId | null | string;
+
+/**
+ * Up to 4 name and value pairs for the customer's invoices; null or empty unsets them.
+ */
+export type CustomerReplaceParamsInvoiceSettingsCustomFields = InvoiceCustomField[] | null | string;
+
+/**
+ * The footer of the customer's invoices; null or empty unsets it.
+ * @maxLength 5000
+ */
+export type CustomerReplaceParamsInvoiceSettingsFooter = string | null;
+
+/**
+ * How taxes are shown on invoices; empty unsets it.
+ */
+export type CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay =
+  (typeof CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay)[keyof typeof CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay = {
+  '': '',
+  exclude_tax: 'exclude_tax',
+  include_inclusive_tax: 'include_inclusive_tax',
+} as const;
+
+export type CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOf = {
+  /** How taxes are shown on invoices; empty unsets it. */
+  amount_tax_display?: CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay;
+  /** @maxLength 5000 */
+  template?: string;
+};
+
+/**
+ * How the customer's invoices are rendered; null or empty unsets it.
+ */
+export type CustomerReplaceParamsInvoiceSettingsRenderingOptions =
+  CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOf | null | string;
+
+export type CustomerReplaceParamsInvoiceSettings = {
+  /** A payment method attached to the customer; null or empty unsets it. */
+  default_payment_method?: CustomerReplaceParamsInvoiceSettingsDefaultPaymentMethod;
+  /** Up to 4 name and value pairs for the customer's invoices; null or empty unsets them. */
+  custom_fields?: CustomerReplaceParamsInvoiceSettingsCustomFields;
+  /**
+   * The footer of the customer's invoices; null or empty unsets it.
+   * @maxLength 5000
+   */
+  footer?: CustomerReplaceParamsInvoiceSettingsFooter;
+  /** How the customer's invoices are rendered; null or empty unsets it. */
+  rendering_options?: CustomerReplaceParamsInvoiceSettingsRenderingOptions;
+};
+
+/**
+ * A customer's fields, as a replacement (`PUT`) or an update takes them.
+ */
+export interface CustomerReplaceParams {
+  email?: CustomerReplaceParamsEmail;
+  /** @maxLength 256 */
+  name?: CustomerReplaceParamsName;
+  /** @maxLength 500 */
+  description?: CustomerReplaceParamsDescription;
+  phone?: CustomerReplaceParamsPhone;
+  metadata?: Metadata;
+  /** The customer's address; null (an empty form value) unsets it. */
+  address?: CustomerReplaceParamsAddress;
+  /** Where the customer's goods go; null (an empty form value) unsets it. */
+  shipping?: CustomerReplaceParamsShipping;
+  /**
+   * The customer's preferred languages, most preferred first; null (an empty form value) clears them.
+   * @maxItems 10
+   */
+  preferred_locales?: CustomerReplaceParamsPreferredLocales;
+  /** The customer's tax status (default `none`); null (an empty form value) sets `none`. */
+  tax_exempt?: CustomerReplaceParamsTaxExempt;
+  invoice_settings?: CustomerReplaceParamsInvoiceSettings;
+  expand?: ExpandPaths;
+}
+
+export type CustomerUpdateParams = CustomerReplaceParams;
 
 export type CustomerListAllOf = {
   /** @maxItems 100 */
@@ -285,6 +594,22 @@ its refunds. Null for a failed charge.
  */
 export type ChargeReceiptUrl = string | null;
 
+/**
+ * What the card statement shows: the `statement_descriptor`, or the account's name (its
+letters, digits and spaces, in capitals) followed by `* ` and the
+`statement_descriptor_suffix`, cut to 22 characters. Null for charges made before
+statement descriptors existed.
+
+ * @maxLength 22
+ */
+export type ChargeCalculatedStatementDescriptor = string | null;
+
+export type ChargeShipping = Shipping | null;
+
+export type ChargeStatementDescriptor = StatementDescriptor | null;
+
+export type ChargeStatementDescriptorSuffix = StatementDescriptorSuffix | null;
+
 export interface Charge {
   id: ObjectId;
   object: 'charge';
@@ -346,6 +671,18 @@ its refunds. Null for a failed charge.
    * @maxLength 200
    */
   receipt_url: ChargeReceiptUrl;
+  /**
+   * What the card statement shows: the `statement_descriptor`, or the account's name (its
+letters, digits and spaces, in capitals) followed by `* ` and the
+`statement_descriptor_suffix`, cut to 22 characters. Null for charges made before
+statement descriptors existed.
+
+   * @maxLength 22
+   */
+  calculated_statement_descriptor: ChargeCalculatedStatementDescriptor;
+  shipping: ChargeShipping;
+  statement_descriptor: ChargeStatementDescriptor;
+  statement_descriptor_suffix: ChargeStatementDescriptorSuffix;
 }
 
 /**
@@ -387,6 +724,9 @@ export interface ChargeCreateParams {
   /** @maxLength 500 */
   description?: string;
   metadata?: Metadata;
+  shipping?: ShippingParams;
+  statement_descriptor?: StatementDescriptor;
+  statement_descriptor_suffix?: StatementDescriptorSuffix;
   expand?: ExpandPaths;
 }
 
@@ -394,6 +734,10 @@ export interface ChargeCaptureParams {
   /** How much to capture, at most the amount authorised; default all of it. */
   amount?: Amount;
   receipt_email?: Email;
+  /** What the card statement shows for the capture, in place of the charge's. */
+  statement_descriptor?: StatementDescriptor;
+  /** The suffix the card statement shows for the capture, in place of the charge's. */
+  statement_descriptor_suffix?: StatementDescriptorSuffix;
   expand?: ExpandPaths;
 }
 
@@ -402,11 +746,18 @@ export interface ChargeCaptureParams {
  */
 export type ChargeUpdateParamsDescription = string | null;
 
+/**
+ * Where the goods go; null (an empty form value) unsets it.
+ */
+export type ChargeUpdateParamsShipping = ShippingParams | null;
+
 export interface ChargeUpdateParams {
   receipt_email?: NullableReceiptEmailParam;
   /** @maxLength 500 */
   description?: ChargeUpdateParamsDescription;
   metadata?: Metadata;
+  /** Where the goods go; null (an empty form value) unsets it. */
+  shipping?: ChargeUpdateParamsShipping;
   expand?: ExpandPaths;
 }
 
@@ -459,6 +810,19 @@ export interface Refund {
   reason: RefundReasonProperty;
   status: RefundStatus;
   metadata: Metadata;
+  /** Null; balance transactions are not offered. */
+  balance_transaction: null;
+  /** Null: a refund has no receipt of its own; its charge's receipt shows it. */
+  receipt_number: null;
+  /** Null; transfers (Connect) are not offered. */
+  source_transfer_reversal: null;
+  /** Null; transfers (Connect) are not offered. */
+  transfer_reversal: null;
+}
+
+export interface RefundUpdateParams {
+  metadata?: Metadata;
+  expand?: ExpandPaths;
 }
 
 /**
@@ -780,6 +1144,14 @@ export const WebhookEndpointStatus = {
  */
 export type WebhookEndpointDescription = string | null;
 
+/**
+ * The API version the endpoint was created for, as given; null when none was. Events are
+sent in the one version this server speaks, which each event names in its own `api_version`.
+
+ * @maxLength 32
+ */
+export type WebhookEndpointApiVersion = string | null;
+
 export interface WebhookEndpoint {
   id: ObjectId;
   object: 'webhook_endpoint';
@@ -792,6 +1164,15 @@ export interface WebhookEndpoint {
   status: WebhookEndpointStatus;
   metadata: Metadata;
   signature_header_aliases: SignatureHeaderAliases;
+  /**
+   * The API version the endpoint was created for, as given; null when none was. Events are
+sent in the one version this server speaks, which each event names in its own `api_version`.
+
+   * @maxLength 32
+   */
+  api_version: WebhookEndpointApiVersion;
+  /** Null; endpoints of Connect applications are not offered. */
+  application: null;
 }
 
 /**
@@ -816,6 +1197,12 @@ export const SignatureHeaderAlias = {
 export type WebhookEndpointWithSecretDescription = string | null;
 
 /**
+ * The API version the endpoint was created for, as given; null when none was.
+ * @maxLength 32
+ */
+export type WebhookEndpointWithSecretApiVersion = string | null;
+
+/**
  * An endpoint with its signing secret, as the answers to create and rotate_secret show it (and no other).
  */
 export interface WebhookEndpointWithSecret {
@@ -830,6 +1217,13 @@ export interface WebhookEndpointWithSecret {
   status: WebhookEndpointStatus;
   metadata: Metadata;
   signature_header_aliases: SignatureHeaderAliases;
+  /**
+   * The API version the endpoint was created for, as given; null when none was.
+   * @maxLength 32
+   */
+  api_version: WebhookEndpointWithSecretApiVersion;
+  /** Null; endpoints of Connect applications are not offered. */
+  application: null;
   /**
    * The signing secret, to verify the `Service-Signature` of deliveries; shown only here.
    * @maxLength 128
@@ -850,6 +1244,15 @@ export interface WebhookEndpointCreateParams {
   description?: WebhookEndpointCreateParamsDescription;
   metadata?: Metadata;
   signature_header_aliases?: SignatureHeaderAliases;
+  /**
+   * The API version the endpoint is for (`2026-11-01`, or a version name of the widely used
+payments API such as `2025-03-31.basil`): kept and shown back. Events are sent in the one
+version this server speaks, named in each event's `api_version`.
+
+   * @maxLength 32
+   * @pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}(\.[a-z]+)?$
+   */
+  api_version?: string;
 }
 
 /**
@@ -1104,6 +1507,92 @@ export interface AddressParams {
   /** @maxLength 200 */
   state?: string;
 }
+
+/**
+ * The delivery service (Fedex, UPS, USPS, …).
+ * @maxLength 5000
+ */
+export type ShippingCarrier = string | null;
+
+/**
+ * @maxLength 5000
+ */
+export type ShippingPhone = string | null;
+
+/**
+ * @maxLength 5000
+ */
+export type ShippingTrackingNumber = string | null;
+
+/**
+ * Where the goods go, and how.
+ */
+export interface Shipping {
+  address: Address;
+  /**
+   * The delivery service (Fedex, UPS, USPS, …).
+   * @maxLength 5000
+   */
+  carrier: ShippingCarrier;
+  /** @maxLength 5000 */
+  name: string;
+  /** @maxLength 5000 */
+  phone: ShippingPhone;
+  /** @maxLength 5000 */
+  tracking_number: ShippingTrackingNumber;
+}
+
+/**
+ * Where the goods go (`address` and `name` required), and how.
+ */
+export interface ShippingParams {
+  address: AddressParams;
+  /** @maxLength 5000 */
+  carrier?: string;
+  /**
+   * @minLength 1
+   * @maxLength 5000
+   */
+  name: string;
+  /** @maxLength 5000 */
+  phone?: string;
+  /** @maxLength 5000 */
+  tracking_number?: string;
+}
+
+/**
+ * The customer's shipping address and name (both required), and phone.
+ */
+export interface CustomerShippingParams {
+  address: AddressParams;
+  /**
+   * @minLength 1
+   * @maxLength 5000
+   */
+  name: string;
+  /** @maxLength 5000 */
+  phone?: string;
+}
+
+/**
+ * What a card statement shows for the payment, instead of the account's name: at most 22
+characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"` or `*`.
+
+ * @minLength 1
+ * @maxLength 22
+ * @pattern ^(?=.*[A-Za-z])[^<>\\'"*]+$
+ */
+export type StatementDescriptor = string;
+
+/**
+ * Added to the account's name on card statements (`ACCOUNT* SUFFIX`, cut to 22 characters):
+at most 22 characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"` or `*`.
+
+ * @minLength 1
+ * @maxLength 22
+ * @pattern ^(?=.*[A-Za-z])[^<>\\'"*]+$
+ */
+export type StatementDescriptorSuffix = string;
 
 export type BillingDetailsAddress = Address | null;
 
@@ -1549,6 +2038,19 @@ export type PaymentIntentSetupFutureUsage = SetupFutureUsage | null;
 export type PaymentIntentReceiptEmail = Email | null;
 
 /**
+ * As created with `automatic_payment_methods[enabled]=true`: the intent takes the payment
+method types the account offers (here, cards); null otherwise.
+
+ */
+export type PaymentIntentAutomaticPaymentMethods = AutomaticPaymentMethods | null;
+
+export type PaymentIntentShipping = Shipping | null;
+
+export type PaymentIntentStatementDescriptor = StatementDescriptor | null;
+
+export type PaymentIntentStatementDescriptorSuffix = StatementDescriptorSuffix | null;
+
+/**
  * A payment, from its creation to its capture or cancellation.
  */
 export interface PaymentIntent {
@@ -1598,7 +2100,190 @@ A test name sent (`pm_card_visa`) is answered as the payment method made from it
   status: PaymentIntentStatus;
   /** Where the receipt of the payment is e-mailed; its charge carries it. */
   receipt_email: PaymentIntentReceiptEmail;
+  /** As created with `automatic_payment_methods[enabled]=true`: the intent takes the payment
+method types the account offers (here, cards); null otherwise.
+ */
+  automatic_payment_methods: PaymentIntentAutomaticPaymentMethods;
+  confirmation_method: ConfirmationMethod;
+  payment_method_options: PaymentMethodOptions;
+  /**
+   * The payment method types the intent may be paid with (`card`, the only one here).
+   * @minItems 1
+   * @maxItems 1
+   */
+  payment_method_types: PaymentMethodTypeName[];
+  /** Null: a payment here is never seen while it processes (it is done within the confirmation). */
+  processing: null;
+  shipping: PaymentIntentShipping;
+  statement_descriptor: PaymentIntentStatementDescriptor;
+  statement_descriptor_suffix: PaymentIntentStatementDescriptorSuffix;
+  /** Null; Connect is not offered. */
+  application: null;
+  /** Null; Connect is not offered. */
+  application_fee_amount: null;
+  /** Null; Connect is not offered. */
+  on_behalf_of: null;
+  /** Null; Radar reviews are not offered. */
+  review: null;
+  /** Null; the legacy Sources API is not offered. */
+  source: null;
+  /** Null; Connect is not offered. */
+  transfer_data: null;
+  /** Null; Connect is not offered. */
+  transfer_group: null;
 }
+
+/**
+ * A payment method type; `card` is the only one offered here.
+ */
+export type PaymentMethodTypeName =
+  (typeof PaymentMethodTypeName)[keyof typeof PaymentMethodTypeName];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const PaymentMethodTypeName = {
+  card: 'card',
+} as const;
+
+/**
+ * Whether payment methods that redirect the customer away may be offered (`always`, the
+default when enabled) or not (`never`). Cards never redirect: a card's authentication
+(3-D Secure) is asked for either way.
+
+ */
+export type AutomaticPaymentMethodsAllowRedirects =
+  (typeof AutomaticPaymentMethodsAllowRedirects)[keyof typeof AutomaticPaymentMethodsAllowRedirects];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const AutomaticPaymentMethodsAllowRedirects = {
+  always: 'always',
+  never: 'never',
+} as const;
+
+export interface AutomaticPaymentMethods {
+  enabled: boolean;
+  /** Whether payment methods that redirect the customer away may be offered (`always`, the
+default when enabled) or not (`never`). Cards never redirect: a card's authentication
+(3-D Secure) is asked for either way.
+ */
+  allow_redirects?: AutomaticPaymentMethodsAllowRedirects;
+}
+
+/**
+ * `never` keeps out payment methods that redirect the customer away (cards never do); default `always`.
+ */
+export type AutomaticPaymentMethodsParamsAllowRedirects =
+  (typeof AutomaticPaymentMethodsParamsAllowRedirects)[keyof typeof AutomaticPaymentMethodsParamsAllowRedirects];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const AutomaticPaymentMethodsParamsAllowRedirects = {
+  always: 'always',
+  never: 'never',
+} as const;
+
+export interface AutomaticPaymentMethodsParams {
+  /** Whether the intent takes the payment method types the account offers (cards). */
+  enabled: boolean;
+  /** `never` keeps out payment methods that redirect the customer away (cards never do); default `always`. */
+  allow_redirects?: AutomaticPaymentMethodsParamsAllowRedirects;
+}
+
+/**
+ * `automatic`: a confirmation that needs the customer's authentication completes the payment once
+they authenticate. `manual`: the intent then waits in `requires_confirmation` for the server to
+confirm it again (with a secret key), and that confirmation makes the payment without asking
+again.
+
+ */
+export type ConfirmationMethod = (typeof ConfirmationMethod)[keyof typeof ConfirmationMethod];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ConfirmationMethod = {
+  automatic: 'automatic',
+  manual: 'manual',
+} as const;
+
+export type PaymentMethodOptionsCard = {
+  /** `manual`: a card payment is only authorised, whatever the intent's `capture_method`; absent when not set. */
+  capture_method?: 'manual';
+  /** When 3-D Secure is asked for: `automatic`, when the card requires it. */
+  request_three_d_secure: 'automatic';
+};
+
+/**
+ * Options of the payment by payment method type.
+ */
+export interface PaymentMethodOptions {
+  card: PaymentMethodOptionsCard;
+}
+
+/**
+ * `manual` authorises a card payment only (to capture later), overriding `capture_method`; empty unsets it.
+ */
+export type PaymentMethodOptionsParamsCardCaptureMethod =
+  (typeof PaymentMethodOptionsParamsCardCaptureMethod)[keyof typeof PaymentMethodOptionsParamsCardCaptureMethod];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const PaymentMethodOptionsParamsCardCaptureMethod = {
+  '': '',
+  manual: 'manual',
+} as const;
+
+export type PaymentMethodOptionsParamsCard = {
+  /** `manual` authorises a card payment only (to capture later), overriding `capture_method`; empty unsets it. */
+  capture_method?: PaymentMethodOptionsParamsCardCaptureMethod;
+};
+
+export interface PaymentMethodOptionsParams {
+  card?: PaymentMethodOptionsParamsCard;
+}
+
+/**
+ * A test card number with its expiry (and CVC), or a test token alone.
+ */
+export type PaymentMethodDataParamsCard = {
+  /**
+   * @maxLength 19
+   * @pattern ^[0-9]{12,19}$
+   */
+  number?: string;
+  /**
+   * @minimum 1
+   * @maximum 12
+   */
+  exp_month?: number;
+  /**
+   * @minimum 2000
+   * @maximum 2100
+   */
+  exp_year?: number;
+  /**
+   * @maxLength 4
+   * @pattern ^[0-9]{3,4}$
+   */
+  cvc?: string;
+  token?: TestSource;
+};
+
+/**
+ * A payment method to make and pay with, in place of `payment_method`: the same fields as
+`POST /v1/payment_methods` (a test card, or a test token).
+
+ */
+export interface PaymentMethodDataParams {
+  type: 'card';
+  /** A test card number with its expiry (and CVC), or a test token alone. */
+  card?: PaymentMethodDataParamsCard;
+  billing_details?: BillingDetailsParams;
+  metadata?: Metadata;
+}
+
+/**
+ * `true`: a card that needs the customer's authentication fails the payment at once (402
+`authentication_required`, the intent back in `requires_payment_method`) instead of waiting
+in `requires_action`.
+
+ */
+export type ErrorOnRequiresAction = boolean;
 
 export interface PaymentIntentCreateParams {
   amount: Amount;
@@ -1619,6 +2304,26 @@ the payment fails with 402 `authentication_required` (the intent back in
   description?: string;
   metadata?: Metadata;
   receipt_email?: Email;
+  /** `enabled: true` takes the payment method types the account offers (cards); not with `payment_method_types`. */
+  automatic_payment_methods?: AutomaticPaymentMethodsParams;
+  confirmation_method?: ConfirmationMethod;
+  error_on_requires_action?: ErrorOnRequiresAction;
+  /** Sent by the client libraries of the widely used payments API when they handle the
+customer's action themselves. Accepted and without effect here: `next_action` is always
+this server's own (`redirect_to_url` or `authenticate`).
+ */
+  use_stripe_sdk?: boolean;
+  payment_method_data?: PaymentMethodDataParams;
+  payment_method_options?: PaymentMethodOptionsParams;
+  /**
+   * The payment method types the intent may be paid with; only `card` is offered.
+   * @minItems 1
+   * @maxItems 1
+   */
+  payment_method_types?: PaymentMethodTypeName[];
+  shipping?: ShippingParams;
+  statement_descriptor?: StatementDescriptor;
+  statement_descriptor_suffix?: StatementDescriptorSuffix;
   expand?: ExpandPaths;
 }
 
@@ -1626,6 +2331,21 @@ the payment fails with 402 `authentication_required` (the intent back in
  * @maxLength 500
  */
 export type PaymentIntentUpdateParamsDescription = string | null;
+
+/**
+ * Where the goods go; null (an empty form value) unsets it.
+ */
+export type PaymentIntentUpdateParamsShipping = ShippingParams | null;
+
+/**
+ * What the card statement shows; null (an empty form value) unsets it.
+ */
+export type PaymentIntentUpdateParamsStatementDescriptor = StatementDescriptor | null;
+
+/**
+ * The suffix the card statement shows; null (an empty form value) unsets it.
+ */
+export type PaymentIntentUpdateParamsStatementDescriptorSuffix = StatementDescriptorSuffix | null;
 
 export interface PaymentIntentUpdateParams {
   amount?: Amount;
@@ -1638,8 +2358,27 @@ export interface PaymentIntentUpdateParams {
   description?: PaymentIntentUpdateParamsDescription;
   metadata?: Metadata;
   receipt_email?: NullableReceiptEmailParam;
+  payment_method_data?: PaymentMethodDataParams;
+  payment_method_options?: PaymentMethodOptionsParams;
+  /**
+   * The payment method types the intent may be paid with; only `card` is offered.
+   * @minItems 1
+   * @maxItems 1
+   */
+  payment_method_types?: PaymentMethodTypeName[];
+  /** Where the goods go; null (an empty form value) unsets it. */
+  shipping?: PaymentIntentUpdateParamsShipping;
+  /** What the card statement shows; null (an empty form value) unsets it. */
+  statement_descriptor?: PaymentIntentUpdateParamsStatementDescriptor;
+  /** The suffix the card statement shows; null (an empty form value) unsets it. */
+  statement_descriptor_suffix?: PaymentIntentUpdateParamsStatementDescriptorSuffix;
   expand?: ExpandPaths;
 }
+
+/**
+ * Where the goods go; null (an empty form value) unsets it.
+ */
+export type PaymentIntentConfirmParamsShipping = ShippingParams | null;
 
 export interface PaymentIntentConfirmParams {
   payment_method?: TestPaymentMethod;
@@ -1654,12 +2393,33 @@ the payment fails with 402 `authentication_required` (the intent back in
  */
   off_session?: boolean;
   setup_future_usage?: SetupFutureUsage;
+  error_on_requires_action?: ErrorOnRequiresAction;
+  /** Sent by the client libraries of the widely used payments API when they handle the
+customer's action themselves. Accepted and without effect here: `next_action` is always
+this server's own (`redirect_to_url` or `authenticate`).
+ */
+  use_stripe_sdk?: boolean;
+  payment_method_data?: PaymentMethodDataParams;
+  payment_method_options?: PaymentMethodOptionsParams;
+  /**
+   * The payment method types the intent may be paid with; only `card` is offered.
+   * @minItems 1
+   * @maxItems 1
+   */
+  payment_method_types?: PaymentMethodTypeName[];
+  /** Where the goods go; null (an empty form value) unsets it. */
+  shipping?: PaymentIntentConfirmParamsShipping;
   expand?: ExpandPaths;
 }
 
 export interface PaymentIntentCaptureParams {
   /** How much to capture, at most `amount_capturable`; default all of it. */
   amount_to_capture?: Amount;
+  metadata?: Metadata;
+  /** What the card statement shows for the capture, in place of the intent's. */
+  statement_descriptor?: StatementDescriptor;
+  /** The suffix the card statement shows for the capture, in place of the intent's. */
+  statement_descriptor_suffix?: StatementDescriptorSuffix;
   expand?: ExpandPaths;
 }
 
@@ -1762,39 +2522,6 @@ export const SetupIntentCancellationReason = {
  * @maxItems 1
  */
 export type PaymentMethodTypes = 'card'[];
-
-export type AutomaticPaymentMethodsAllowRedirects =
-  (typeof AutomaticPaymentMethodsAllowRedirects)[keyof typeof AutomaticPaymentMethodsAllowRedirects];
-
-// eslint-disable-next-line @typescript-eslint/no-redeclare
-export const AutomaticPaymentMethodsAllowRedirects = {
-  always: 'always',
-  never: 'never',
-} as const;
-
-/**
- * Whether the payment method types come from the account's settings (`enabled`) rather than
-from `payment_method_types`, and whether those needing a redirect may be offered.
-
- */
-export interface AutomaticPaymentMethods {
-  allow_redirects: AutomaticPaymentMethodsAllowRedirects;
-  enabled: boolean;
-}
-
-export type AutomaticPaymentMethodsParamsAllowRedirects =
-  (typeof AutomaticPaymentMethodsParamsAllowRedirects)[keyof typeof AutomaticPaymentMethodsParamsAllowRedirects];
-
-// eslint-disable-next-line @typescript-eslint/no-redeclare
-export const AutomaticPaymentMethodsParamsAllowRedirects = {
-  always: 'always',
-  never: 'never',
-} as const;
-
-export interface AutomaticPaymentMethodsParams {
-  allow_redirects?: AutomaticPaymentMethodsParamsAllowRedirects;
-  enabled: boolean;
-}
 
 export type SetupIntentPaymentMethodOptionsCard = {
   /** No card mandates here. */
@@ -3911,6 +4638,19 @@ cannot be expanded answers 400 `parameter_invalid` naming it.
   expand?: ExpandParameter;
 };
 
+export type UpdateRefundByPostHeaders = {
+  /**
+ * Makes a POST safe to retry. Within 24 hours, the same key with the same body answers the
+stored response (`Idempotent-Replayed: true`); with another body, 400 `idempotency_error`;
+while the first request still runs, 409 `idempotency_key_in_use`.
+
+ * @minLength 1
+ * @maxLength 255
+ * @pattern ^[\x21-\x7E]+$
+ */
+  'Idempotency-Key'?: IdempotencyKeyParameter;
+};
+
 export type ListPaymentIntentsParams = {
   /**
    * How many objects to return, 1 to 100.
@@ -5169,14 +5909,14 @@ export const getReplaceCustomerUrl = (id: string) => {
 
 export const replaceCustomer = async (
   id: string,
-  customerCreateParams: CustomerCreateParams,
+  customerReplaceParams: CustomerReplaceParams,
   options?: RequestInit,
 ): Promise<replaceCustomerResponse> => {
   return transport<replaceCustomerResponse>(getReplaceCustomerUrl(id), {
     ...options,
     method: 'PUT',
     headers: { 'Content-Type': 'application/json', ...options?.headers },
-    body: JSON.stringify(customerCreateParams),
+    body: JSON.stringify(customerReplaceParams),
   });
 };
 
@@ -5247,14 +5987,14 @@ export const getUpdateCustomerUrl = (id: string) => {
 
 export const updateCustomer = async (
   id: string,
-  customerCreateParams: CustomerCreateParams,
+  customerReplaceParams: CustomerReplaceParams,
   options?: RequestInit,
 ): Promise<updateCustomerResponse> => {
   return transport<updateCustomerResponse>(getUpdateCustomerUrl(id), {
     ...options,
     method: 'PATCH',
     headers: { 'Content-Type': 'application/json', ...options?.headers },
-    body: JSON.stringify(customerCreateParams),
+    body: JSON.stringify(customerReplaceParams),
   });
 };
 
@@ -5332,7 +6072,7 @@ export const getUpdateCustomerByPostUrl = (id: string) => {
 
 export const updateCustomerByPost = async (
   id: string,
-  customerCreateParams?: CustomerCreateParams,
+  customerReplaceParams?: CustomerReplaceParams,
   headers?: UpdateCustomerByPostHeaders,
   options?: RequestInit,
 ): Promise<updateCustomerByPostResponse> => {
@@ -5340,7 +6080,7 @@ export const updateCustomerByPost = async (
     ...options,
     method: 'POST',
     headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
-    body: JSON.stringify(customerCreateParams),
+    body: JSON.stringify(customerReplaceParams),
   });
 };
 
@@ -6607,6 +7347,170 @@ export const retrieveRefund = async (
   return transport<retrieveRefundResponse>(getRetrieveRefundUrl(id, params), {
     ...options,
     method: 'GET',
+  });
+};
+
+/**
+ * Only `metadata` can change.
+ * @summary Update a refund
+ */
+export type updateRefundResponse200 = {
+  data: Refund;
+  status: 200;
+};
+
+export type updateRefundResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updateRefundResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updateRefundResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type updateRefundResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updateRefundResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updateRefundResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updateRefundResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 429 | 500>;
+};
+
+export type updateRefundResponseSuccess = updateRefundResponse200 & {
+  headers: Headers;
+};
+export type updateRefundResponseError = (
+  | updateRefundResponse400
+  | updateRefundResponse401
+  | updateRefundResponse403
+  | updateRefundResponse404
+  | updateRefundResponse429
+  | updateRefundResponse500
+  | updateRefundResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updateRefundResponse = updateRefundResponseSuccess | updateRefundResponseError;
+
+export const getUpdateRefundUrl = (id: string) => {
+  return `/v1/refunds/${id}`;
+};
+
+export const updateRefund = async (
+  id: string,
+  refundUpdateParams: RefundUpdateParams,
+  options?: RequestInit,
+): Promise<updateRefundResponse> => {
+  return transport<updateRefundResponse>(getUpdateRefundUrl(id), {
+    ...options,
+    method: 'PATCH',
+    headers: { 'Content-Type': 'application/json', ...options?.headers },
+    body: JSON.stringify(refundUpdateParams),
+  });
+};
+
+/**
+ * The same partial update as PATCH, as the widely used payments SDKs send it.
+ * @summary Update a refund (POST)
+ */
+export type updateRefundByPostResponse200 = {
+  data: Refund;
+  status: 200;
+};
+
+export type updateRefundByPostResponse400 = {
+  data: BadRequestResponse;
+  status: 400;
+};
+
+export type updateRefundByPostResponse401 = {
+  data: UnauthorizedResponse;
+  status: 401;
+};
+
+export type updateRefundByPostResponse403 = {
+  data: ForbiddenResponse;
+  status: 403;
+};
+
+export type updateRefundByPostResponse404 = {
+  data: NotFoundResponse;
+  status: 404;
+};
+
+export type updateRefundByPostResponse409 = {
+  data: ConflictResponse;
+  status: 409;
+};
+
+export type updateRefundByPostResponse429 = {
+  data: TooManyRequestsResponse;
+  status: 429;
+};
+
+export type updateRefundByPostResponse500 = {
+  data: ServerErrorResponse;
+  status: 500;
+};
+
+export type updateRefundByPostResponseDefault = {
+  data: ErrorResponse;
+  status: Exclude<HTTPStatusCodes, 200 | 400 | 401 | 403 | 404 | 409 | 429 | 500>;
+};
+
+export type updateRefundByPostResponseSuccess = updateRefundByPostResponse200 & {
+  headers: Headers;
+};
+export type updateRefundByPostResponseError = (
+  | updateRefundByPostResponse400
+  | updateRefundByPostResponse401
+  | updateRefundByPostResponse403
+  | updateRefundByPostResponse404
+  | updateRefundByPostResponse409
+  | updateRefundByPostResponse429
+  | updateRefundByPostResponse500
+  | updateRefundByPostResponseDefault
+) & {
+  headers: Headers;
+};
+
+export type updateRefundByPostResponse =
+  updateRefundByPostResponseSuccess | updateRefundByPostResponseError;
+
+export const getUpdateRefundByPostUrl = (id: string) => {
+  return `/v1/refunds/${id}`;
+};
+
+export const updateRefundByPost = async (
+  id: string,
+  refundUpdateParams?: RefundUpdateParams,
+  headers?: UpdateRefundByPostHeaders,
+  options?: RequestInit,
+): Promise<updateRefundByPostResponse> => {
+  return transport<updateRefundByPostResponse>(getUpdateRefundByPostUrl(id), {
+    ...options,
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...headers, ...options?.headers },
+    body: JSON.stringify(refundUpdateParams),
   });
 };
 

@@ -16,6 +16,7 @@ import * as receipts from './0014_receipts.js';
 import * as clientSecrets from './0015_client_secrets.js';
 import * as paymentMethods from './0016_payment_methods.js';
 import * as setupIntents from './0017_setup_intents.js';
+import * as documentedFields from './0018_documented_fields.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -39,6 +40,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0015_client_secrets', clientSecrets],
   ['0016_payment_methods', paymentMethods],
   ['0017_setup_intents', setupIntents],
+  ['0018_documented_fields', documentedFields],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

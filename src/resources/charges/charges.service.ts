@@ -2,7 +2,7 @@ import { ApiError, notFound } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { requireCustomer } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
-import { captureAuthorization } from '../payments/authorizations.js';
+import { captureAuthorization, withCaptureDescriptors } from '../payments/authorizations.js';
 import { makePayment, newIntent, type PaymentMade } from '../payments/payment-attempts.js';
 import { insertPaymentIntent, type PaymentIntentRow } from '../payments/payment-intents.repo.js';
 import { toPaymentIntentResource } from '../payments/payment-intents.mapper.js';
@@ -11,6 +11,7 @@ import { updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
+import { storedJson, toShipping } from '../shared/shipping.js';
 import { previousAttributes } from '../shared/updates.js';
 import {
   findCharge,
@@ -39,8 +40,21 @@ import { findTestSource } from '../payments/test-sources.js';
  */
 export async function createCharge(ctx: RequestContext, params: ChargeCreateParams): Promise<PaymentMade> {
   // `expand` is applied to the result by the handler.
-  const { amount, currency, source: token, customer, capture, description, metadata, receipt_email, expand: _expand, ...unread } =
-    params;
+  const {
+    amount,
+    currency,
+    source: token,
+    customer,
+    capture,
+    description,
+    metadata,
+    receipt_email,
+    shipping,
+    statement_descriptor,
+    statement_descriptor_suffix,
+    expand: _expand,
+    ...unread
+  } = params;
   allParamsRead(unread);
   const source = findTestSource(token);
   // A charge cannot wait for the customer to authenticate: cards that ask for it are not tokens here.
@@ -55,6 +69,9 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     description,
     metadata,
     receipt_email,
+    shipping,
+    statement_descriptor,
+    statement_descriptor_suffix,
   });
   // The charge carries what it was made with, as it always has; its intent the same. The intent is
   // created and confirmed in this one request: it is written once, in the state the payment left it.
@@ -76,12 +93,12 @@ export async function retrieveCharge(ctx: RequestContext, id: string): Promise<C
 }
 
 /**
- * Only `description`, `metadata` and `receipt_email` can change; `charge.updated` lists what did.
+ * Only `description`, `metadata`, `receipt_email` and `shipping` can change; `charge.updated` lists what did.
  * An address given for a paid and captured charge sends its receipt (again) to that address.
  */
 export async function updateCharge(ctx: RequestContext, id: string, params: ChargeUpdateParams): Promise<Charge> {
   // `expand` is applied to the result by the handler.
-  const { description, metadata, receipt_email, expand: _expand, ...unread } = params;
+  const { description, metadata, receipt_email, shipping, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const current = await requireCharge(ctx, id);
   const fields = {
@@ -89,6 +106,7 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
     metadata: updatedMetadata(current.metadata, metadata),
     receipt_email: receipt_email === undefined ? current.receipt_email : receipt_email,
     receipt_number: current.receipt_number,
+    shipping: storedJson(shipping, current.shipping, toShipping),
   };
   const resend = typeof receipt_email === 'string' && receiptDue({ ...current, receipt_email });
   if (resend) fields.receipt_number = receiptNumberOf(current);
@@ -108,7 +126,7 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
  */
 export async function captureCharge(ctx: RequestContext, id: string, params: ChargeCaptureParams): Promise<Charge> {
   // `expand` is applied to the result by the handler.
-  const { amount, receipt_email, expand: _expand, ...unread } = params;
+  const { amount, receipt_email, statement_descriptor, statement_descriptor_suffix, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const unlocked = await requireCharge(ctx, id);
   if (unlocked.payment_intent_id === null) {
@@ -131,6 +149,7 @@ export async function captureCharge(ctx: RequestContext, id: string, params: Cha
     // The receipt the capture sends goes here (it overrides the charge's address).
     charge = (await setReceiptFields(ctx.db, ctx.accountId, id, { receipt_email, receipt_number: charge.receipt_number }))!;
   }
+  charge = await withCaptureDescriptors(ctx, charge, { statement_descriptor, statement_descriptor_suffix });
   await captureAuthorization(ctx, intent, charge, toCapture);
   return retrieveCharge(ctx, id);
 }

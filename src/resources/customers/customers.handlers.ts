@@ -4,14 +4,12 @@ import { customerExpandableFields } from './customers.expansion.js';
 import * as customers from './customers.service.js';
 
 // `expand` is checked before the service runs, so a path that cannot be expanded changes nothing.
-const expandCustomer = (paths?: string[]) => objectExpansion(customerExpandableFields, paths);
+export const expandCustomer = (paths?: string[]) => objectExpansion(customerExpandableFields, paths);
+
+// `createCustomer` is bound in payment-methods/: a customer may be created with a payment method.
 
 export const customerHandlers = {
   listCustomers: async ({ query, ctx }) => ok(await customers.listCustomers(ctx, query)),
-  createCustomer: async ({ body, ctx }) => {
-    const expand = expandCustomer(body.expand);
-    return ok(await expand(ctx, await customers.createCustomer(ctx, body)));
-  },
   retrieveCustomer: async ({ path, query, ctx }) => {
     const expand = expandCustomer(query.expand);
     return ok(await expand(ctx, await customers.retrieveCustomerOrDeleted(ctx, path.id)));
@@ -32,7 +30,6 @@ export const customerHandlers = {
 } satisfies Pick<
   Handlers,
   | 'listCustomers'
-  | 'createCustomer'
   | 'retrieveCustomer'
   | 'replaceCustomer'
   | 'updateCustomer'

@@ -13,17 +13,45 @@ export interface CustomerRow {
   metadata: string;
   /** `invoice_settings.default_payment_method`: a payment method attached to the customer. */
   default_payment_method_id: string | null;
+  /** JSON of the spec's `Address`, or null. */
+  address: string | null;
+  /** JSON of the spec's `Shipping`, or null. */
+  shipping: string | null;
+  /** JSON list of locales. */
+  preferred_locales: string;
+  tax_exempt: 'none' | 'exempt' | 'reverse';
+  /** JSON of `invoice_settings` beyond its default payment method (`InvoiceExtras`), or null when none was set. */
+  invoice_settings: string | null;
   created: number;
 }
 
 /** The fields a create, replace or update writes. */
-export type CustomerFields = Pick<CustomerRow, 'email' | 'name' | 'description' | 'phone' | 'metadata' | 'default_payment_method_id'>;
+export type CustomerFields = Pick<
+  CustomerRow,
+  | 'email'
+  | 'name'
+  | 'description'
+  | 'phone'
+  | 'metadata'
+  | 'default_payment_method_id'
+  | 'address'
+  | 'shipping'
+  | 'preferred_locales'
+  | 'tax_exempt'
+  | 'invoice_settings'
+>;
+
+/** The columns a create, replace or update writes, in the order of the statements below. */
+const WRITTEN = [
+  'email', 'name', 'description', 'phone', 'metadata', 'default_payment_method_id',
+  'address', 'shipping', 'preferred_locales', 'tax_exempt', 'invoice_settings',
+] as const satisfies ReadonlyArray<keyof CustomerFields>;
 
 export async function insertCustomer(db: Queryable, row: Omit<CustomerRow, 'seq'>): Promise<CustomerRow> {
   const [inserted] = await db.all<CustomerRow>(
-    `INSERT INTO customers (id, account_id, email, name, description, phone, metadata, default_payment_method_id, created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-    [row.id, row.account_id, row.email, row.name, row.description, row.phone, row.metadata, row.default_payment_method_id, row.created],
+    `INSERT INTO customers (id, account_id, ${WRITTEN.join(', ')}, created)
+     VALUES (?, ?, ${WRITTEN.map(() => '?').join(', ')}, ?) RETURNING *`,
+    [row.id, row.account_id, ...WRITTEN.map((column) => row[column]), row.created],
   );
   return inserted;
 }
@@ -47,9 +75,9 @@ export async function updateCustomerRow(
   fields: CustomerFields,
 ): Promise<CustomerRow | undefined> {
   return db.one<CustomerRow>(
-    `UPDATE customers SET email = ?, name = ?, description = ?, phone = ?, metadata = ?, default_payment_method_id = ?
+    `UPDATE customers SET ${WRITTEN.map((column) => `${column} = ?`).join(', ')}
      WHERE account_id = ? AND id = ? RETURNING *`,
-    [fields.email, fields.name, fields.description, fields.phone, fields.metadata, fields.default_payment_method_id, accountId, id],
+    [...WRITTEN.map((column) => fields[column]), accountId, id],
   );
 }
 

@@ -8,6 +8,7 @@ import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
+import { storedJson, toAddress, toShipping } from '../shared/shipping.js';
 import { previousAttributes } from '../shared/updates.js';
 import {
   clearDefaultPaymentMethod,
@@ -21,15 +22,23 @@ import {
   type CustomerRow,
 } from './customers.repo.js';
 import {
+  NO_INVOICE_EXTRAS,
   toCustomerResource,
   toDeletedCustomerResource,
   type Customer,
-  type CustomerCreateParams,
+  type CustomerReplaceParams,
   type CustomerUpdateParams,
   type DeletedCustomer,
+  type InvoiceExtras,
 } from './customers.mapper.js';
 
-export async function createCustomer(ctx: RequestContext, params: CustomerCreateParams): Promise<Customer> {
+type InvoiceSettingsParams = NonNullable<CustomerUpdateParams['invoice_settings']>;
+
+/**
+ * Creates a customer with the fields sent (`payment_method`, which attaches one to it, is the
+ * payment methods' part: see payment-methods/customer-payment-method.ts).
+ */
+export async function createCustomer(ctx: RequestContext, params: CustomerReplaceParams): Promise<Customer> {
   const id = newId('customer');
   const row = await insertCustomer(ctx.db, {
     id,
@@ -66,23 +75,63 @@ export async function retrieveCustomerOrDeleted(ctx: RequestContext, id: string)
 }
 
 /** PUT: every field is replaced; what is left out becomes null. */
-export function replaceCustomer(ctx: RequestContext, id: string, params: CustomerCreateParams): Promise<Customer> {
+export function replaceCustomer(ctx: RequestContext, id: string, params: CustomerReplaceParams): Promise<Customer> {
   return writeUpdate(ctx, id, () => replacementFields(ctx, id, params));
 }
 
 /** PATCH (or POST to the object): only the fields sent change. */
 export function updateCustomer(ctx: RequestContext, id: string, params: CustomerUpdateParams): Promise<Customer> {
   // `expand` is applied to the result by the handler.
-  const { email, name, description, phone, metadata, invoice_settings, expand: _expand, ...unread } = params;
+  const {
+    email,
+    name,
+    description,
+    phone,
+    metadata,
+    invoice_settings,
+    address,
+    shipping,
+    preferred_locales,
+    tax_exempt,
+    expand: _expand,
+    ...unread
+  } = params;
   allParamsRead(unread);
+  const { default_payment_method, ...extras } = invoice_settings ?? {};
   return writeUpdate(ctx, id, async (current) => ({
     email: email === undefined ? current.email : email,
     name: name === undefined ? current.name : name,
     description: description === undefined ? current.description : description,
     phone: phone === undefined ? current.phone : phone,
     metadata: updatedMetadata(current.metadata, metadata),
-    default_payment_method_id: await defaultPaymentMethod(ctx, id, invoice_settings, current.default_payment_method_id),
+    default_payment_method_id: await defaultPaymentMethod(ctx, id, default_payment_method, current.default_payment_method_id),
+    address: storedJson(address, current.address, toAddress),
+    shipping: storedJson(shipping, current.shipping, toShipping),
+    preferred_locales: preferred_locales === undefined ? current.preferred_locales : JSON.stringify(preferred_locales ?? []),
+    tax_exempt: tax_exempt === undefined ? current.tax_exempt : (tax_exempt ?? 'none'),
+    invoice_settings: invoiceExtras(extras, current.invoice_settings),
   }));
+}
+
+/**
+ * `invoice_settings` beyond its default payment method, as stored after a request: each field sent
+ * replaces the stored one (null or empty unsets it); null when none is set.
+ */
+function invoiceExtras(sent: Omit<InvoiceSettingsParams, 'default_payment_method'>, stored: string | null): string | null {
+  const { custom_fields, footer, rendering_options, ...unread } = sent;
+  allParamsRead(unread);
+  const current = stored === null ? NO_INVOICE_EXTRAS : (JSON.parse(stored) as InvoiceExtras);
+  const next: InvoiceExtras = {
+    custom_fields: custom_fields === undefined ? current.custom_fields : Array.isArray(custom_fields) ? custom_fields : null,
+    footer: footer === undefined ? current.footer : footer || null,
+    rendering_options:
+      rendering_options === undefined
+        ? current.rendering_options
+        : typeof rendering_options === 'object' && rendering_options !== null
+          ? { amount_tax_display: rendering_options.amount_tax_display || null, template: rendering_options.template ?? null }
+          : null,
+  };
+  return Object.values(next).every((value) => value === null) ? null : JSON.stringify(next);
 }
 
 /**
@@ -92,11 +141,9 @@ export function updateCustomer(ctx: RequestContext, id: string, params: Customer
 async function defaultPaymentMethod(
   ctx: RequestContext,
   customerId: string,
-  settings: CustomerUpdateParams['invoice_settings'],
+  id: InvoiceSettingsParams['default_payment_method'],
   current: string | null,
 ): Promise<string | null> {
-  const { default_payment_method: id, ...unread } = settings ?? {};
-  allParamsRead(unread);
   if (id === undefined) return current;
   if (id === null || id === '') return null;
   if (!(await isPaymentMethodOf(ctx.db, ctx.accountId, customerId, id))) {
@@ -140,17 +187,36 @@ export async function listCustomers(ctx: RequestContext, query: PageParams & { e
   return listOf('/v1/customers', page, toCustomerResource);
 }
 
-async function replacementFields(ctx: RequestContext, id: string, params: CustomerCreateParams): Promise<CustomerFields> {
+async function replacementFields(ctx: RequestContext, id: string, params: CustomerReplaceParams): Promise<CustomerFields> {
   // `expand` is applied to the result by the handler.
-  const { email, name, description, phone, metadata, invoice_settings, expand: _expand, ...unread } = params;
+  const {
+    email,
+    name,
+    description,
+    phone,
+    metadata,
+    invoice_settings,
+    address,
+    shipping,
+    preferred_locales,
+    tax_exempt,
+    expand: _expand,
+    ...unread
+  } = params;
   allParamsRead(unread);
+  const { default_payment_method, ...extras } = invoice_settings ?? {};
   return {
     email: email ?? null,
     name: name ?? null,
     description: description ?? null,
     phone: phone ?? null,
     metadata: initialMetadata(metadata),
-    default_payment_method_id: await defaultPaymentMethod(ctx, id, invoice_settings ?? { default_payment_method: null }, null),
+    default_payment_method_id: await defaultPaymentMethod(ctx, id, default_payment_method ?? null, null),
+    address: storedJson(address ?? null, null, toAddress),
+    shipping: storedJson(shipping ?? null, null, toShipping),
+    preferred_locales: JSON.stringify(preferred_locales ?? []),
+    tax_exempt: tax_exempt ?? 'none',
+    invoice_settings: invoiceExtras(extras, null),
   };
 }
 
@@ -165,6 +231,8 @@ async function writeUpdate(
   const before = toCustomerResource(current);
   const after = toCustomerResource(updated);
   const changed = previousAttributes(before, after);
+  // Of `invoice_settings`, only the settings that changed, as the widely used payments API shows them.
+  if (changed.invoice_settings) changed.invoice_settings = previousAttributes(before.invoice_settings, after.invoice_settings) as Customer['invoice_settings'];
   if (Object.keys(changed).length > 0) await recordEvent(ctx, 'customer.updated', after, changed);
   return after;
 }

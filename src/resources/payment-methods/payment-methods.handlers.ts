@@ -1,4 +1,5 @@
 import { ok, type Handlers } from '../../operations/operations.js';
+import { expandCustomer } from '../customers/customers.handlers.js';
 import { paymentMethodExpandableFields } from '../payments/payments.expansion.js';
 import { listExpansion, objectExpansion } from '../shared/expansion.js';
 import * as methods from './payment-methods.service.js';
@@ -8,6 +9,10 @@ const expandMethod = (paths?: string[]) => objectExpansion(paymentMethodExpandab
 const expandList = (paths?: string[]) => listExpansion(paymentMethodExpandableFields, paths);
 
 export const paymentMethodHandlers = {
+  createCustomer: async ({ body, ctx }) => {
+    const expand = expandCustomer(body.expand);
+    return ok(await expand(ctx, await methods.createCustomerWithPaymentMethod(ctx, body)));
+  },
   listPaymentMethods: async ({ query, ctx }) => {
     const expand = expandList(query.expand);
     return ok(await expand(ctx, await methods.listPaymentMethods(ctx, query)));
@@ -46,6 +51,7 @@ export const paymentMethodHandlers = {
   },
 } satisfies Pick<
   Handlers,
+  | 'createCustomer'
   | 'listPaymentMethods'
   | 'createPaymentMethod'
   | 'retrievePaymentMethod'

@@ -1,17 +1,18 @@
 import { ApiError, notFound } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
-import { forgetPaymentMethod, requireCustomer } from '../customers/customers.service.js';
+import type { Customer, CustomerCreateParams } from '../customers/customers.mapper.js';
+import { createCustomer, forgetPaymentMethod, requireCustomer } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
 import { toPaymentMethodResource } from '../payments/payment-methods.mapper.js';
 import type {
-  BillingDetails,
   PaymentMethod,
   PaymentMethodAttachParams,
   PaymentMethodCreateParams,
   PaymentMethodDetachParams,
   PaymentMethodUpdateParams,
 } from '../payments/payment-methods.mapper.js';
-import { attachToCustomer, insertCardPaymentMethod, NO_BILLING_DETAILS } from '../payments/payment-methods.js';
+import { attachToCustomer, resolvePaymentMethod } from '../payments/payment-methods.js';
+import { billingDetailsOf, paymentMethodFromData } from '../payments/payment-method-data.js';
 import {
   findPaymentMethod,
   findPaymentMethodForUpdate,
@@ -19,15 +20,13 @@ import {
   updatePaymentMethodRow,
   type PaymentMethodChanges,
 } from '../payments/payment-methods.repo.js';
-import { findTestCardByNumber, findTestCardByReference, passesLuhn, type TestCard } from '../payments/test-sources.js';
+import { findTestCardByReference } from '../payments/test-sources.js';
 import { updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 
-type CardParams = PaymentMethodCreateParams['card'];
-type BillingDetailsParams = NonNullable<PaymentMethodCreateParams['billing_details']>;
 
 /**
  * Creates a card from a test card number or a test token (also with the publishable key, as a
@@ -36,67 +35,27 @@ type BillingDetailsParams = NonNullable<PaymentMethodCreateParams['billing_detai
  */
 export async function createPaymentMethod(ctx: RequestContext, params: PaymentMethodCreateParams): Promise<PaymentMethod> {
   // `expand` is applied to the result by the handler.
-  const { type: _card, card, billing_details, metadata, expand, ...unread } = params;
-  allParamsRead(unread);
+  const { expand, ...data } = params;
   // A browser's publishable key makes the card and nothing more: expansion would read the account's objects.
   if (ctx.grant === 'publishable' && expand && expand.length > 0) {
     throw new ApiError('parameter_invalid', 'A publishable key cannot expand fields; use a secret key.', { param: 'expand' });
   }
-  const { testCard, expMonth, expYear, cvcGiven } = readCard(card);
-  const row = await insertCardPaymentMethod(ctx, testCard, {
-    expMonth,
-    expYear,
-    cvcGiven,
-    billingDetails: billingDetailsOf(NO_BILLING_DETAILS, billing_details),
-    metadata,
-  });
-  return toPaymentMethodResource(row);
+  return toPaymentMethodResource(await paymentMethodFromData(ctx, data));
 }
 
-/** The test card of `card[number]` (with its expiry) or `card[token]`, or 400 naming the field at fault. */
-function readCard(card: CardParams): { testCard: TestCard; expMonth?: number; expYear?: number; cvcGiven: boolean } {
-  const { number, exp_month, exp_year, cvc, token, ...unread } = card;
-  allParamsRead(unread);
-  if (token !== undefined) {
-    if (number !== undefined) throw new ApiError('parameter_invalid', 'Pass either card[number] or card[token], not both.', { param: 'card[token]' });
-    const testCard = findTestCardByReference(token);
-    if (!testCard) throw new ApiError('parameter_invalid', `No such token: '${token}'`, { param: 'card[token]' });
-    return { testCard, cvcGiven: false };
+/**
+ * `POST /v1/customers` with `payment_method`: the customer, then that payment method attached to
+ * it (`payment_method.attached`, as `POST /v1/payment_methods/{id}/attach` does), in one
+ * transaction. A test name (`pm_card_visa`) makes the payment method. It is not made the default.
+ */
+export async function createCustomerWithPaymentMethod(ctx: RequestContext, params: CustomerCreateParams): Promise<Customer> {
+  const { payment_method, ...fields } = params;
+  const customer = await createCustomer(ctx, fields);
+  if (payment_method !== undefined) {
+    const made = findTestCardByReference(payment_method) ? await resolvePaymentMethod(ctx, payment_method, null) : undefined;
+    await attachToCustomer(ctx, made?.id ?? payment_method, customer.id, 'payment_method');
   }
-  if (number === undefined) throw new ApiError('parameter_missing', 'Missing required param: card[number].', { param: 'card[number]' });
-  if (exp_month === undefined) throw new ApiError('parameter_missing', 'Missing required param: card[exp_month].', { param: 'card[exp_month]' });
-  if (exp_year === undefined) throw new ApiError('parameter_missing', 'Missing required param: card[exp_year].', { param: 'card[exp_year]' });
-  if (!passesLuhn(number)) throw new ApiError('parameter_invalid', 'Your card number is incorrect.', { param: 'card[number]' });
-  const testCard = findTestCardByNumber(number);
-  if (!testCard) {
-    throw new ApiError(
-      'parameter_invalid',
-      'Real card numbers are never accepted: this API runs in test mode only. Use a test card number (such as 4242424242424242) or a test token (tok_visa).',
-      { param: 'card[number]' },
-    );
-  }
-  return { testCard, expMonth: exp_month, expYear: exp_year, cvcGiven: cvc !== undefined };
-}
-
-/** Billing details with what was sent applied: each field sent replaces, null or empty unsets. */
-function billingDetailsOf(current: BillingDetails, sent: BillingDetailsParams | undefined): BillingDetails {
-  if (sent === undefined) return current;
-  const { address, email, name, phone, ...unread } = sent;
-  allParamsRead(unread);
-  const text = (value: string | null | undefined, was: string | null) => (value === undefined ? was : value === '' ? null : value);
-  const addressOf = () => {
-    if (address === undefined) return current.address;
-    const was = current.address ?? { city: null, country: null, line1: null, line2: null, postal_code: null, state: null };
-    return {
-      city: text(address.city, was.city),
-      country: text(address.country, was.country),
-      line1: text(address.line1, was.line1),
-      line2: text(address.line2, was.line2),
-      postal_code: text(address.postal_code, was.postal_code),
-      state: text(address.state, was.state),
-    };
-  };
-  return { address: addressOf(), email: text(email, current.email), name: text(name, current.name), phone: text(phone, current.phone) };
+  return customer;
 }
 
 export async function retrievePaymentMethod(ctx: RequestContext, id: string): Promise<PaymentMethod> {

@@ -6,7 +6,15 @@ import type { Clock } from '../../domain/clock.js';
 import { previousAttributes } from '../shared/updates.js';
 import { recordEvents, type EventContext, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
-import { captureChargeRow, findChargeForUpdate, findExpiredAuthorizations, releaseChargeRow, type ChargeRow } from './charges.repo.js';
+import {
+  captureChargeRow,
+  findChargeForUpdate,
+  findExpiredAuthorizations,
+  releaseChargeRow,
+  setStatementDescriptorFields,
+  type ChargeRow,
+} from './charges.repo.js';
+import { statementDescriptors } from './statement-descriptors.js';
 import { toCharge } from './charges.mapper.js';
 import { sendReceiptIfDue } from './receipts.js';
 import { insertRefund, type RefundRow } from './refunds.repo.js';
@@ -81,6 +89,25 @@ export async function lockAuthorization(ctx: EventContext, intent: PaymentIntent
   // An intent in requires_capture always holds its authorised charge; anything else is a broken invariant.
   if (!charge || charge.capture_before === null) throw new Error(`payment intent ${intent.id} holds no authorisation`);
   return charge;
+}
+
+/**
+ * The authorised charge with the statement descriptors its capture is given (each one sent
+ * replaces the charge's, and what the statement shows follows); as it is when none was sent.
+ */
+export async function withCaptureDescriptors(
+  ctx: EventContext,
+  charge: ChargeRow,
+  sent: { statement_descriptor?: string; statement_descriptor_suffix?: string },
+): Promise<ChargeRow> {
+  if (sent.statement_descriptor === undefined && sent.statement_descriptor_suffix === undefined) return charge;
+  const fields = await statementDescriptors(
+    ctx.db,
+    ctx.accountId,
+    sent.statement_descriptor ?? charge.statement_descriptor,
+    sent.statement_descriptor_suffix ?? charge.statement_descriptor_suffix,
+  );
+  return (await setStatementDescriptorFields(ctx.db, ctx.accountId, charge.id, fields))!;
 }
 
 function insertReleaseRefund(

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Queryable } from '../../db/database.js';
 import { parseMetadata } from '../shared/metadata.js';
+import { parseJsonOrNull, type Shipping } from '../shared/shipping.js';
 import type { ChargeRow } from './charges.repo.js';
 import { firstRefundsOfCharges, type RefundRow } from './refunds.repo.js';
 import { toRefundResource } from './refunds.mapper.js';
@@ -73,5 +74,9 @@ function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPag
     receipt_email: row.receipt_email,
     receipt_number: row.receipt_number,
     receipt_url: row.receipt_token === null ? null : receiptPath(row.id, row.receipt_token),
+    calculated_statement_descriptor: row.calculated_statement_descriptor,
+    shipping: parseJsonOrNull<Shipping>(row.shipping),
+    statement_descriptor: row.statement_descriptor,
+    statement_descriptor_suffix: row.statement_descriptor_suffix,
   };
 }

@@ -30,21 +30,26 @@ export interface ChargeRow {
   receipt_number: string | null;
   /** The secret part of the receipt page's address; null for a failed charge and for charges made before receipts. */
   receipt_token: string | null;
+  statement_descriptor: string | null;
+  statement_descriptor_suffix: string | null;
+  /** What the card statement shows (see statement-descriptors.ts); null for charges made before it was kept. */
+  calculated_statement_descriptor: string | null;
+  /** JSON of the spec's `Shipping`, or null. */
+  shipping: string | null;
 }
+
+const INSERTED_COLUMNS = [
+  'id', 'account_id', 'customer_id', 'amount', 'amount_refunded', 'currency', 'description', 'metadata', 'status',
+  'failure_code', 'failure_message', 'card_brand', 'card_last4', 'created', 'payment_intent_id', 'amount_captured',
+  'capture_before', 'receipt_email', 'receipt_number', 'receipt_token', 'statement_descriptor',
+  'statement_descriptor_suffix', 'calculated_statement_descriptor', 'shipping',
+] as const satisfies ReadonlyArray<keyof ChargeRow>;
 
 /** Inserts the charge (pipelined in a transaction: its row is known, nothing is read back). */
 export async function insertCharge(db: Queryable, row: Omit<ChargeRow, 'seq'>): Promise<Omit<ChargeRow, 'seq'>> {
   await db.write(
-    `INSERT INTO charges (id, account_id, customer_id, amount, amount_refunded, currency, description, metadata,
-       status, failure_code, failure_message, card_brand, card_last4, created, payment_intent_id, amount_captured,
-       capture_before, receipt_email, receipt_number, receipt_token)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    [
-      row.id, row.account_id, row.customer_id, row.amount, row.amount_refunded, row.currency, row.description,
-      row.metadata, row.status, row.failure_code, row.failure_message, row.card_brand, row.card_last4, row.created,
-      row.payment_intent_id, row.amount_captured, row.capture_before, row.receipt_email, row.receipt_number,
-      row.receipt_token,
-    ],
+    `INSERT INTO charges (${INSERTED_COLUMNS.join(', ')}) VALUES (${INSERTED_COLUMNS.map(() => '?').join(', ')})`,
+    INSERTED_COLUMNS.map((column) => row[column]),
   );
   return row;
 }
@@ -70,12 +75,26 @@ export function updateChargeDetails(
   db: Queryable,
   accountId: string,
   id: string,
-  fields: Pick<ChargeRow, 'description' | 'metadata' | 'receipt_email' | 'receipt_number'>,
+  fields: Pick<ChargeRow, 'description' | 'metadata' | 'receipt_email' | 'receipt_number' | 'shipping'>,
 ): Promise<ChargeRow | undefined> {
   return db.one<ChargeRow>(
-    `UPDATE charges SET description = ?, metadata = ?, receipt_email = ?, receipt_number = ?
+    `UPDATE charges SET description = ?, metadata = ?, receipt_email = ?, receipt_number = ?, shipping = ?
      WHERE account_id = ? AND id = ? RETURNING *`,
-    [fields.description, fields.metadata, fields.receipt_email, fields.receipt_number, accountId, id],
+    [fields.description, fields.metadata, fields.receipt_email, fields.receipt_number, fields.shipping, accountId, id],
+  );
+}
+
+/** Sets the statement descriptors of a charge (a capture given its own). */
+export function setStatementDescriptorFields(
+  db: Queryable,
+  accountId: string,
+  id: string,
+  fields: Pick<ChargeRow, 'statement_descriptor' | 'statement_descriptor_suffix' | 'calculated_statement_descriptor'>,
+): Promise<ChargeRow | undefined> {
+  return db.one<ChargeRow>(
+    `UPDATE charges SET statement_descriptor = ?, statement_descriptor_suffix = ?, calculated_statement_descriptor = ?
+     WHERE account_id = ? AND id = ? RETURNING *`,
+    [fields.statement_descriptor, fields.statement_descriptor_suffix, fields.calculated_statement_descriptor, accountId, id],
   );
 }
 

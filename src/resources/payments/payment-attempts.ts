@@ -4,6 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { recordEvent, recordEvents, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
+import { storedJson, toShipping } from '../shared/shipping.js';
 import { PAYMENT_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
 import { newClientSecret } from './client-secrets.js';
 import { insertCharge } from './charges.repo.js';
@@ -21,11 +22,14 @@ import {
 } from './payment-methods.js';
 import { updatePaymentIntentRow, type PaymentIntentChanges, type PaymentIntentRow } from './payment-intents.repo.js';
 import {
+  cardCaptureMethod,
   toPaymentIntentResource,
   type PaymentError,
   type PaymentIntent,
   type PaymentIntentCreateParams,
+  type PaymentMethodOptionsParams,
 } from './payment-intents.mapper.js';
+import { statementDescriptors } from './statement-descriptors.js';
 
 /** How long an authorisation may be captured: 7 days, as card networks hold them. */
 export const AUTHORIZATION_SECONDS = 7 * 24 * 60 * 60;
@@ -59,8 +63,16 @@ export function newIntent(
     | 'metadata'
     | 'receipt_email'
     | 'return_url'
-  >,
+    | 'automatic_payment_methods'
+    | 'payment_method_types'
+    | 'payment_method_options'
+    | 'shipping'
+    | 'statement_descriptor'
+    | 'statement_descriptor_suffix'
+  > &
+    Partial<Pick<PaymentIntentCreateParams, 'confirmation_method'>>,
 ): Omit<PaymentIntentRow, 'seq'> {
+  const automatic = fields.automatic_payment_methods;
   const id = newId('paymentIntent');
   return {
     id,
@@ -84,7 +96,23 @@ export function newIntent(
     receipt_email: fields.receipt_email ?? null,
     client_secret: newClientSecret(ctx.secrets, PAYMENT_INTENT_CLIENT_SECRET, id).sealed,
     return_url: fields.return_url ?? null,
+    automatic_payment_methods: automatic
+      ? JSON.stringify(automatic.enabled ? { enabled: true, allow_redirects: automatic.allow_redirects ?? 'always' } : { enabled: false })
+      : null,
+    payment_method_types: JSON.stringify(fields.payment_method_types ?? ['card']),
+    confirmation_method: fields.confirmation_method ?? 'automatic',
+    authenticated_payment_method: null,
+    payment_method_options: storedPaymentMethodOptions(fields.payment_method_options, null),
+    shipping: storedJson(fields.shipping, null, toShipping),
+    statement_descriptor: fields.statement_descriptor ?? null,
+    statement_descriptor_suffix: fields.statement_descriptor_suffix ?? null,
   };
+}
+
+/** The stored JSON of `payment_method_options` after a request (`current` when not sent; an empty capture method unsets it). */
+export function storedPaymentMethodOptions(sent: PaymentMethodOptionsParams | undefined, current: string | null): string | null {
+  if (sent === undefined || sent.card === undefined) return current;
+  return sent.card.capture_method === 'manual' ? JSON.stringify({ card: { capture_method: 'manual' } }) : null;
 }
 
 /**
@@ -97,20 +125,34 @@ function needsAuthentication(source: TestSource, method: UsablePaymentMethod, of
   return source.requiresSetupForOffSession === true && !(offSession && isOffSessionReady(method));
 }
 
+/** How a confirmation is made. */
+export interface AttemptOptions {
+  /** The customer is away (`off_session`): a card that needs authentication fails at once. */
+  offSession?: boolean;
+  /** `error_on_requires_action`: a card that needs authentication fails at once, as off-session. */
+  errorOnRequiresAction?: boolean;
+}
+
 /**
  * Confirms an intent with a payment method: a card that needs authentication waits in
- * `requires_action` on session, and off-session (`offSession`, the customer is away) fails at once
- * with `authentication_required`; otherwise the payment is made.
+ * `requires_action` on session, and off-session (`offSession`, the customer is away) or with
+ * `errorOnRequiresAction` fails at once with `authentication_required`; otherwise the payment is
+ * made. A payment method the customer already authenticated for this intent (a manual
+ * confirmation after the authentication) is not asked again.
  */
 export async function attemptPayment(
   ctx: RequestContext,
   row: Omit<PaymentIntentRow, 'seq'>,
   method: UsablePaymentMethod,
-  offSession = false,
+  { offSession = false, errorOnRequiresAction = false }: AttemptOptions = {},
 ): Promise<PaymentOutcome> {
   const source = sourceOf(method);
+  if (row.authenticated_payment_method === method.id) {
+    const { requiresAction: _always, requiresSetupForOffSession: _onSetup, ...authenticated } = source;
+    return makePayment(ctx, row, method.id, authenticated, { paymentMethod: method, authenticated: true });
+  }
   if (!needsAuthentication(source, method, offSession)) return makePayment(ctx, row, method.id, source, { paymentMethod: method });
-  if (offSession) {
+  if (offSession || errorOnRequiresAction) {
     // The customer is not there to authenticate: the attempt is declined as the card networks do.
     const declined = { ...source, decline: AUTHENTICATION_REQUIRED, errorCode: 'authentication_required' as const };
     return makePayment(ctx, row, method.id, declined, { paymentMethod: method });
@@ -158,7 +200,7 @@ export async function makePayment(
   const writeIntent = options.writeIntent ?? ((changes) => updatePaymentIntentRow(ctx.db, ctx.accountId, row.id, changes));
   const now = unixSeconds(ctx.clock);
   const declined = source.decline;
-  const automatic = row.capture_method === 'automatic';
+  const automatic = cardCaptureMethod(row) === 'automatic';
   // A paid charge has a receipt page at once; its e-mail goes once the amount is captured.
   const receiptNow = !declined && automatic && row.receipt_email !== null;
   const chargeRow = await insertCharge(ctx.db, {
@@ -182,6 +224,8 @@ export async function makePayment(
     receipt_email: row.receipt_email,
     receipt_number: receiptNow ? receiptNumberOf({ receipt_number: null }) : null,
     receipt_token: declined ? null : newReceiptToken(),
+    ...(await statementDescriptors(ctx.db, ctx.accountId, row.statement_descriptor, row.statement_descriptor_suffix)),
+    shipping: row.shipping,
   });
   if (receiptDue(chargeRow)) await queueReceiptMail(ctx.db, ctx.clock, chargeRow);
   const charge = await toCharge(ctx.db, ctx.accountId, chargeRow);

@@ -1,6 +1,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { SecretBox } from '../../domain/secret-box.js';
 import { parseMetadata } from '../shared/metadata.js';
+import { parseJsonOrNull, type Shipping } from '../shared/shipping.js';
 import { PAYMENT_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
 import { openClientSecret } from './client-secrets.js';
 import type { PaymentIntentRow } from './payment-intents.repo.js';
@@ -13,6 +14,19 @@ export type PaymentIntentConfirmParams = components['schemas']['PaymentIntentCon
 export type PaymentIntentCaptureParams = components['schemas']['PaymentIntentCaptureParams'];
 export type PaymentIntentCancelParams = components['schemas']['PaymentIntentCancelParams'];
 export type PaymentIntentAuthenticateParams = components['schemas']['PaymentIntentAuthenticateParams'];
+export type PaymentMethodOptionsParams = components['schemas']['PaymentMethodOptionsParams'];
+export type AutomaticPaymentMethods = components['schemas']['AutomaticPaymentMethods'];
+
+/** The capture method a card payment of the intent is made with: `payment_method_options[card][capture_method]` wins. */
+export function cardCaptureMethod(row: Pick<PaymentIntentRow, 'capture_method' | 'payment_method_options'>): 'automatic' | 'manual' {
+  const options = parseJsonOrNull<PaymentMethodOptionsParams>(row.payment_method_options);
+  return options?.card?.capture_method === 'manual' ? 'manual' : row.capture_method;
+}
+
+function paymentMethodOptions(stored: string | null): PaymentIntent['payment_method_options'] {
+  const captureMethod = parseJsonOrNull<PaymentMethodOptionsParams>(stored)?.card?.capture_method;
+  return { card: { ...(captureMethod === 'manual' ? { capture_method: captureMethod } : {}), request_three_d_secure: 'automatic' } };
+}
 
 /** The test helper that completes (or fails) an intent's customer action. */
 export function authenticationPath(id: string): string {
@@ -79,6 +93,21 @@ export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): Pay
     setup_future_usage: row.setup_future_usage,
     status: row.status,
     receipt_email: row.receipt_email,
+    automatic_payment_methods: parseJsonOrNull<AutomaticPaymentMethods>(row.automatic_payment_methods),
+    confirmation_method: row.confirmation_method,
+    payment_method_options: paymentMethodOptions(row.payment_method_options),
+    payment_method_types: JSON.parse(row.payment_method_types) as PaymentIntent['payment_method_types'],
+    processing: null,
+    shipping: parseJsonOrNull<Shipping>(row.shipping),
+    statement_descriptor: row.statement_descriptor,
+    statement_descriptor_suffix: row.statement_descriptor_suffix,
+    application: null,
+    application_fee_amount: null,
+    on_behalf_of: null,
+    review: null,
+    source: null,
+    transfer_data: null,
+    transfer_group: null,
   };
   if (row.client_secret !== null) sealedSecrets.set(intent, { id: row.id, sealed: row.client_secret });
   return intent;

@@ -38,6 +38,19 @@ export interface PaymentIntentRow {
   client_secret: string | null;
   /** Where a redirect page sends the customer back (the last `return_url` given); null without one. */
   return_url: string | null;
+  /** JSON of the spec's `AutomaticPaymentMethods`, or null when not asked for. */
+  automatic_payment_methods: string | null;
+  /** JSON list of payment method types (`["card"]`). */
+  payment_method_types: string;
+  confirmation_method: 'automatic' | 'manual';
+  /** With `confirmation_method=manual`: the payment method the customer authenticated, which the next confirmation pays with unasked. */
+  authenticated_payment_method: string | null;
+  /** JSON of the options sent (`{"card": {"capture_method": "manual"}}`), or null. */
+  payment_method_options: string | null;
+  /** JSON of the spec's `Shipping`, or null. */
+  shipping: string | null;
+  statement_descriptor: string | null;
+  statement_descriptor_suffix: string | null;
 }
 
 /** The columns a change of an intent may write. */
@@ -47,6 +60,8 @@ const INSERTED_COLUMNS = [
   'id', 'account_id', 'customer_id', 'amount', 'amount_capturable', 'amount_received', 'currency', 'capture_method',
   'status', 'payment_method', 'latest_charge_id', 'last_payment_error', 'description', 'metadata', 'canceled_at',
   'cancellation_reason', 'setup_future_usage', 'created', 'receipt_email', 'client_secret', 'return_url',
+  'automatic_payment_methods', 'payment_method_types', 'confirmation_method', 'authenticated_payment_method',
+  'payment_method_options', 'shipping', 'statement_descriptor', 'statement_descriptor_suffix',
 ] as const;
 
 /** Inserts the intent (pipelined in a transaction: its row is known, nothing is read back). */

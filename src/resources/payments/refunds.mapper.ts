@@ -4,6 +4,7 @@ import type { RefundRow } from './refunds.repo.js';
 
 export type Refund = components['schemas']['Refund'];
 export type RefundCreateParams = components['schemas']['RefundCreateParams'];
+export type RefundUpdateParams = components['schemas']['RefundUpdateParams'];
 
 export function toRefundResource(row: RefundRow): Refund {
   return {
@@ -18,5 +19,9 @@ export function toRefundResource(row: RefundRow): Refund {
     reason: row.reason as Refund['reason'],
     status: row.status,
     metadata: parseMetadata(row.metadata),
+    balance_transaction: null,
+    receipt_number: null,
+    source_transfer_reversal: null,
+    transfer_reversal: null,
   };
 }

@@ -29,6 +29,11 @@ export async function insertRefund(db: Queryable, row: Omit<RefundRow, 'seq'>): 
   return inserted;
 }
 
+/** Sets a refund's metadata (JSON); undefined when there is no such refund. */
+export function updateRefundMetadata(db: Queryable, accountId: string, id: string, metadata: string): Promise<RefundRow | undefined> {
+  return db.one<RefundRow>('UPDATE refunds SET metadata = ? WHERE account_id = ? AND id = ? RETURNING *', [metadata, accountId, id]);
+}
+
 export function findRefund(db: Queryable, accountId: string, id: string): Promise<RefundRow | undefined> {
   return db.one<RefundRow>('SELECT * FROM refunds WHERE account_id = ? AND id = ?', [accountId, id]);
 }

@@ -17,8 +17,19 @@ export const refundHandlers = {
     const expand = objectExpansion(refundExpandableFields, query.expand);
     return ok(await expand(ctx, await refunds.retrieveRefund(ctx, path.id)));
   },
+  updateRefund: async ({ path, body, ctx }) => {
+    const expand = objectExpansion(refundExpandableFields, body.expand);
+    return ok(await expand(ctx, await refunds.updateRefund(ctx, path.id, body)));
+  },
+  updateRefundByPost: async ({ path, body, ctx }) => {
+    const expand = objectExpansion(refundExpandableFields, body?.expand);
+    return ok(await expand(ctx, await refunds.updateRefund(ctx, path.id, body ?? {})));
+  },
   listChargeRefunds: async ({ path, query, ctx }) => {
     const expand = listExpansion(refundExpandableFields, query.expand);
     return ok(await expand(ctx, await refunds.listRefundsOfCharge(ctx, path.id, query)));
   },
-} satisfies Pick<Handlers, 'listRefunds' | 'createRefund' | 'retrieveRefund' | 'listChargeRefunds'>;
+} satisfies Pick<
+  Handlers,
+  'listRefunds' | 'createRefund' | 'retrieveRefund' | 'updateRefund' | 'updateRefundByPost' | 'listChargeRefunds'
+>;

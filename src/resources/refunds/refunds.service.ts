@@ -9,13 +9,13 @@ import { releaseAuthorization } from '../payments/authorizations.js';
 import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from '../payments/payment-intents.repo.js';
 import { toPaymentIntentResource } from '../payments/payment-intents.mapper.js';
 import { requireLocked } from '../payments/payment-intents.transitions.js';
-import { initialMetadata } from '../shared/metadata.js';
+import { initialMetadata, updatedMetadata } from '../shared/metadata.js';
 import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
-import { findRefund, insertRefund, listRefundRows } from '../payments/refunds.repo.js';
-import { toRefundResource, type Refund, type RefundCreateParams } from '../payments/refunds.mapper.js';
+import { findRefund, insertRefund, listRefundRows, updateRefundMetadata } from '../payments/refunds.repo.js';
+import { toRefundResource, type Refund, type RefundCreateParams, type RefundUpdateParams } from '../payments/refunds.mapper.js';
 
 /**
  * Refunds part or all of what is left of a succeeded charge, named by itself or by its payment
@@ -135,6 +135,18 @@ export async function retrieveRefund(ctx: RequestContext, id: string): Promise<R
   const row = await findRefund(ctx.db, ctx.accountId, id);
   if (!row) throw notFound('refund', id);
   return toRefundResource(row);
+}
+
+/** Only `metadata` can change (each key sent is set; an empty value removes it). */
+export async function updateRefund(ctx: RequestContext, id: string, params: RefundUpdateParams): Promise<Refund> {
+  // `expand` is applied to the result by the handler.
+  const { metadata, expand: _expand, ...unread } = params;
+  allParamsRead(unread);
+  const current = await findRefund(ctx.db, ctx.accountId, id);
+  if (!current) throw notFound('refund', id);
+  const updated = await updateRefundMetadata(ctx.db, ctx.accountId, id, updatedMetadata(current.metadata, metadata));
+  if (!updated) throw notFound('refund', id);
+  return toRefundResource(updated);
 }
 
 export async function listRefunds(ctx: RequestContext, query: PageParams & { charge?: string; payment_intent?: string }) {

@@ -23,6 +23,8 @@ export function toWebhookEndpointResource(row: WebhookEndpointRow): WebhookEndpo
     status: row.status,
     metadata: parseMetadata(row.metadata),
     signature_header_aliases: parseSignatureHeaderAliases(row.signature_header_aliases),
+    api_version: row.api_version,
+    application: null,
   };
 }
 

@@ -19,6 +19,8 @@ export interface WebhookEndpointRow {
   /** Unix milliseconds after which `previous_secret` no longer signs. */
   previous_secret_expires_at: number | null;
   failing_since?: number | null;
+  /** The API version named at creation, as given; null when none was. */
+  api_version: string | null;
   created: number;
 }
 
@@ -30,11 +32,12 @@ export type WebhookEndpointFields = Pick<
 export async function insertWebhookEndpoint(db: Queryable, row: Omit<WebhookEndpointRow, 'seq'>): Promise<WebhookEndpointRow> {
   const [inserted] = await db.all<WebhookEndpointRow>(
     `INSERT INTO webhook_endpoints (id, account_id, url, description, enabled_events, status, metadata,
-       signature_header_aliases, secret, previous_secret, previous_secret_expires_at, created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+       signature_header_aliases, secret, previous_secret, previous_secret_expires_at, api_version, created)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     [
       row.id, row.account_id, row.url, row.description, row.enabled_events, row.status, row.metadata,
-      row.signature_header_aliases, row.secret, row.previous_secret, row.previous_secret_expires_at, row.created,
+      row.signature_header_aliases, row.secret, row.previous_secret, row.previous_secret_expires_at, row.api_version,
+      row.created,
     ],
   );
   return inserted;

@@ -42,7 +42,7 @@ export async function createWebhookEndpoint(
   ctx: RequestContext,
   params: WebhookEndpointCreateParams,
 ): Promise<WebhookEndpointWithSecret> {
-  const { url, enabled_events, description, metadata, signature_header_aliases, ...unread } = params;
+  const { url, enabled_events, description, metadata, signature_header_aliases, api_version, ...unread } = params;
   allParamsRead(unread);
   const id = newId('webhookEndpoint');
   const secret = generateWebhookSecret();
@@ -58,6 +58,7 @@ export async function createWebhookEndpoint(
     secret: ctx.secrets.seal(secret, placeOf(WEBHOOK_SECRET, id)),
     previous_secret: null,
     previous_secret_expires_at: null,
+    api_version: api_version ?? null,
     created: unixSeconds(ctx.clock),
   });
   return toWebhookEndpointWithSecret(row, secret);
