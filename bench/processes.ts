@@ -35,8 +35,14 @@ export function startProcess(
   env: Record<string, string>,
   cwd = process.cwd(),
   baseUrl = '',
+  cpus?: string,
 ): ServerProcess {
-  const child = spawn(process.execPath, args, {
+  // taskset execs node in its place: the PID stays the server's own.
+  const [command, commandArgs] =
+    cpus === undefined
+      ? [process.execPath, args]
+      : ['taskset', ['-c', cpus, process.execPath, ...args]];
+  const child = spawn(command, commandArgs, {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -59,7 +65,7 @@ export function hasExited(server: ServerProcess): boolean {
  * Starts `node <args>` in `cwd` on a free port (passed as `PORT`, and to `args` when it is a
  * function, for a program that takes its port on the command line) and resolves once
  * `GET readyPath` answers 200. Rejects, with the process's output, if it exits first or is not
- * ready in time.
+ * ready in time. `cpus` (a taskset list, e.g. `0`) pins it to those CPUs.
  */
 export async function startServer(
   name: string,
@@ -68,6 +74,7 @@ export async function startServer(
   readyPath: string,
   cwd = process.cwd(),
   timeoutMs = 30_000,
+  cpus?: string,
 ): Promise<ServerProcess> {
   const port = await freePort();
   const server = startProcess(
@@ -76,6 +83,7 @@ export async function startServer(
     { ...env, PORT: String(port) },
     cwd,
     `http://127.0.0.1:${port}`,
+    cpus,
   );
 
   const deadline = Date.now() + timeoutMs;
