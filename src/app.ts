@@ -42,7 +42,7 @@ import type { RequestLogBuffer } from './resources/request-logs/request-log-buff
 import { measureRequests } from './metrics/measure-requests.js';
 import { serveMetrics } from './metrics/metrics-endpoint.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
-import { setAppAuthenticator, specValidator } from './http/spec-validator.js';
+import { specValidator } from './http/spec-validator.js';
 import { allowPublishableCrossOrigin } from './http/cross-origin.js';
 import { answerOAuthErrors } from './http/oauth-errors.js';
 import { prepareOAuthRequests } from './http/oauth-requests.js';
@@ -175,8 +175,7 @@ export function createApp(deps: AppDeps): Express {
   app.use(readRequestParameters(routes));
   app.use(replayIdempotentRequests(deps));
   cacheValidatorRoutePatterns();
-  setAppAuthenticator(app, deps.auth);
-  app.use(specValidator(deps.validateResponses));
+  app.use(specValidator(deps.validateResponses, deps.auth));
   // The token endpoint's HTTP Basic client credentials, allowance and headers (RFC 6749).
   app.use(prepareOAuthRequests(deps.auth.failures));
   const bound = new Map(

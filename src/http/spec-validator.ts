@@ -1,60 +1,45 @@
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Authenticator } from '../auth/authenticator.js';
 import { loadSpec } from '../operations/spec.js';
-import { securityHandler } from './authenticate-early.js';
+import { enforceDeclaredSecurity } from './declared-security.js';
 
 /** The validators made in this process, by whether they check responses too. */
 const validators = new Map<boolean, RequestHandler[]>();
 
 /**
  * express-openapi-validator over the spec: every request (and, when asked, every response) is
- * checked against it, and the operation it matched is left on the request (`req.openapi`).
+ * checked against it, and the operation it matched is left on the request (`req.openapi`). Its
+ * security step is this app's `enforceDeclaredSecurity`, in the same place (after the match,
+ * before the parameters): the credential was decided once, by authenticateEarly, and the
+ * validator's own step would try every declared scheme against the headers again
+ * (test/contract/declared-security.test.ts proves every operation's `security` enforced).
  *
  * Made once per process and shared by every app built in it: the validator compiles a schema the
  * first time an operation is called, which costs a hundred milliseconds and more per operation, so
- * an app built afresh (each test's server) would pay it again. Nothing in it belongs to one app:
- * the security step asks the authenticator of the app that serves the request (`app.locals`).
+ * an app built afresh (each test's server) would pay it again.
  */
-export function specValidator(validateResponses: boolean): RequestHandler[] {
+export function specValidator(validateResponses: boolean, auth: Authenticator): RequestHandler[] {
   let middleware = validators.get(validateResponses);
   if (!middleware) {
     middleware = OpenApiValidator.middleware({
       apiSpec: structuredClone(loadSpec()) as never,
       validateApiSpec: true,
-      validateRequests: { allowUnknownQueryParameters: false, coerceTypes: false, removeAdditional: false },
+      validateRequests: {
+        allowUnknownQueryParameters: false,
+        coerceTypes: false,
+        removeAdditional: false,
+      },
       validateResponses: validateResponses ? { removeAdditional: false } : false,
       validateFormats: true,
       // Match on the URL after versioning rewrote it (Accept: application/vnd.api.v1+json).
       useRequestUrl: true,
-      validateSecurity: {
-        handlers: {
-          // authenticateEarly has checked the credentials: its verdict is reused. Each scheme
-          // passes for the kind of credential it stands for.
-          apiKey: securityHandler(['api_key'], (req) => authenticatorOf(req).account(req)),
-          // A publishable key as the Basic user name too (`curl -u pk_test_…:`): the scheme `publishableKey`
-          // is a bearer one, and runOperation holds the key to its operations whatever the scheme.
-          apiKeyBasic: securityHandler(['api_key', 'publishable_key'], (req) => authenticatorOf(req).account(req)),
-          publishableKey: securityHandler(['publishable_key'], (req) => authenticatorOf(req).account(req)),
-          oauth2: securityHandler(['access_token'], (req) => authenticatorOf(req).account(req)),
-          httpSignature: securityHandler(['signature'], (req) => authenticatorOf(req).account(req)),
-          mutualTLS: securityHandler(['client_certificate'], (req) => authenticatorOf(req).account(req)),
-          adminBasic: securityHandler('admin', (req) => authenticatorOf(req).adminBasic(req)),
-          // The token endpoint checks its client's credentials itself, to answer in RFC 6749's shape.
-          oauthClientBasic: async () => true,
-        },
-      },
+      validateSecurity: false,
     }) as unknown as RequestHandler[];
     validators.set(validateResponses, middleware);
   }
-  return middleware;
-}
-
-/** Where `createApp` leaves the app's authenticator for the shared validator's security step. */
-export function setAppAuthenticator(app: { locals: Record<string, unknown> }, auth: Authenticator): void {
-  app.locals.authenticator = auth;
-}
-
-function authenticatorOf(req: Request): Authenticator {
-  return req.app.locals.authenticator as Authenticator;
+  const step = middleware.findIndex((handler) => handler.name === 'securityMiddleware');
+  if (step < 0)
+    throw new Error('express-openapi-validator has no security step to take the place of');
+  return middleware.map((handler, i) => (i === step ? enforceDeclaredSecurity(auth) : handler));
 }
