@@ -1,8 +1,17 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../domain/errors.js';
-import type { Handler, OperationId, OperationInput, RequestContext } from '../operations/operations.js';
+import type {
+  Handler,
+  OperationId,
+  OperationInput,
+  RequestContext,
+} from '../operations/operations.js';
 import type { RouteOperation } from '../operations/routes.js';
-import { runOperation, type OperationCall, type OperationDeps } from '../operations/run-operation.js';
+import {
+  runOperation,
+  type OperationCall,
+  type OperationDeps,
+} from '../operations/run-operation.js';
 import { preflightOf } from '../resources/handlers.js';
 import './request-state.js';
 import { requestIdOf } from './request-id.js';
@@ -34,7 +43,12 @@ export function bindOperation(
     };
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};
-    const input = { path, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
+    const input = {
+      path,
+      query: req.query,
+      body: req.body ?? {},
+      ctx,
+    } as unknown as OperationInput<OperationId>;
     const call: OperationCall = {
       operationId: route.operationId,
       method: route.method,
@@ -44,12 +58,23 @@ export function bindOperation(
     };
     const { response, replayed } = await runOperation(deps, handler, input, call);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-    res.status(response.status);
-    // Validated responses go through `res.json`, which the validator watches; otherwise an answer
-    // already serialised (to be stored for its Idempotency-Key) is sent as that very text.
-    if (response.json !== undefined && !deps.validateResponses) res.type('application/json').send(response.json);
-    else res.json(response.body);
+    // Validated responses go through `res.json`, which the validator watches.
+    if (deps.validateResponses) return void res.status(response.status).json(response.body);
+    // An answer already serialised (to be stored for its Idempotency-Key) is sent as that very text.
+    writeJson(res, response.status, response.json ?? JSON.stringify(response.body));
   };
+}
+
+/**
+ * Writes a JSON answer as the whole response: serialised once, headers and body handed to the
+ * socket in one write (Express's `res.send` would parse the content type again, look for an ETag
+ * and a conditional request, none of which an API answer has).
+ */
+function writeJson(res: Response, status: number, text: string): void {
+  res.statusCode = status;
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
 }
 
 /**
@@ -60,7 +85,10 @@ export function dispatchOperations(bound: ReadonlyMap<string, RequestHandler>): 
   return (req: Request, res: Response, next: NextFunction) => {
     const operationId = req.openapi?.schema.operationId;
     const handler = operationId ? bound.get(operationId) : undefined;
-    if (!handler) return next(new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`));
+    if (!handler)
+      return next(
+        new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`),
+      );
     return handler(req, res, next);
   };
 }
