@@ -45,7 +45,7 @@ const RULES: Array<[Stage, RegExp]> = [
     'parse',
     /^(src\/http\/(bodies|form-[a-z]+|request-parameters|request-guards|versioning|request-timeouts)\.ts|src\/domain\/nul-guard\.ts|body-parser\/|raw-body\/|qs\/|iconv-lite\/|content-type\/|type-is\/|node:_http_common|node:_http_incoming)/,
   ],
-  ['serialise', /^(express\/lib\/response\.js|native:stringify$)/],
+  ['serialise', /^(express\/lib\/response\.js|src\/http\/write-json\.ts|native:stringify$)/],
   [
     'write (socket)',
     /^(node:_http_outgoing|node:_http_server|node:net|node:internal\/stream_base_commons|node:internal\/streams\/|native:(writev|writeBuffer|writeUtf8String|writeLatin1String)$)/,

@@ -15,6 +15,7 @@ import {
 import { preflightOf } from '../resources/handlers.js';
 import './request-state.js';
 import { requestIdOf } from './request-id.js';
+import { writeJson } from './write-json.js';
 
 /**
  * The one place that turns HTTP into a handler call and a handler result into HTTP. Reads run on
@@ -26,9 +27,11 @@ export function bindOperation(
   handler: Handler<OperationId>,
   deps: OperationDeps & { validateResponses: boolean },
 ): RequestHandler {
+  const preflight = preflightOf(route.operationId);
   return async (req: Request, res: Response) => {
     const principal = req.principal;
-    const idempotencyKey = req.get('idempotency-key') ?? null;
+    // One value: a repeated Idempotency-Key was refused before (request-guards.ts).
+    const idempotencyKey = (req.headers['idempotency-key'] as string | undefined) ?? null;
     const ctx: RequestContext = {
       accountId: principal?.kind === 'account' ? principal.accountId : 'admin',
       // The validator let the request through, so a principal is here; the operator holds every scope.
@@ -53,7 +56,7 @@ export function bindOperation(
       operationId: route.operationId,
       method: route.method,
       path: req.path,
-      preflight: preflightOf(route.operationId),
+      preflight,
       idempotencyPrecheck: req.idempotencyPrecheck,
     };
     const { response, replayed } = await runOperation(deps, handler, input, call);
@@ -63,18 +66,6 @@ export function bindOperation(
     // An answer already serialised (to be stored for its Idempotency-Key) is sent as that very text.
     writeJson(res, response.status, response.json ?? JSON.stringify(response.body));
   };
-}
-
-/**
- * Writes a JSON answer as the whole response: serialised once, headers and body handed to the
- * socket in one write (Express's `res.send` would parse the content type again, look for an ETag
- * and a conditional request, none of which an API answer has).
- */
-function writeJson(res: Response, status: number, text: string): void {
-  res.statusCode = status;
-  res.setHeader('Content-Type', 'application/json; charset=utf-8');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
 }
 
 /**

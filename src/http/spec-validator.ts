@@ -1,8 +1,12 @@
-import type { RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { RouteOperation } from '../operations/routes.js';
 import { loadSpec } from '../operations/spec.js';
 import { enforceDeclaredSecurity } from './declared-security.js';
+import { createRouteMatcher } from './route-matcher.js';
+import './request-state.js';
 
 /** The validators made in this process, by whether they check responses too. */
 const validators = new Map<boolean, RequestHandler[]>();
@@ -18,8 +22,14 @@ const validators = new Map<boolean, RequestHandler[]>();
  * Made once per process and shared by every app built in it: the validator compiles a schema the
  * first time an operation is called, which costs a hundred milliseconds and more per operation, so
  * an app built afresh (each test's server) would pay it again.
+ *
+ * Its route lookup runs once per operation, not per request (see `lookUpOncePerOperation`).
  */
-export function specValidator(validateResponses: boolean, auth: Authenticator): RequestHandler[] {
+export function specValidator(
+  validateResponses: boolean,
+  auth: Authenticator,
+  routes: readonly RouteOperation[],
+): RequestHandler[] {
   let middleware = validators.get(validateResponses);
   if (!middleware) {
     middleware = OpenApiValidator.middleware({
@@ -38,8 +48,68 @@ export function specValidator(validateResponses: boolean, auth: Authenticator): 
     }) as unknown as RequestHandler[];
     validators.set(validateResponses, middleware);
   }
-  const step = middleware.findIndex((handler) => handler.name === 'securityMiddleware');
-  if (step < 0)
-    throw new Error('express-openapi-validator has no security step to take the place of');
-  return middleware.map((handler, i) => (i === step ? enforceDeclaredSecurity(auth) : handler));
+  const step = (name: string) => {
+    const index = middleware.findIndex((handler) => handler.name === name);
+    if (index < 0) throw new Error(`express-openapi-validator has no ${name} to take the place of`);
+    return index;
+  };
+  const security = step('securityMiddleware');
+  const metadata = step('metadataMiddleware');
+  return middleware.map((handler, i) => {
+    if (i === security) return enforceDeclaredSecurity(auth);
+    if (i === metadata) return lookUpOncePerOperation(handler, routes);
+    return handler;
+  });
+}
+
+/** What the validator's match of an operation leaves on a request, less the request's own path parameters. */
+type OperationMetadata = Omit<OpenApiRequestMetadata, 'pathParams'>;
+
+/**
+ * The validator's route lookup, once per operation: it scans every path of the spec with a regular
+ * expression per request (and allocates a list of them), so its answer for an operation is kept,
+ * keyed by the operation the one route matcher of this server finds, and reused with the request's
+ * own path parameters, decoded as it decodes them. Kept only where the validator's match and this
+ * one agree; anything else (a new operation, a path that is no operation, a malformed escape) goes
+ * through the validator's lookup, which answers its 404, 405 or 400.
+ */
+function lookUpOncePerOperation(
+  lookup: RequestHandler,
+  routes: readonly RouteOperation[],
+): RequestHandler {
+  const match = createRouteMatcher(routes);
+  const known = new Map<string, OperationMetadata>();
+  return (req: Request, res: Response, next: NextFunction) => {
+    const matched = match(req.method, req.path);
+    const metadata = matched && known.get(matched.route.operationId);
+    const pathParams = metadata && decodedParams(matched.pathParams);
+    if (pathParams) {
+      req.openapi = { ...metadata, pathParams } as OpenApiRequestMetadata;
+      req.params = pathParams;
+      return next();
+    }
+    return lookup(req, res, (error?: unknown) => {
+      const found = req.openapi;
+      if (
+        error === undefined &&
+        matched &&
+        found?.schema.operationId === matched.route.operationId
+      ) {
+        const { pathParams: _own, ...operation } = found;
+        known.set(matched.route.operationId, operation);
+      }
+      next(error);
+    });
+  };
+}
+
+/** Path parameters decoded as the validator decodes them; undefined for a malformed escape. */
+function decodedParams(raw: Record<string, string>): Record<string, string> | undefined {
+  const decoded: Record<string, string> = {};
+  try {
+    for (const name in raw) decoded[name] = decodeURIComponent(raw[name]);
+  } catch {
+    return undefined;
+  }
+  return decoded;
 }
