@@ -136,9 +136,10 @@ async function run(target: Measured, kind: RequestKind, settings: LoadSettings) 
   };
 }
 
-function pinThisProcess(cpus: string): boolean {
+/** Pins every thread of a process (and so the threads it starts later) to `cpus`. */
+function pin(pid: number, cpus: string): boolean {
   try {
-    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
     return true;
   } catch {
     return false;
@@ -149,14 +150,13 @@ function pinThisProcess(cpus: string): boolean {
 export async function runCostPass(ctx: CostContext): Promise<CostPass> {
   const rounds = Math.max(1, Math.floor(Number(process.env.BENCH_COST_ROUNDS || 3)));
   const pinned = os.cpus().length >= 2;
-  const cpus = pinned ? SERVER_CPU : undefined;
   const settings: LoadSettings = {
     connections: CONNECTIONS,
     seconds: ctx.seconds,
     warmupSeconds: ctx.warmupSeconds,
   };
   const allCpus = `0-${os.cpus().length - 1}`;
-  if (pinned) pinThisProcess(LOAD_CPU);
+  if (pinned) pin(process.pid, LOAD_CPU);
   try {
     const start = async (
       name: string,
@@ -165,8 +165,10 @@ export async function runCostPass(ctx: CostContext): Promise<CostPass> {
       ready: string,
       timeoutMs?: number,
     ) => {
-      const server = await startServer(name, args, env, ready, ctx.root, timeoutMs, cpus);
+      // Started on every CPU (Prism reads the whole spec before it listens), pinned once ready.
+      const server = await startServer(name, args, env, ready, ctx.root, timeoutMs);
       ctx.onCleanup(() => stopServer(server));
+      if (pinned) pin(server.child.pid!, SERVER_CPU);
       return server;
     };
     const authorization = `Bearer ${ctx.apiKey}`;
@@ -266,7 +268,7 @@ export async function runCostPass(ctx: CostContext): Promise<CostPass> {
       loadAverage: os.loadavg(),
     };
   } finally {
-    if (pinned) pinThisProcess(allCpus);
+    if (pinned) pin(process.pid, allCpus);
   }
 }
 

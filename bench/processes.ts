@@ -35,14 +35,8 @@ export function startProcess(
   env: Record<string, string>,
   cwd = process.cwd(),
   baseUrl = '',
-  cpus?: string,
 ): ServerProcess {
-  // taskset execs node in its place: the PID stays the server's own.
-  const [command, commandArgs] =
-    cpus === undefined
-      ? [process.execPath, args]
-      : ['taskset', ['-c', cpus, process.execPath, ...args]];
-  const child = spawn(command, commandArgs, {
+  const child = spawn(process.execPath, args, {
     cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -65,7 +59,7 @@ export function hasExited(server: ServerProcess): boolean {
  * Starts `node <args>` in `cwd` on a free port (passed as `PORT`, and to `args` when it is a
  * function, for a program that takes its port on the command line) and resolves once
  * `GET readyPath` answers 200. Rejects, with the process's output, if it exits first or is not
- * ready in time. `cpus` (a taskset list, e.g. `0`) pins it to those CPUs.
+ * ready in time.
  */
 export async function startServer(
   name: string,
@@ -74,7 +68,6 @@ export async function startServer(
   readyPath: string,
   cwd = process.cwd(),
   timeoutMs = 30_000,
-  cpus?: string,
 ): Promise<ServerProcess> {
   const port = await freePort();
   const server = startProcess(
@@ -83,7 +76,6 @@ export async function startServer(
     { ...env, PORT: String(port) },
     cwd,
     `http://127.0.0.1:${port}`,
-    cpus,
   );
 
   const deadline = Date.now() + timeoutMs;
