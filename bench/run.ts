@@ -19,9 +19,13 @@
  * database created and dropped for it), BENCH_WEBHOOK_EVENTS (10000),
  * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_WEBHOOK_BACKLOG (100000), BENCH_REDIS_URL
  * (redis://127.0.0.1:6379; set empty to skip the Redis row), BENCH_EVENTS (10000000),
- * BENCH_PURGE_EVENTS (1000000; a tenth on Postgres), BENCH_CLAIMS (2000), BENCH_ONLY (`http`,
- * `webhooks`, `cores` or `events`: run only that part; the other parts' results already in
- * bench/last-results.json are kept).
+ * BENCH_PURGE_EVENTS (1000000; a tenth on Postgres), BENCH_CLAIMS (2000), BENCH_COST_ROUNDS (3),
+ * BENCH_ONLY (`cost`, `http`, `webhooks`, `cores` or `events`: run only that part; the other parts'
+ * results already in bench/last-results.json are kept).
+ *
+ * First, the cost part (bench/cost.ts): each server pinned alone on a CPU, its CPU µs per request
+ * for the GET by id, the JSON POST and a form POST, beside bare node:http, the bare Express routes
+ * and Prism; the heap it allocates per request; the stages of a GET's CPU from a profile.
  *
  * The events part (bench/event-growth.ts): the event requests and the worker's claim on an empty
  * database and after BENCH_EVENTS events, what retention costs, and request latency while a row
@@ -38,7 +42,13 @@ import { fileURLToPath } from 'node:url';
 import type { LoadSettings, Scenario } from './load.js';
 import { startServer, stopServer, type ServerProcess } from './processes.js';
 import { authScenarios } from './auth-methods.js';
-import { createInterleaver, meanOf, target, type Baseline, type Interleaver } from './interleave.js';
+import {
+  createInterleaver,
+  meanOf,
+  target,
+  type Baseline,
+  type Interleaver,
+} from './interleave.js';
 import {
   barePostBaseline,
   JSON_POST_CONNECTIONS,
@@ -52,7 +62,12 @@ import { formatPass, type Pass, type Row } from './report.js';
 import { createPostgresDatabase, insertCharges, type Store } from './store.js';
 import { formatWebhookPasses, runWebhookPass, type WebhookPass } from './webhooks.js';
 import { formatCoresPass, runCoresPass } from './web-concurrency.js';
-import { formatEventGrowthPasses, runEventGrowthPass, type EventGrowthPass } from './event-growth.js';
+import { formatCostPass, runCostPass } from './cost.js';
+import {
+  formatEventGrowthPasses,
+  runEventGrowthPass,
+  type EventGrowthPass,
+} from './event-growth.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = path.join(ROOT, 'bench', 'last-results.json');
@@ -79,10 +94,11 @@ const settings: LoadSettings = {
   warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 1),
 };
 const only = process.env.BENCH_ONLY || undefined;
-if (only !== undefined && only !== 'http' && only !== 'webhooks' && only !== 'cores' && only !== 'events')
-  throw new Error('BENCH_ONLY must be http, webhooks, cores or events');
+const PARTS = ['cost', 'http', 'webhooks', 'cores', 'events'] as const;
+if (only !== undefined && !(PARTS as readonly string[]).includes(only))
+  throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}`);
 /** Whether this run includes `part` (every part, unless BENCH_ONLY names one). */
-const runs = (part: 'http' | 'webhooks' | 'cores' | 'events') => only === undefined || only === part;
+const runs = (part: (typeof PARTS)[number]) => only === undefined || only === part;
 const deepRows = Math.floor(numberFromEnv('BENCH_DEEP_ROWS', 1_000_000));
 const deepDepth = Math.floor(deepRows * 0.999);
 
@@ -131,7 +147,8 @@ async function expectGraphQLData(server: ServerProcess, request: object): Promis
     body: JSON.stringify(request),
   });
   const json = (await res.json()) as { errors?: unknown[] };
-  if (!res.ok || json.errors) throw new Error(`/graphql answered ${res.status}: ${JSON.stringify(json)}`);
+  if (!res.ok || json.errors)
+    throw new Error(`/graphql answered ${res.status}: ${JSON.stringify(json)}`);
 }
 
 /** The id of the newest charge, to prove that a run created none. */
@@ -214,7 +231,12 @@ async function runPass(shared: SharedServers, database: Pass['database']): Promi
     headers: { ...AUTH, 'Content-Type': 'application/json' },
     body: JSON.stringify({ query: CHARGE_BY_ID_QUERY, variables: { id: chargeId } }),
   });
-  target(graphqlById, '≥ 0.80 × GET by id', graphqlById.requestsPerSecond / byId.requestsPerSecond, 0.8);
+  target(
+    graphqlById,
+    '≥ 0.80 × GET by id',
+    graphqlById.requestsPerSecond / byId.requestsPerSecond,
+    0.8,
+  );
   await againstBaseline({
     name: 'POST /graphql 100 charges + customers',
     path: '/graphql',
@@ -235,7 +257,14 @@ async function runPass(shared: SharedServers, database: Pass['database']): Promi
     ...post,
     freshIdempotencyKey: true,
   });
-  const jsonPost = { database, interleaver, server, prism: shared.prism, barePost, authorization: AUTH.Authorization };
+  const jsonPost = {
+    database,
+    interleaver,
+    server,
+    prism: shared.prism,
+    barePost,
+    authorization: AUTH.Authorization,
+  };
   const create = await measureJsonPost(jsonPost);
   // Every request of this run must be a replay: no charge may appear. (The newest is read once the
   // previous run's last requests have finished, i.e. after the baseline run.)
@@ -254,9 +283,17 @@ async function runPass(shared: SharedServers, database: Pass['database']): Promi
   // the comparison is of their ratios to the baseline (this machine's speed varies run to run).
   const [keyScenario, ...methods] = await authScenarios(server, ADMIN);
   for (const [method, minimum] of methods.map((m, i) => [m, i === 0 ? 0.95 : 0.9] as const)) {
-    const byKey = await againstBaseline({ ...keyScenario, name: `${keyScenario.name} (before the next)` });
+    const byKey = await againstBaseline({
+      ...keyScenario,
+      name: `${keyScenario.name} (before the next)`,
+    });
     const row = await againstBaseline(method);
-    target(row, `≥ ${minimum.toFixed(2)} × secret key`, row.ratioToBaseline / byKey.ratioToBaseline, minimum);
+    target(
+      row,
+      `≥ ${minimum.toFixed(2)} × secret key`,
+      row.ratioToBaseline / byKey.ratioToBaseline,
+      minimum,
+    );
   }
 
   const rateLimitNotes = await measureRateLimits({
@@ -282,7 +319,13 @@ async function runPass(shared: SharedServers, database: Pass['database']): Promi
     headers: AUTH,
   });
   target(deep, '≥ 0.90 × first page', deep.requestsPerSecond / first.requestsPerSecond, 0.9);
-  await measureGrowth({ interleaver, getBaseline, barePost, server, small: { byIdScenario, byId, post: create } });
+  await measureGrowth({
+    interleaver,
+    getBaseline,
+    barePost,
+    server,
+    small: { byIdScenario, byId, post: create },
+  });
 
   await stopServer(server);
   const runsOf = (baseline: Baseline) =>
@@ -323,7 +366,13 @@ interface GrowthContext {
  * Issue 16, item 7: the GET by id and the POST after the bulk insert, each against its own
  * baseline as on the small database, within 20% of its figure there (the ratio of their ratios).
  */
-async function measureGrowth({ interleaver, getBaseline, barePost, server, small }: GrowthContext): Promise<void> {
+async function measureGrowth({
+  interleaver,
+  getBaseline,
+  barePost,
+  server,
+  small,
+}: GrowthContext): Promise<void> {
   const grown = `(+${deepRows} rows)`;
   const byId = await interleaver.against(getBaseline, {
     url: server.url,
@@ -368,6 +417,21 @@ async function main(): Promise<void> {
     ? (JSON.parse(fs.readFileSync(RESULTS_FILE, 'utf8')) as Record<string, unknown>)
     : {};
   let results: Record<string, unknown> = { ...previous };
+
+  if (runs('cost')) {
+    const onCleanup = (undo: () => Promise<void> | void) => void cleanups.push(undo);
+    const { seconds, warmupSeconds } = settings;
+    const pass = await runCostPass({
+      root: ROOT,
+      apiKey: API_KEY,
+      seconds,
+      warmupSeconds,
+      serverEnv,
+      onCleanup,
+    });
+    console.log(formatCostPass(pass) + '\n');
+    results = { ...results, cost: { started, machine, pass } };
+  }
 
   if (runs('http')) {
     const baseline = await startNode(
@@ -435,8 +499,15 @@ async function main(): Promise<void> {
 }
 
 /** The events part on each database, with a bare-route process of its own. */
-async function runEventGrowthPasses(databases: Array<Pass['database']>): Promise<EventGrowthPass[]> {
-  const baseline = await startNode('baseline', ['--import', 'tsx', 'bench/baseline-server.ts'], {}, baselineScenario.path);
+async function runEventGrowthPasses(
+  databases: Array<Pass['database']>,
+): Promise<EventGrowthPass[]> {
+  const baseline = await startNode(
+    'baseline',
+    ['--import', 'tsx', 'bench/baseline-server.ts'],
+    {},
+    baselineScenario.path,
+  );
   const context = {
     root: ROOT,
     apiKey: API_KEY,

@@ -1,4 +1,4 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import helmet from 'helmet';
 import type { Registry } from 'prom-client';
 import type { ServiceSettings } from './operations/operations.js';
@@ -42,7 +42,8 @@ import type { RequestLogBuffer } from './resources/request-logs/request-log-buff
 import { measureRequests } from './metrics/measure-requests.js';
 import { serveMetrics } from './metrics/metrics-endpoint.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
-import { setAppAuthenticator, specValidator } from './http/spec-validator.js';
+import { specValidator } from './http/spec-validator.js';
+import { chain } from './http/step-chain.js';
 import { allowPublishableCrossOrigin } from './http/cross-origin.js';
 import { answerOAuthErrors } from './http/oauth-errors.js';
 import { prepareOAuthRequests } from './http/oauth-requests.js';
@@ -109,8 +110,10 @@ export function createApp(deps: AppDeps): Express {
   app.set('etag', false);
   app.set('query parser', 'extended');
 
-  app.use(assignRequestId);
-  if (deps.logger.isLevelEnabled('info')) app.use(logRequests(deps.logger));
+  // Every step before the error handlers is one layer of Express's router (step-chain.ts).
+  const steps: Array<RequestHandler | RequestHandler[]> = [];
+  steps.push(assignRequestId);
+  if (deps.logger.isLevelEnabled('info')) steps.push(logRequests(deps.logger));
   // Pages first (receipts among them), with helmet's full set of headers for HTML; everything after answers JSON.
   const home = createHomeRouter({
     database: deps.db.dialect,
@@ -121,7 +124,7 @@ export function createApp(deps: AppDeps): Express {
     retryScheduleSeconds: deps.webhookRetryScheduleSeconds ?? [],
   });
   const authentication = createAuthenticationPageRouter(deps);
-  app.use(
+  steps.push(
     skippedByApiPaths(
       home,
       createDocsRouter(),
@@ -132,12 +135,12 @@ export function createApp(deps: AppDeps): Express {
       authentication,
     ),
   );
-  app.use(jsonSecurityHeaders);
-  app.use(healthChecks(deps.db));
+  steps.push(jsonSecurityHeaders);
+  steps.push(healthChecks(deps.db));
   const routes = routeOperations();
   if (deps.metrics) {
     const { registry } = deps.metrics;
-    app.use(
+    steps.push(
       serveMetrics({
         registry,
         authorize: deps.metrics.public ? undefined : deps.auth.limited.adminBasic,
@@ -145,47 +148,47 @@ export function createApp(deps: AppDeps): Express {
     );
     // After pages, probes and scrapes, which are not API traffic; before everything else, so that the
     // duration covers the whole pipeline and 404s, 429s and GraphQL are counted too.
-    app.use(measureRequests(new RequestMetrics(registry, routes)));
+    steps.push(measureRequests(new RequestMetrics(registry, routes)));
   }
   // The request log: past pages, probes and scrapes, which no account makes, and before the checks and
   // authentication, so that a logged request's duration covers them.
-  if (deps.requestLog) app.use(recordRequestLogs(deps.requestLog, deps.clock));
+  if (deps.requestLog) steps.push(recordRequestLogs(deps.requestLog, deps.clock));
   // Nothing below waits for a body longer than this (408), or at all for a request it refuses anyway:
   // a declared body over 1 MB (413), a repeated Authorization or Idempotency-Key (400), refused
   // credentials (401, or 429 once the address has failed too often).
-  app.use(limitBodyTime(deps.bodyTimeoutMs ?? DEFAULT_HTTP_TIMEOUTS.bodyMs));
-  app.use(refuseOversizedBodies);
-  app.use(refuseRepeatedHeaders);
-  app.use(negotiateVersion);
+  steps.push(limitBodyTime(deps.bodyTimeoutMs ?? DEFAULT_HTTP_TIMEOUTS.bodyMs));
+  steps.push(refuseOversizedBodies);
+  steps.push(refuseRepeatedHeaders);
+  steps.push(negotiateVersion);
   // Browsers' preflights carry no credential: answered before authentication.
-  app.use(allowPublishableCrossOrigin());
-  app.use(authenticateEarly(deps.auth));
+  steps.push(allowPublishableCrossOrigin());
+  steps.push(authenticateEarly(deps.auth));
   // Before bodies and validation, so a refused request costs one counter update and nothing more.
-  if (deps.rateLimiter) app.use(limitRequestsPerCredential(deps.rateLimiter));
+  if (deps.rateLimiter) steps.push(limitRequestsPerCredential(deps.rateLimiter));
   // Only now, past every check that refuses a request unread, is a waiting client asked for its body.
-  app.use(inviteExpectedBodies);
-  app.use(
+  steps.push(inviteExpectedBodies);
+  steps.push(
     createGraphQLRouter({
       ...deps,
       trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false,
     }),
   );
-  app.use(createBodyReader(routes));
+  steps.push(createBodyReader(routes));
   // Path and query strictly, like form bodies: NUL refused, `limit=1e1` refused (the validator would coerce it).
-  app.use(readRequestParameters(routes));
-  app.use(replayIdempotentRequests(deps));
+  steps.push(readRequestParameters(routes));
+  steps.push(replayIdempotentRequests(deps));
   cacheValidatorRoutePatterns();
-  setAppAuthenticator(app, deps.auth);
-  app.use(specValidator(deps.validateResponses));
+  steps.push(specValidator(deps.validateResponses, deps.auth, routes));
   // The token endpoint's HTTP Basic client credentials, allowance and headers (RFC 6749).
-  app.use(prepareOAuthRequests(deps.auth.failures));
+  steps.push(prepareOAuthRequests(deps.auth.failures));
   const bound = new Map(
     routes.map((route) => [
       route.operationId,
       bindOperation(route, handlers[route.operationId] as Handler<OperationId>, deps),
     ]),
   );
-  app.use(dispatchOperations(bound));
+  steps.push(dispatchOperations(bound));
+  app.use(chain(steps));
   // The token endpoint answers its errors in RFC 6749's shape; everything else reaches the mapper.
   app.use(answerOAuthErrors(deps.auth.failures));
   app.use(createErrorMapper(deps.logger));

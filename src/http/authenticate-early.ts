@@ -1,6 +1,6 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { RequestHandler, Response } from 'express';
 import { isApiError } from '../domain/errors.js';
-import type { AuthResult, Authenticator, CredentialKind, Principal } from '../auth/authenticator.js';
+import type { AuthResult, Authenticator } from '../auth/authenticator.js';
 import { refusal } from '../auth/auth-result.js';
 import { hasBody } from './request-guards.js';
 import './request-state.js';
@@ -19,10 +19,10 @@ const API_PATHS = /^\/(?:v\d+|(admin))(?:\/|$)/;
  *   with 429 here, and every refused credential counts (auth-failures.ts).
  * - Refused credentials on a request that carries a body: 401 at once, body unread. On
  *   `/graphql`: 401 at once in GraphQL's shape, as its handler would. On a request without a body
- *   there is nothing to wait for: the verdict is left on the request and the validator's security
- *   step answers the 401 with the operation matched (an unknown path stays a 404).
- * - Accepted credentials leave `req.principal`, which the validator's security step and the
- *   handlers use without a second lookup.
+ *   there is nothing to wait for: the verdict is left on the request and the security step
+ *   (declared-security.ts) answers the 401 with the operation matched (an unknown path stays a 404).
+ * - Accepted credentials leave `req.principal`, which the security step and the handlers use
+ *   without a second lookup.
  */
 export function authenticateEarly(auth: Authenticator): RequestHandler {
   return async (req, res, next) => {
@@ -59,25 +59,4 @@ function unauthenticatedGraphQL(res: Response, failure: Extract<AuthResult, { ok
     .set('WWW-Authenticate', failure.challenge ?? 'Bearer')
     .type('application/json')
     .send(JSON.stringify(body));
-}
-
-/**
- * The validator's security handler for a scheme: the early verdict when there is one (accepted
- * only as the principal the scheme names: the operator, or an account by the kinds of credential
- * the scheme stands for), else a check of its own.
- */
-export function securityHandler(
-  accepts: 'admin' | readonly CredentialKind[],
-  check: (req: Request) => Promise<AuthResult>,
-) {
-  const fits = (principal: Principal): boolean =>
-    accepts === 'admin' ? principal.kind === 'admin' : principal.kind === 'account' && accepts.includes(principal.credential);
-  return async (req: Request): Promise<boolean> => {
-    if (req.principal) return fits(req.principal);
-    if (req.authFailure) return false;
-    const result = await check(req);
-    if (result.ok) req.principal = result.principal;
-    else req.authFailure = result;
-    return result.ok && fits(result.principal);
-  };
 }

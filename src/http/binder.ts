@@ -1,11 +1,21 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../domain/errors.js';
-import type { Handler, OperationId, OperationInput, RequestContext } from '../operations/operations.js';
+import type {
+  Handler,
+  OperationId,
+  OperationInput,
+  RequestContext,
+} from '../operations/operations.js';
 import type { RouteOperation } from '../operations/routes.js';
-import { runOperation, type OperationCall, type OperationDeps } from '../operations/run-operation.js';
+import {
+  runOperation,
+  type OperationCall,
+  type OperationDeps,
+} from '../operations/run-operation.js';
 import { preflightOf } from '../resources/handlers.js';
 import './request-state.js';
 import { requestIdOf } from './request-id.js';
+import { writeJson } from './write-json.js';
 
 /**
  * The one place that turns HTTP into a handler call and a handler result into HTTP. Reads run on
@@ -17,9 +27,11 @@ export function bindOperation(
   handler: Handler<OperationId>,
   deps: OperationDeps & { validateResponses: boolean },
 ): RequestHandler {
+  const preflight = preflightOf(route.operationId);
   return async (req: Request, res: Response) => {
     const principal = req.principal;
-    const idempotencyKey = req.get('idempotency-key') ?? null;
+    // One value: a repeated Idempotency-Key was refused before (request-guards.ts).
+    const idempotencyKey = (req.headers['idempotency-key'] as string | undefined) ?? null;
     const ctx: RequestContext = {
       accountId: principal?.kind === 'account' ? principal.accountId : 'admin',
       // The validator let the request through, so a principal is here; the operator holds every scope.
@@ -34,21 +46,25 @@ export function bindOperation(
     };
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};
-    const input = { path, query: req.query, body: req.body ?? {}, ctx } as unknown as OperationInput<OperationId>;
+    const input = {
+      path,
+      query: req.query,
+      body: req.body ?? {},
+      ctx,
+    } as unknown as OperationInput<OperationId>;
     const call: OperationCall = {
       operationId: route.operationId,
       method: route.method,
       path: req.path,
-      preflight: preflightOf(route.operationId),
+      preflight,
       idempotencyPrecheck: req.idempotencyPrecheck,
     };
     const { response, replayed } = await runOperation(deps, handler, input, call);
     if (replayed) res.setHeader('Idempotent-Replayed', 'true');
-    res.status(response.status);
-    // Validated responses go through `res.json`, which the validator watches; otherwise an answer
-    // already serialised (to be stored for its Idempotency-Key) is sent as that very text.
-    if (response.json !== undefined && !deps.validateResponses) res.type('application/json').send(response.json);
-    else res.json(response.body);
+    // Validated responses go through `res.json`, which the validator watches.
+    if (deps.validateResponses) return void res.status(response.status).json(response.body);
+    // An answer already serialised (to be stored for its Idempotency-Key) is sent as that very text.
+    writeJson(res, response.status, response.json ?? JSON.stringify(response.body));
   };
 }
 
@@ -60,7 +76,10 @@ export function dispatchOperations(bound: ReadonlyMap<string, RequestHandler>): 
   return (req: Request, res: Response, next: NextFunction) => {
     const operationId = req.openapi?.schema.operationId;
     const handler = operationId ? bound.get(operationId) : undefined;
-    if (!handler) return next(new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`));
+    if (!handler)
+      return next(
+        new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`),
+      );
     return handler(req, res, next);
   };
 }

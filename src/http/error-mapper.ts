@@ -34,10 +34,13 @@ export function createErrorMapper(logger: Logger): ErrorRequestHandler {
     const apiError = withinEnvelope(toApiError(error, req));
     const requestId = requestIdOf(res);
     // The database being away is the operator's to see, not a defect of the request.
-    if (apiError.code === 'service_unavailable') logger.warn({ err: error, req_id: requestId }, 'request failed: the database did not answer');
-    else if (apiError.status >= 500) logger.error({ err: error, req_id: requestId }, 'request failed');
+    if (apiError.code === 'service_unavailable')
+      logger.warn({ err: error, req_id: requestId }, 'request failed: the database did not answer');
+    else if (apiError.status >= 500)
+      logger.error({ err: error, req_id: requestId }, 'request failed');
     if (res.headersSent) return res.end();
-    for (const [name, value] of Object.entries(apiError.details.headers ?? {})) res.setHeader(name, value);
+    for (const [name, value] of Object.entries(apiError.details.headers ?? {}))
+      res.setHeader(name, value);
     res.status(apiError.status).json({ error: apiError.toBody(requestId) });
   };
 }
@@ -49,7 +52,8 @@ const MAX_MESSAGE = 1000;
 /** The error with `param` and `message` shortened to what the envelope allows (a hostile name can be 1 MB). */
 export function withinEnvelope(error: ApiError): ApiError {
   const { param } = error.details;
-  if (error.message.length <= MAX_MESSAGE && (param === undefined || param.length <= MAX_PARAM)) return error;
+  if (error.message.length <= MAX_MESSAGE && (param === undefined || param.length <= MAX_PARAM))
+    return error;
   return new ApiError(error.code, shorten(error.message, MAX_MESSAGE), {
     ...error.details,
     param: param === undefined ? undefined : shorten(param, MAX_PARAM),
@@ -65,9 +69,13 @@ export function toApiError(error: unknown, req: Request): ApiError {
   if (isApiError(error)) return error;
   const e = (error ?? {}) as HttpLikeError;
   const status = e.status ?? e.statusCode;
-  if (e.type === 'entity.too.large') return new ApiError('request_too_large', 'The request body is larger than 1 MB.');
+  if (e.type === 'entity.too.large')
+    return new ApiError('request_too_large', 'The request body is larger than 1 MB.');
   if (e.type === 'entity.parse.failed') {
-    return new ApiError('body_invalid', 'The request body could not be parsed; send valid JSON or form data.');
+    return new ApiError(
+      'body_invalid',
+      'The request body could not be parsed; send valid JSON or form data.',
+    );
   }
   if (e.type === 'encoding.unsupported' || e.type === 'charset.unsupported') {
     return new ApiError('unsupported_media_type', 'Send the body as UTF-8 JSON or form data.');
@@ -78,9 +86,14 @@ export function toApiError(error: unknown, req: Request): ApiError {
     case 401:
       return authenticationError(req);
     case 404:
-      return new ApiError('url_not_found', `Unrecognized request URL (${req.method}: ${req.path}).`);
+      return new ApiError(
+        'url_not_found',
+        `Unrecognized request URL (${req.method}: ${req.path}).`,
+      );
     case 405:
-      return new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}.`, { headers: e.headers });
+      return new ApiError('method_not_allowed', `${req.method} is not allowed on ${req.path}.`, {
+        headers: e.headers,
+      });
     case 413:
       return new ApiError('request_too_large', 'The request body is larger than 1 MB.');
     case 415:
@@ -89,18 +102,24 @@ export function toApiError(error: unknown, req: Request): ApiError {
         'Send the body as application/json or application/x-www-form-urlencoded.',
       );
   }
-  return new ApiError('internal_error', 'An unexpected error occurred. The request id identifies it in our logs.');
+  return new ApiError(
+    'internal_error',
+    'An unexpected error occurred. The request id identifies it in our logs.',
+  );
 }
 
 /**
- * The 401 of a request. The authenticator leaves its verdict on the request; without one, the
- * validator refused the `Authorization` header before asking it (absent, or of another scheme),
- * and the operation's declared scheme says which credentials were expected.
+ * The 401 of a request. The authenticator leaves its verdict on the request; without one, no
+ * credential was decided (absent, or of another scheme), and the operation's declared scheme says
+ * which credentials were expected.
  */
-function authenticationError(req: Request): ApiError {
+export function authenticationError(req: Request): ApiError {
   // A publishable key is a valid credential that no scheme of this operation accepts.
-  if (req.principal?.kind === 'account' && req.principal.credential === 'publishable_key') return publishableKeyRefusal();
-  const scheme: SchemeName = req.openapi?.schema.security?.some((s) => 'adminBasic' in s) ? 'adminBasic' : 'apiKey';
+  if (req.principal?.kind === 'account' && req.principal.credential === 'publishable_key')
+    return publishableKeyRefusal();
+  const scheme: SchemeName = req.openapi?.schema.security?.some((s) => 'adminBasic' in s)
+    ? 'adminBasic'
+    : 'apiKey';
   return refusal(req.authFailure ?? unusableCredentials(scheme, req.headers.authorization));
 }
 
@@ -113,7 +132,10 @@ function validationError(items: ValidationItem[]): ApiError {
   const message = item.message ?? 'is invalid';
   let kind: SchemaViolation['kind'] = 'invalid';
   if (item.errorCode?.startsWith('required')) kind = 'missing';
-  if (/must NOT have additional properties|Unknown query parameter/.test(message) || item.errorCode?.startsWith('additionalProperties')) {
+  if (
+    /must NOT have additional properties|Unknown query parameter/.test(message) ||
+    item.errorCode?.startsWith('additionalProperties')
+  ) {
     kind = 'unknown';
   }
   // The validator reports a query parameter by name in its message, and an unknown field as the last segment.
@@ -149,7 +171,13 @@ export function lastResortErrorHandler(logger: Logger): ErrorRequestHandler {
     const requestId = requestIdOf(res);
     logger.error({ err: error, req_id: requestId }, 'error response refused');
     if (res.headersSent) return res.end();
-    const body = new ApiError('internal_error', 'An unexpected error occurred. The request id identifies it in our logs.');
-    res.status(500).type('application/json').end(JSON.stringify({ error: body.toBody(requestId) }));
+    const body = new ApiError(
+      'internal_error',
+      'An unexpected error occurred. The request id identifies it in our logs.',
+    );
+    res
+      .status(500)
+      .type('application/json')
+      .end(JSON.stringify({ error: body.toBody(requestId) }));
   };
 }

@@ -1,8 +1,12 @@
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
+import type { OpenApiRequestMetadata } from 'express-openapi-validator/dist/framework/types.js';
 import type { Authenticator } from '../auth/authenticator.js';
+import type { RouteOperation } from '../operations/routes.js';
 import { loadSpec, rememberSpecValidated, specValidatedBefore } from '../operations/spec.js';
-import { securityHandler } from './authenticate-early.js';
+import { enforceDeclaredSecurity } from './declared-security.js';
+import { createRouteMatcher } from './route-matcher.js';
+import './request-state.js';
 import { speedUpValidatorStartup } from './validator-startup.js';
 
 /** The validators made in this process, by whether they check responses too. */
@@ -10,14 +14,23 @@ const validators = new Map<boolean, RequestHandler[]>();
 
 /**
  * express-openapi-validator over the spec: every request (and, when asked, every response) is
- * checked against it, and the operation it matched is left on the request (`req.openapi`).
+ * checked against it, and the operation it matched is left on the request (`req.openapi`). Its
+ * security step is this app's `enforceDeclaredSecurity`, in the same place (after the match,
+ * before the parameters): the credential was decided once, by authenticateEarly, and the
+ * validator's own step would try every declared scheme against the headers again
+ * (test/contract/declared-security.test.ts proves every operation's `security` enforced).
  *
  * Made once per process and shared by every app built in it: the validator compiles a schema the
  * first time an operation is called, which costs a hundred milliseconds and more per operation, so
- * an app built afresh (each test's server) would pay it again. Nothing in it belongs to one app:
- * the security step asks the authenticator of the app that serves the request (`app.locals`).
+ * an app built afresh (each test's server) would pay it again.
+ *
+ * Its route lookup runs once per operation, not per request (see `lookUpOncePerOperation`).
  */
-export function specValidator(validateResponses: boolean): RequestHandler[] {
+export function specValidator(
+  validateResponses: boolean,
+  auth: Authenticator,
+  routes: readonly RouteOperation[],
+): RequestHandler[] {
   let middleware = validators.get(validateResponses);
   if (!middleware) {
     speedUpValidatorStartup();
@@ -34,34 +47,23 @@ export function specValidator(validateResponses: boolean): RequestHandler[] {
       validateFormats: true,
       // Match on the URL after versioning rewrote it (Accept: application/vnd.api.v1+json).
       useRequestUrl: true,
-      validateSecurity: {
-        handlers: {
-          // authenticateEarly has checked the credentials: its verdict is reused. Each scheme
-          // passes for the kind of credential it stands for.
-          apiKey: securityHandler(['api_key'], (req) => authenticatorOf(req).account(req)),
-          // A publishable key as the Basic user name too (`curl -u pk_test_…:`): the scheme `publishableKey`
-          // is a bearer one, and runOperation holds the key to its operations whatever the scheme.
-          apiKeyBasic: securityHandler(['api_key', 'publishable_key'], (req) =>
-            authenticatorOf(req).account(req),
-          ),
-          publishableKey: securityHandler(['publishable_key'], (req) =>
-            authenticatorOf(req).account(req),
-          ),
-          oauth2: securityHandler(['access_token'], (req) => authenticatorOf(req).account(req)),
-          httpSignature: securityHandler(['signature'], (req) => authenticatorOf(req).account(req)),
-          mutualTLS: securityHandler(['client_certificate'], (req) =>
-            authenticatorOf(req).account(req),
-          ),
-          adminBasic: securityHandler('admin', (req) => authenticatorOf(req).adminBasic(req)),
-          // The token endpoint checks its client's credentials itself, to answer in RFC 6749's shape.
-          oauthClientBasic: async () => true,
-        },
-      },
+      validateSecurity: false,
     }) as unknown as RequestHandler[];
     middleware = [...middleware, rememberSpecValidatedOnce()];
     validators.set(validateResponses, middleware);
   }
-  return middleware;
+  const step = (name: string) => {
+    const index = middleware.findIndex((handler) => handler.name === name);
+    if (index < 0) throw new Error(`express-openapi-validator has no ${name} to take the place of`);
+    return index;
+  };
+  const security = step('securityMiddleware');
+  const metadata = step('metadataMiddleware');
+  return middleware.map((handler, i) => {
+    if (i === security) return enforceDeclaredSecurity(auth);
+    if (i === metadata) return lookUpOncePerOperation(handler, routes);
+    return handler;
+  });
 }
 
 /**
@@ -79,14 +81,54 @@ function rememberSpecValidatedOnce(): RequestHandler {
   };
 }
 
-/** Where `createApp` leaves the app's authenticator for the shared validator's security step. */
-export function setAppAuthenticator(
-  app: { locals: Record<string, unknown> },
-  auth: Authenticator,
-): void {
-  app.locals.authenticator = auth;
+/** What the validator's match of an operation leaves on a request, less the request's own path parameters. */
+type OperationMetadata = Omit<OpenApiRequestMetadata, 'pathParams'>;
+
+/**
+ * The validator's route lookup, once per operation: it scans every path of the spec with a regular
+ * expression per request (and allocates a list of them), so its answer for an operation is kept,
+ * keyed by the operation the one route matcher of this server finds, and reused with the request's
+ * own path parameters, decoded as it decodes them. Kept only where the validator's match and this
+ * one agree; anything else (a new operation, a path that is no operation, a malformed escape) goes
+ * through the validator's lookup, which answers its 404, 405 or 400.
+ */
+function lookUpOncePerOperation(
+  lookup: RequestHandler,
+  routes: readonly RouteOperation[],
+): RequestHandler {
+  const match = createRouteMatcher(routes);
+  const known = new Map<string, OperationMetadata>();
+  return (req: Request, res: Response, next: NextFunction) => {
+    const matched = match(req.method, req.path);
+    const metadata = matched && known.get(matched.route.operationId);
+    const pathParams = metadata && decodedParams(matched.pathParams);
+    if (pathParams) {
+      req.openapi = { ...metadata, pathParams } as OpenApiRequestMetadata;
+      req.params = pathParams;
+      return next();
+    }
+    return lookup(req, res, (error?: unknown) => {
+      const found = req.openapi;
+      if (
+        error === undefined &&
+        matched &&
+        found?.schema.operationId === matched.route.operationId
+      ) {
+        const { pathParams: _own, ...operation } = found;
+        known.set(matched.route.operationId, operation);
+      }
+      next(error);
+    });
+  };
 }
 
-function authenticatorOf(req: Request): Authenticator {
-  return req.app.locals.authenticator as Authenticator;
+/** Path parameters decoded as the validator decodes them; undefined for a malformed escape. */
+function decodedParams(raw: Record<string, string>): Record<string, string> | undefined {
+  const decoded: Record<string, string> = {};
+  try {
+    for (const name in raw) decoded[name] = decodeURIComponent(raw[name]);
+  } catch {
+    return undefined;
+  }
+  return decoded;
 }

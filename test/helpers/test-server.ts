@@ -116,6 +116,8 @@ export interface TestServerOptions {
   apiKeyTrustMs?: number;
   /** The HTTP server's headers, body and keep-alive timeouts (`HTTP_*_TIMEOUT_SECONDS`); default: the production ones. */
   httpTimeouts?: CompositionConfig['httpTimeouts'];
+  /** Validate every response against the spec (`VALIDATE_RESPONSES`); default true, as in every test. False: production's way of writing them. */
+  validateResponses?: boolean;
 }
 
 const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
@@ -129,19 +131,23 @@ export function testConfig(options: TestServerOptions = {}): CompositionConfig {
     host: '127.0.0.1',
     port: 0,
     idempotencyTtlSeconds: options.idempotencyTtlSeconds ?? 86_400,
-    validateResponses: true,
+    validateResponses: options.validateResponses ?? true,
     rateLimit: options.rateLimit,
     authFailures: options.authFailures,
     trustProxyHops: options.trustProxyHops,
     graphqlTrustedDocumentsOnly: options.graphqlTrustedDocumentsOnly,
     metricsPublic: options.metrics?.public,
     webhookRetryScheduleSeconds: worker?.retryScheduleSeconds ?? [],
-    webhookDisableAfterSeconds: worker?.disableAfterMs === undefined ? undefined : worker.disableAfterMs / 1000,
+    webhookDisableAfterSeconds:
+      worker?.disableAfterMs === undefined ? undefined : worker.disableAfterMs / 1000,
     smtpUrl: worker?.smtpUrl,
     webhookSignatureHeaderAliases: worker?.signatureHeaderAliases,
     mailFrom: 'payments-api <hooks@test>',
     publicUrl: options.publicUrl,
-    settings: { webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false, webhookDnsServers: options.dnsServers },
+    settings: {
+      webhookAllowPrivateNetworks: options.webhookAllowPrivateNetworks ?? false,
+      webhookDnsServers: options.dnsServers,
+    },
     secretsKeys: { key: TEST_SECRETS_KEY },
     accessTokens: options.accessTokens,
     externalJwt: options.externalJwt,
@@ -154,23 +160,36 @@ export function testConfig(options: TestServerOptions = {}): CompositionConfig {
  * The real app on 127.0.0.1, built by the composition root as `npm start` builds it, with a fresh
  * database of the given engine, every response validated against the spec, and two accounts.
  */
-export async function startTestServer(engine: Engine, options: TestServerOptions = {}): Promise<TestServer> {
+export async function startTestServer(
+  engine: Engine,
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   const database = await createDatabase(engine);
-  const clock = options.clock ?? (options.webhookWorker ? new FakeClock(Date.now(), true) : new FakeClock());
+  const clock =
+    options.clock ?? (options.webhookWorker ? new FakeClock(Date.now(), true) : new FakeClock());
   const services = await createServices(testConfig(options), {
     target: database.target,
     clock,
     logger,
     adminDigest: adminCredentialsDigest(`${ADMIN.user}:${ADMIN.password}`),
     // Receivers in tests listen on loopback and answer at once.
-    sender: { allowPrivateNetworks: true, connectTimeoutMs: 1000, totalTimeoutMs: 3000, dnsServers: options.dnsServers },
+    sender: {
+      allowPrivateNetworks: true,
+      connectTimeoutMs: 1000,
+      totalTimeoutMs: 3000,
+      dnsServers: options.dnsServers,
+    },
     metrics: options.metrics !== undefined,
     apiKeyTrustMs: options.apiKeyTrustMs,
   });
   const { db, eventStream } = services;
   await eventStream!.ready();
-  const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
-  const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
+  const first = await db.transaction((tx) =>
+    createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }),
+  );
+  const second = await db.transaction((tx) =>
+    createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }),
+  );
   const appDb = countingDatabase(db);
   const roles = await startRoles(services, {
     appDb,
@@ -222,7 +241,8 @@ export function useTestServer(
   let current: TestServer | undefined;
   let accounts: TestAccounts | undefined;
   const server = (): TestServer => {
-    if (!current) throw new Error('useTestServer: no server outside the tests and hooks of its describe');
+    if (!current)
+      throw new Error('useTestServer: no server outside the tests and hooks of its describe');
     return current;
   };
   const start = async () => {
@@ -256,8 +276,12 @@ type TestAccounts = Pick<TestServer, 'api' | 'otherApi' | 'accountIds' | 'apiKey
 /** Two new accounts on `server`, made as `startTestServer` makes its own. */
 async function newTestAccounts(server: TestServer): Promise<TestAccounts> {
   const { db, clock, url } = server;
-  const first = await db.transaction((tx) => createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }));
-  const second = await db.transaction((tx) => createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }));
+  const first = await db.transaction((tx) =>
+    createAccount(tx, clock, { name: 'Test', email: 'owner@example.com' }),
+  );
+  const second = await db.transaction((tx) =>
+    createAccount(tx, clock, { name: 'Other', email: 'other@example.com' }),
+  );
   return {
     api: new ApiClient(url, first.api_key),
     otherApi: new ApiClient(url, second.api_key),
@@ -272,19 +296,45 @@ async function newTestAccounts(server: TestServer): Promise<TestAccounts> {
  */
 export function currentServer(server: () => TestServer): TestServer {
   return {
-    get url() { return server().url; },
-    get db() { return server().db; },
-    get target() { return server().target; },
-    get clock() { return server().clock; },
-    get tlsUrl() { return server().tlsUrl; },
-    get accountIds() { return server().accountIds; },
-    get api() { return server().api; },
-    get otherApi() { return server().otherApi; },
-    get anonymous() { return server().anonymous; },
-    get wsUrl() { return server().wsUrl; },
-    get apiKeys() { return server().apiKeys; },
-    get eventStream() { return server().eventStream; },
-    get registry() { return server().registry; },
+    get url() {
+      return server().url;
+    },
+    get db() {
+      return server().db;
+    },
+    get target() {
+      return server().target;
+    },
+    get clock() {
+      return server().clock;
+    },
+    get tlsUrl() {
+      return server().tlsUrl;
+    },
+    get accountIds() {
+      return server().accountIds;
+    },
+    get api() {
+      return server().api;
+    },
+    get otherApi() {
+      return server().otherApi;
+    },
+    get anonymous() {
+      return server().anonymous;
+    },
+    get wsUrl() {
+      return server().wsUrl;
+    },
+    get apiKeys() {
+      return server().apiKeys;
+    },
+    get eventStream() {
+      return server().eventStream;
+    },
+    get registry() {
+      return server().registry;
+    },
     statementCount: () => server().statementCount(),
     flushRequestLogs: () => server().flushRequestLogs(),
     close: () => server().close(),

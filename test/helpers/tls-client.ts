@@ -19,7 +19,11 @@ export class TlsClient {
     return this.request<T>('GET', path, undefined, headers);
   }
 
-  post<T = any>(path: string, body?: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
+  post<T = any>(
+    path: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
     return this.request<T>('POST', path, body, headers);
   }
 
@@ -27,13 +31,28 @@ export class TlsClient {
     return this.request<T>('DELETE', path, undefined, headers);
   }
 
-  request<T>(method: string, path: string, body: unknown, headers: Record<string, string> = {}): Promise<ApiResponse<T>> {
-    const payload = body === undefined ? undefined : JSON.stringify(body);
-    const sent = payload === undefined ? headers : { ...headers, 'Content-Type': 'application/json' };
+  /** `body`: JSON of a value, or a string sent as it is (with the `Content-Type` in `headers`). */
+  request<T>(
+    method: string,
+    path: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<ApiResponse<T>> {
+    const raw = typeof body === 'string';
+    const payload = body === undefined || raw ? body : JSON.stringify(body);
+    const sent =
+      payload === undefined || raw ? headers : { ...headers, 'Content-Type': 'application/json' };
     return new Promise((resolve, reject) => {
       const req = https.request(
         new URL(path, this.baseUrl),
-        { method, headers: sent, agent: false, ca: this.ca, cert: this.credentials?.cert, key: this.credentials?.key },
+        {
+          method,
+          headers: sent,
+          agent: false,
+          ca: this.ca,
+          cert: this.credentials?.cert,
+          key: this.credentials?.key,
+        },
         (res) => {
           let text = '';
           res.setEncoding('utf8');
@@ -41,9 +60,14 @@ export class TlsClient {
           res.on('end', () => {
             const responseHeaders = new Headers();
             for (const [name, value] of Object.entries(res.headers)) {
-              if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+              if (value !== undefined)
+                responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
             }
-            resolve({ status: res.statusCode!, body: text ? JSON.parse(text) : undefined, headers: responseHeaders });
+            resolve({
+              status: res.statusCode!,
+              body: text ? JSON.parse(text) : undefined,
+              headers: responseHeaders,
+            });
           });
           res.on('error', reject);
         },
