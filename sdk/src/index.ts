@@ -28,5 +28,6 @@ export {
   SignatureHeaderAlias, CardErrorCode, PaymentMethodCardFunding, SetupFutureUsage, TaxExempt, ConfirmationMethod,
   PaymentMethodTypeName, AutomaticPaymentMethodsAllowRedirects, AutomaticPaymentMethodsParamsAllowRedirects,
   PaymentMethodOptionsParamsCardCaptureMethod, CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay,
-  CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay,
+  CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay, SetupIntentStatus, SetupIntentUsage,
+  SetupIntentCancellationReason, SetupErrorType, SetupErrorCode,
 } from './generated/payments.js';
