@@ -117,6 +117,7 @@ forEachDatabase('stored secrets: sealing existing rows, and rotating the key', (
     previous: 'whsec_plainPreviousSecret00000000000001',
     signing: 'hmsec_plainSigningSecret0000000000000001',
     clientSecret: 'pi_plain000000000000000001_secret_plainClientSecret000001',
+    setupClientSecret: 'seti_plain000000000000000001_secret_plainSetupSecret00001',
   };
   let accountId: string;
 
@@ -138,6 +139,11 @@ forEachDatabase('stored secrets: sealing existing rows, and rotating the key', (
         `INSERT INTO payment_intents (id, account_id, amount, currency, capture_method, status, metadata, created, client_secret)
          VALUES (?, ?, 2000, 'usd', 'automatic', 'requires_payment_method', '{}', ?, ?)`,
         ['pi_plain000000000000000001', accountId, now, plain.clientSecret],
+      );
+      await db.run(
+        `INSERT INTO setup_intents (id, account_id, status, usage, payment_method_types, metadata, client_secret, created)
+         VALUES (?, ?, 'requires_payment_method', 'off_session', '["card"]', '{}', ?, ?)`,
+        ['seti_plain000000000000000001', accountId, plain.setupClientSecret, now],
       );
       const { privateKey, publicKey } = await generateKeyPair('ES256', { extractable: true });
       const pub = await exportJWK(publicKey);
@@ -177,15 +183,23 @@ forEachDatabase('stored secrets: sealing existing rows, and rotating the key', (
       'signing_keys.secret': [testKeyId],
       'token_signing_keys.private_jwk': [testKeyId],
       'payment_intents.client_secret': [testKeyId],
+      'setup_intents.client_secret': [testKeyId],
     });
 
     const env = { ...databaseEnv(database.target), ...NEW_KEY_ENV, SECRETS_KEY_PREVIOUS: TEST_SECRETS_ENV.SECRETS_KEY };
     const rotated = await rotateSecrets(env);
     expect(rotated.code, rotated.stderr).to.equal(0);
-    expect(rotated.stdout).to.include('sealed 5 stored secrets again');
+    expect(rotated.stdout).to.include('sealed 6 stored secrets again');
     expect(rotated.stdout).to.include('SECRETS_KEY_PREVIOUS can be removed');
     const newKeyId = secretsKeyId(NEW_KEY);
     for (const ids of Object.values(await keyIdsOf(database))) expect(ids).to.deep.equal([newKeyId]);
+    const db = await openDatabase(database.target);
+    const setupIntent = await db.one<{ id: string; client_secret: string }>('SELECT id, client_secret FROM setup_intents');
+    await db.close();
+    expect(
+      new SecretBox(NEW_KEY).open(setupIntent!.client_secret, { table: 'setup_intents', column: 'client_secret', row: setupIntent!.id }),
+      "the setup intent's client secret, sealed again, opens under the new key",
+    ).to.equal(plain.setupClientSecret);
     expect((await rotateSecrets(env)).stdout, 'a second run has nothing left to do').to.include('sealed 0 stored secrets again');
 
     const oldKeyOnly = await runMain({ ...databaseEnv(database.target), ...TEST_SECRETS_ENV });
