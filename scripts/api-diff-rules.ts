@@ -17,8 +17,12 @@
  * operation, so changing or removing one breaks the SDK's users. The document's `tags`, which only
  * group operations in the docs, are annotations: the library left a tag added to the list
  * unclassified, which counted as breaking.
+ *
+ * And the alternatives of a `oneOf` or `anyOf` named by the same `$ref` are paired with each other
+ * (scripts/api-diff-combiners.ts).
  */
 import { addNonBreaking, allAnnotation, allBreaking, openapi3Rules, openApiSchemaRules, type CompareRules } from 'api-smart-diff';
+import { withRefFirstCombiners } from './api-diff-combiners.js';
 
 /** The OpenAPI versions the library tells apart (it reads JSON Schema 2020-12 for 3.1). */
 export type OpenApiVersion = '3.0.x' | '3.1.x';
@@ -66,7 +70,7 @@ export function contractRules(version: OpenApiVersion): CompareRules {
   const operationId = { ...child(operation, '/*'), $: addNonBreaking };
 
   const components = child(base, '/components');
-  return {
+  return withRefFirstCombiners({
     ...base,
     '/tags': { $: allAnnotation, '/*': { $: allAnnotation, '/*': { $: allAnnotation } } },
     '/paths': {
@@ -82,5 +86,5 @@ export function contractRules(version: OpenApiVersion): CompareRules {
       '/requestBodies': { ...child(components, '/requestBodies'), '/*': forward.requestBody },
       '/responses': { ...child(components, '/responses'), '/*': forward.responses },
     },
-  } as CompareRules;
+  } as CompareRules);
 }

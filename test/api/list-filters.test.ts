@@ -212,6 +212,7 @@ forEachDatabase('list filters', (engine) => {
       await aCharge(server.api, { customer: shared.customer });
       await post(server.api, '/v1/refunds', { charge: shared.charge, amount: 100 });
       await post(server.api, '/v1/payment_intents', { amount: 1000, currency: 'usd' });
+      await post(server.api, '/v1/setup_intents', {});
       const card = await post(server.api, '/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } });
       await post(server.api, `/v1/payment_methods/${card.id}/attach`, { customer: shared.customer });
       await aUser(server.api, { email: `round${round}@example.com` });
@@ -248,6 +249,7 @@ forEachDatabase('list filters', (engine) => {
         listChargeRefunds: { path: `/v1/charges/${charge}/refunds` },
         listRefunds: { path: '/v1/refunds' },
         listPaymentIntents: { path: '/v1/payment_intents' },
+        listSetupIntents: { path: '/v1/setup_intents' },
         listPaymentMethods: { path: '/v1/payment_methods' },
         listCustomerPaymentMethods: { path: `/v1/customers/${customer}/payment_methods` },
         listUsers: { path: '/v1/users' },

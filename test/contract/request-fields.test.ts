@@ -150,6 +150,12 @@ const actionFixtures: Record<string, Record<string, (api: ApiClient, made: Recor
 /** What a reference answers for a property left out of this call (one of two that exclude each other). */
 const OMIT = Symbol('omit');
 
+/** Whether the operation takes both `payment_method_types` and `automatic_payment_methods` (one per call). */
+function takesBothKinds(operation: BodyOperation): boolean {
+  const names = requestProperties(spec, operation.requestSchema).map(({ name }) => name);
+  return names.includes('payment_method_types') && names.includes('automatic_payment_methods');
+}
+
 /**
  * Properties whose valid values must name something real, or that exclude another property; every
  * other value comes from the schema.
@@ -177,14 +183,11 @@ const references: Record<
     return { type: 'card', card: { token: 'tok_visa' } };
   },
   // Either automatic payment methods or a list of types (a payment or setup intent takes one of
-  // the two at a time): the list in one call of two.
-  payment_method_types: (_api, seed, _operation, body) => {
-    if (seed % 2 === 0 && body.automatic_payment_methods !== undefined) return OMIT;
-    delete body.automatic_payment_methods;
-    return ['card'];
-  },
-  automatic_payment_methods: (_api, _seed, _operation, body) =>
-    body.payment_method_types !== undefined ? OMIT : { enabled: true, allow_redirects: 'never' },
+  // the two at a time): the list in one call of two, the automatic ones in the other, whichever
+  // the schema lists first.
+  payment_method_types: (_api, seed, operation) => (seed % 2 === 0 && takesBothKinds(operation) ? OMIT : ['card']),
+  automatic_payment_methods: (_api, seed, operation) =>
+    seed % 2 === 1 && takesBothKinds(operation) ? OMIT : { enabled: true, allow_redirects: 'never' },
   // A default payment method must be attached to the customer first (test/api/payment-methods.test.ts).
   invoice_settings: () => ({ default_payment_method: null }),
   // Confirmed at once, so that the latest charge exists and `expand[]=latest_charge` can show.

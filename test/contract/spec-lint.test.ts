@@ -90,6 +90,8 @@ async function runStage(stage: Stage, files: string[], cwd: string): Promise<Out
     const { stdout, stderr } = await run(path.join(root, 'node_modules/.bin', command), [...absolute, ...files], {
       cwd,
       env: { ...process.env, ...env },
+      // ESLint's JSON report of every copy of the spec runs to several MiB, beyond execFile's 1 MiB default.
+      maxBuffer: 256 * 1024 * 1024,
     });
     return { failed: false, output: stdout + stderr };
   } catch (error) {

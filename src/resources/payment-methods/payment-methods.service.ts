@@ -1,6 +1,6 @@
 import { ApiError, notFound } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
-import type { Customer, CustomerCreateParams } from '../customers/customers.mapper.js';
+import type { Customer, CustomerCreateParams, CustomerReplaceParams } from '../customers/customers.mapper.js';
 import { createCustomer, forgetPaymentMethod, requireCustomer } from '../customers/customers.service.js';
 import { recordEvent } from '../events/events.service.js';
 import { toPaymentMethodResource } from '../payments/payment-methods.mapper.js';
@@ -50,6 +50,8 @@ export async function createPaymentMethod(ctx: RequestContext, params: PaymentMe
  */
 export async function createCustomerWithPaymentMethod(ctx: RequestContext, params: CustomerCreateParams): Promise<Customer> {
   const { payment_method, ...fields } = params;
+  // The rest is what createCustomer reads: a property only the create schema has must be read here.
+  allParamsRead<Omit<typeof fields, keyof CustomerReplaceParams>>({});
   const customer = await createCustomer(ctx, fields);
   if (payment_method !== undefined) {
     const made = findTestCardByReference(payment_method) ? await resolvePaymentMethod(ctx, payment_method, null) : undefined;
