@@ -3723,13 +3723,13 @@ export interface components {
     };
     /**
      * @description What a card statement shows for the payment, instead of the account's name: at most 22
-     *     characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"` or `*`.
+     *     characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"`, `*` or a control character.
      * @example ACME ORDER 6735
      */
     StatementDescriptor: string;
     /**
      * @description Added to the account's name on card statements (`ACCOUNT* SUFFIX`, cut to 22 characters):
-     *     at most 22 characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"` or `*`.
+     *     at most 22 characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"`, `*` or a control character.
      * @example ORDER 6735
      */
     StatementDescriptorSuffix: string;

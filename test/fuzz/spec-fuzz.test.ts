@@ -34,6 +34,7 @@ const TABLES = [
   'charges',
   'refunds',
   'payment_intents',
+  'setup_intents',
   'deleted_objects',
   'users',
   'orders',
@@ -80,13 +81,22 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
     // A charge only authorised, of the largest amount, so that any valid capture amount fits in it.
     case 'UncapturedCharge':
       return created(
-        await api.post('/v1/charges', { amount: 99_999_999, currency: 'usd', source: 'tok_visa', capture: false }),
+        await api.post('/v1/charges', {
+          amount: 99_999_999,
+          currency: 'usd',
+          source: 'tok_visa',
+          capture: false,
+        }),
         schema,
       );
     // An intent with a payment method, ready to be confirmed, updated or canceled.
     case 'PaymentIntent':
       return created(
-        await api.post('/v1/payment_intents', { amount: 99_999_999, currency: 'usd', payment_method: 'pm_card_visa' }),
+        await api.post('/v1/payment_intents', {
+          amount: 99_999_999,
+          currency: 'usd',
+          payment_method: 'pm_card_visa',
+        }),
         schema,
       );
     case 'AuthorisedPaymentIntent':
@@ -110,13 +120,30 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
         }),
         schema,
       );
+    // A refund of its own charge, to update.
+    case 'Refund': {
+      const charge = await createObject(api, 'Charge', fixture);
+      return created(await api.post('/v1/refunds', { charge, amount: 1 }), schema);
+    }
+    // A setup intent with a payment method, ready to be confirmed, updated or canceled.
+    case 'SetupIntent':
+      return created(
+        await api.post('/v1/setup_intents', { payment_method: 'pm_card_visa' }),
+        schema,
+      );
     case 'PaymentMethod':
-      return created(await api.post('/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } }), schema);
+      return created(
+        await api.post('/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } }),
+        schema,
+      );
     // A card saved to the fixture's customer (one to detach, or to read as the customer's).
     case 'AttachedPaymentMethod':
     case 'CustomerPaymentMethod': {
       const card = await createObject(api, 'PaymentMethod', fixture);
-      return created(await api.post(`/v1/payment_methods/${card}/attach`, { customer: fixture.ids.Customer }), schema);
+      return created(
+        await api.post(`/v1/payment_methods/${card}/attach`, { customer: fixture.ids.Customer }),
+        schema,
+      );
     }
     case 'User':
       return created(await api.post('/v1/users', { email: 'fuzz@example.com' }), schema);
@@ -127,24 +154,40 @@ async function createObject(api: ApiClient, schema: string, fixture: Fixture): P
       );
     case 'Account':
       return created(
-        await new ApiClient(api.baseUrl).post('/admin/accounts', { name: 'Fuzz', email: 'fuzz@example.com' }, { headers: adminHeaders() }),
+        await new ApiClient(api.baseUrl).post(
+          '/admin/accounts',
+          { name: 'Fuzz', email: 'fuzz@example.com' },
+          { headers: adminHeaders() },
+        ),
         schema,
       );
     case 'ApiKey':
       return created(
-        await new ApiClient(api.baseUrl).post(`/admin/accounts/${fixture.ids.Account}/api_keys`, {}, { headers: adminHeaders() }),
+        await new ApiClient(api.baseUrl).post(
+          `/admin/accounts/${fixture.ids.Account}/api_keys`,
+          {},
+          { headers: adminHeaders() },
+        ),
         schema,
       );
     case 'OwnApiKey':
       return created(await api.post('/v1/api_keys', { scopes: ['charges:read'] }), schema);
     case 'OAuthClient':
       return created(
-        await new ApiClient(api.baseUrl).post(`/admin/accounts/${fixture.ids.Account}/oauth_clients`, {}, { headers: adminHeaders() }),
+        await new ApiClient(api.baseUrl).post(
+          `/admin/accounts/${fixture.ids.Account}/oauth_clients`,
+          {},
+          { headers: adminHeaders() },
+        ),
         schema,
       );
     case 'SigningKey':
       return created(
-        await new ApiClient(api.baseUrl).post(`/admin/accounts/${fixture.ids.Account}/signing_keys`, {}, { headers: adminHeaders() }),
+        await new ApiClient(api.baseUrl).post(
+          `/admin/accounts/${fixture.ids.Account}/signing_keys`,
+          {},
+          { headers: adminHeaders() },
+        ),
         schema,
       );
     case 'ClientCertificate': {
@@ -178,7 +221,12 @@ async function createFixture(server: TestServer): Promise<Fixture> {
   const certificates = await Promise.all(
     Array.from({ length: 2 * RUNS + 10 }, (_, i) => aClientCertificate(`fuzz fixture ${i}`)),
   );
-  const fixture: Fixture = { ids: {}, foreignId: '', webhookUrl: 'https://127.0.0.1:9/hooks', certificates };
+  const fixture: Fixture = {
+    ids: {},
+    foreignId: '',
+    webhookUrl: 'https://127.0.0.1:9/hooks',
+    certificates,
+  };
   // The endpoint first, so that every later event has a delivery to it.
   fixture.ids.WebhookEndpoint = await createObject(api, 'WebhookEndpoint', fixture);
   fixture.ids.Customer = await createObject(api, 'Customer', fixture);
@@ -196,6 +244,7 @@ async function createFixture(server: TestServer): Promise<Fixture> {
     'Refund',
   );
   fixture.ids.PaymentIntent = await createObject(api, 'PaymentIntent', fixture);
+  fixture.ids.SetupIntent = await createObject(api, 'SetupIntent', fixture);
   fixture.ids.PaymentMethod = await createObject(api, 'PaymentMethod', fixture);
   fixture.ids.CustomerPaymentMethod = await createObject(api, 'CustomerPaymentMethod', fixture);
   fixture.ids.User = await createObject(api, 'User', fixture);
@@ -240,19 +289,23 @@ async function send(server: TestServer, fixture: Fixture, request: SpecRequest, 
   }
   if (body?.includes('FRESH_IntentOfCharge')) {
     const charge = await createObject(server.api, 'Charge', fixture);
-    body = body.replaceAll('FRESH_IntentOfCharge', (await server.api.get(`/v1/charges/${charge}`)).body.payment_intent as string);
+    body = body.replaceAll(
+      'FRESH_IntentOfCharge',
+      (await server.api.get(`/v1/charges/${charge}`)).body.payment_intent as string,
+    );
   }
   // A valid request carries the client secret of the intent its path names, whatever the draft made.
-  const intent = /^\/v1\/payment_intents\/(pi_[A-Za-z0-9]+)/.exec(url)?.[1];
+  const intent = /^\/v1\/(payment_intents|setup_intents)\/((?:pi|seti)_[A-Za-z0-9]+)/.exec(url);
   if (intent && request.expect === 'success' && `${url} ${body ?? ''}`.includes('client_secret')) {
-    const secret = (await server.api.get(`/v1/payment_intents/${intent}`)).body.client_secret as string;
+    const secret = (await server.api.get(`/v1/${intent[1]}/${intent[2]}`)).body
+      .client_secret as string;
     url = url.replace(/client_secret=[^&]*/, `client_secret=${secret}`);
-    body = body?.replace(/client_secret=[^&]*/, `client_secret=${secret}`).replace(/"client_secret":"[^"]*"/, `"client_secret":"${secret}"`);
+    body = body
+      ?.replace(/client_secret=[^&]*/, `client_secret=${secret}`)
+      .replace(/"client_secret":"[^"]*"/, `"client_secret":"${secret}"`);
   }
   const headers: Record<string, string> = { ...request.headers };
-  headers.Authorization = admin
-    ? ADMIN_AUTHORIZATION
-    : `Bearer ${server.api.apiKey}`;
+  headers.Authorization = admin ? ADMIN_AUTHORIZATION : `Bearer ${server.api.apiKey}`;
   // A valid key is made unique, so that a shrunk rerun with another body is not a reuse.
   if (request.expect === 'success' && headers['Idempotency-Key']) {
     headers['Idempotency-Key'] = `${++keyCounter}-${headers['Idempotency-Key']}`.slice(0, 255);

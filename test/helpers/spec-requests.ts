@@ -359,12 +359,15 @@ function dataDependent(
     // the fixture must survive a DELETE, and its metadata must not add up past 50 keys. Rolling a
     // key ends it too.
     const own =
-      (op.path.endsWith(`{${field.name}}`) && op.method !== 'GET') || op.path.endsWith(`{${field.name}}/roll`);
+      (op.path.endsWith(`{${field.name}}`) && op.method !== 'GET') ||
+      op.path.endsWith(`{${field.name}}/roll`);
     return fc.constant(own ? `FRESH_${field.names}` : fixture.ids[field.names]);
   }
   if (field.in === 'query') {
     // The account's own keys are listed at /v1/api_keys; the operator lists another account's.
-    const listed = op.path.startsWith('/v1/api_keys') ? 'OwnApiKey' : op.answers.replace(/List$/, '');
+    const listed = op.path.startsWith('/v1/api_keys')
+      ? 'OwnApiKey'
+      : op.answers.replace(/List$/, '');
     if (field.name === 'starting_after' || field.name === 'ending_before') return id(listed);
     const refs: Record<string, string> = {
       customer: 'Customer',
@@ -382,23 +385,44 @@ function dataDependent(
     // A refund names its charge, or that charge's intent, or both.
     if (field.name === 'payment_intent') return fc.constant('FRESH_IntentOfCharge');
     if (field.name === 'source') return fc.constantFrom('tok_visa', 'tok_mastercard');
-    if (field.name === 'payment_method') return fc.constantFrom('pm_card_visa', 'pm_card_mastercard', 'tok_visa');
+    if (field.name === 'payment_method')
+      return fc.constantFrom('pm_card_visa', 'pm_card_mastercard', 'tok_visa');
     // Only test cards are accepted: a test number with its expiry, or a test token.
     if (field.name === 'card' && op.operationId === 'createPaymentMethod') {
-      return fc.constantFrom({ token: 'tok_visa' }, { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '314' });
+      return fc.constantFrom(
+        { token: 'tok_visa' },
+        { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '314' },
+      );
     }
-    // Off-session needs confirm, which is left out here (see below).
+    // A payment method made in place: a test card or token, as for `card` above (its fields are
+    // each optional in the schema, but a card needs its number or a token).
+    if (field.name === 'payment_method_data') {
+      return fc.constantFrom(
+        { type: 'card', card: { token: 'tok_visa' } },
+        {
+          type: 'card',
+          card: { number: '4242424242424242', exp_month: 12, exp_year: 2034, cvc: '314' },
+        },
+      );
+    }
+    // Off-session needs confirm, which is left out here (see below); so does error_on_requires_action
+    // where confirming is a choice (creating), not the call itself (confirming).
     if (field.name === 'off_session') return fc.constant(false);
+    if (field.name === 'error_on_requires_action' && op.fields.some((f) => f.name === 'confirm'))
+      return fc.constant(false);
     // A default payment method must be attached to the customer first: left as it is.
     if (field.name === 'invoice_settings') return fc.constant({});
     // Confirming needs a payment method, which a valid draft may leave out: confirmed elsewhere.
     if (field.name === 'confirm') return fc.constant(false);
     if (field.name === 'certificate') {
-      return fc.constant(null).map(() => fixture.certificates[certificateTurn++ % fixture.certificates.length]);
+      return fc
+        .constant(null)
+        .map(() => fixture.certificates[certificateTurn++ % fixture.certificates.length]);
     }
     if (field.name === 'url') return fc.webPath().map((path) => `${fixture.webhookUrl}${path}`);
     // A page of the merchant's site; the pattern alone also admits text that is no URL.
-    if (field.name === 'return_url') return fc.webPath().map((path) => `https://shop.example.com${path}`);
+    if (field.name === 'return_url')
+      return fc.webPath().map((path) => `https://shop.example.com${path}`);
     if (field.name === 'enabled_events') {
       const types = resolve({ $ref: '#/components/schemas/EventType' }).enum as string[];
       // `*` stands for every type and cannot be combined with named ones.
@@ -493,6 +517,9 @@ function buildDraftArb(op: Operation, fixture: Fixture, enc: 'json' | 'form'): f
     .map(({ path, query, headers, body }) => {
       // Both cursors at once is an error of its own (a mutation below), not a valid page.
       if (query.starting_after !== undefined) delete query.ending_before;
+      // Each pair below is one choice sent twice, refused as such (400 naming the parameter).
+      if (body?.payment_method !== undefined) delete body.payment_method_data;
+      if (body?.payment_method_types !== undefined) delete body.automatic_payment_methods;
       const draft: Draft = {
         op,
         pathParams: path as Record<string, string>,

@@ -1576,21 +1576,21 @@ export interface CustomerShippingParams {
 
 /**
  * What a card statement shows for the payment, instead of the account's name: at most 22
-characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"` or `*`.
+characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"`, `*` or a control character.
 
  * @minLength 1
  * @maxLength 22
- * @pattern ^(?=.*[A-Za-z])[^<>\\'"*]+$
+ * @pattern ^[^<>\\'"*A-Za-z\x00-\x1f\x7f-\x9f]*[A-Za-z][^<>\\'"*\x00-\x1f\x7f-\x9f]*$
  */
 export type StatementDescriptor = string;
 
 /**
  * Added to the account's name on card statements (`ACCOUNT* SUFFIX`, cut to 22 characters):
-at most 22 characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"` or `*`.
+at most 22 characters, at least one of them a letter, none of `<`, `>`, `\`, `'`, `"`, `*` or a control character.
 
  * @minLength 1
  * @maxLength 22
- * @pattern ^(?=.*[A-Za-z])[^<>\\'"*]+$
+ * @pattern ^[^<>\\'"*A-Za-z\x00-\x1f\x7f-\x9f]*[A-Za-z][^<>\\'"*\x00-\x1f\x7f-\x9f]*$
  */
 export type StatementDescriptorSuffix = string;
 
