@@ -249,6 +249,34 @@ forEachDatabase('payment methods', (engine) => {
       }
     });
 
+    it('leaves one consistent state after a detach and an attach to another customer at the same moment', async () => {
+      const [a, b] = [await aCustomer(server.api), await aCustomer(server.api)];
+      for (let round = 0; round < 4; round++) {
+        const pm = await aCard(server.api);
+        ok(await server.api.post(`/v1/payment_methods/${pm.id}/attach`, { customer: a.id }));
+        const requests = [
+          server.api.post(`/v1/payment_methods/${pm.id}/detach`),
+          server.api.post(`/v1/payment_methods/${pm.id}/attach`, { customer: b.id }),
+        ];
+        // Both orders of arrival are tried.
+        const [detach, attach] = round % 2 === 0 ? await Promise.all(requests) : (await Promise.all(requests.reverse())).reverse();
+        // The detach always wins: it finds the card attached to a, whichever runs first.
+        expect(ok(detach).id).to.equal(pm.id);
+        // The attach wins only after it; before it, the card still belongs to a.
+        if (attach.status !== 200) expectError(attach, 400, 'payment_method_unexpected_state', 'id');
+        const now = ok(await server.api.get(`/v1/payment_methods/${pm.id}`));
+        expect(now.customer).to.equal(attach.status === 200 ? b.id : null);
+        // The events tell the same story as the row: attached to a, detached, attached to b if that won.
+        const ofCard = async (type: string) =>
+          (await eventsOldestFirst(server.api, type)).filter((e) => e.data.object.id === pm.id).map((e) => e.data.object.customer);
+        expect(await ofCard('payment_method.attached')).to.deep.equal(attach.status === 200 ? [a.id, b.id] : [a.id]);
+        expect(await ofCard('payment_method.detached')).to.deep.equal([null]);
+        const listed = async (customer: string) => ok(await server.api.get(`/v1/customers/${customer}/payment_methods`)).data;
+        expect((await listed(a.id)).map((m: any) => m.id)).to.not.include(pm.id);
+        expect((await listed(b.id)).map((m: any) => m.id).includes(pm.id)).to.equal(attach.status === 200);
+      }
+    });
+
     it('replays attach and detach with the same Idempotency-Key, recording each event once', async () => {
       const customer = await aCustomer(server.api);
       const pm = await aCard(server.api);
