@@ -28,7 +28,7 @@ type OptionalKeys<T> = { [K in keyof T]-?: object extends Pick<T, K> ? K : never
  * as when the property is left out: the URL builders skip `undefined` query values, JSON drops
  * them from bodies, and the transport drops them from headers.
  */
-type AcceptingUndefined<T> = T extends object
+export type AcceptingUndefined<T> = T extends object
   ? { [K in keyof T]: K extends OptionalKeys<T> ? T[K] | undefined : T[K] }
   : T;
 

@@ -5,6 +5,9 @@
  */
 export { createClient, type ClientCredentialOptions, type ClientOptions, type PaymentsClient } from './client.js';
 export {
+  createPublishableClient, PUBLISHABLE_OPERATIONS, type PublishableClient, type PublishableClientOptions,
+} from './publishable-client.js';
+export {
   encodeParams, type RawMethod, type RawParams, type RawParamValue, type RawRequest, type RawRequestOptions, type RawResponse,
 } from './raw-request.js';
 export { TokenRequestError, type ClientCredentials, type SigningKey } from './credentials.js';

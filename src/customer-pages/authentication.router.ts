@@ -41,10 +41,11 @@ export function createAuthenticationPageRouter(deps: AuthenticationPageDeps): Re
       directives: { formAction: ["'self'", (_req, res) => (res as Response).locals.returnOrigin ?? "'self'"] },
     },
   });
-  router.get('/authenticate/:id', subjectOf(deps), headers, async (_req, res) => {
+  router.get('/authenticate/:id', subjectOf(deps), headers, async (req, res) => {
     const subject = res.locals.subject as RedirectSubject | undefined;
-    if (!subject) return sendNotFound(res);
-    if (!subject.waiting) return sendNotice(res, subject);
+    if (!subject) return sendNotFound(res, String(req.params.id));
+    const target = res.locals.target as RedirectTarget;
+    if (!subject.waiting) return sendNotice(res, target, subject);
     const account = await findAccount(deps.db, subject.accountId);
     const amount = subject.amount && formatMoney(subject.amount.value, subject.amount.currency);
     const action = `/authenticate/${encodeURIComponent(subject.id)}`;
@@ -52,16 +53,16 @@ export function createAuthenticationPageRouter(deps: AuthenticationPageDeps): Re
   });
   router.post('/authenticate/:id', express.urlencoded({ extended: false, limit: '4kb' }), subjectOf(deps), headers, async (req, res) => {
     const subject = res.locals.subject as RedirectSubject | undefined;
-    if (!subject) return sendNotFound(res);
+    if (!subject) return sendNotFound(res, String(req.params.id));
     const target = res.locals.target as RedirectTarget;
     const outcome = String(req.body?.outcome ?? '');
     if (!OUTCOMES.has(outcome)) return sendHtml(res, 400, noticePage(400, 'Choose Complete or Fail.'));
-    if (!subject.waiting) return sendNotice(res, subject);
+    if (!subject.waiting) return sendNotice(res, target, subject);
     try {
       await deps.db.transaction((tx) => target.complete(contextOf(deps, tx, subject, res), subject.id, outcome as 'succeeded' | 'failed'));
     } catch (error) {
       // Answered meanwhile (another tab): the page says so rather than failing.
-      if (isApiError(error) && ANSWERED.has(error.code)) return sendNotice(res, subject);
+      if (isApiError(error) && ANSWERED.has(error.code)) return sendNotice(res, target, subject);
       throw error;
     }
     if (!subject.returnUrl) return sendHtml(res, 200, noticePage(200, 'Done: you may close this page.'));
@@ -109,12 +110,16 @@ function returnLocation(target: RedirectTarget, subject: RedirectSubject, status
   return url.toString();
 }
 
-function sendNotFound(res: Response): void {
-  sendHtml(res, 404, noticePage(404, 'The link is incomplete or not this payment’s. Start again from the merchant’s page.'));
+/** The one page of a link that opens nothing; its id's prefix, already in the link, names the kind. */
+function sendNotFound(res: Response, id: string): void {
+  const noun = redirectTargetOf(id)?.noun ?? 'payment';
+  sendHtml(res, 404, noticePage(404, `The link is incomplete or not this ${noun}’s. Start again from the merchant’s page.`));
 }
 
-function sendNotice(res: Response, subject: RedirectSubject): void {
-  sendHtml(res, 409, noticePage(409, 'This payment is not waiting for an authentication any more.', subject.returnUrl ?? undefined));
+/** An object answered already (or never asked): the notice names it as the customer knows it. */
+function sendNotice(res: Response, target: RedirectTarget, subject: RedirectSubject): void {
+  const message = `This ${target.noun} is not waiting for an authentication any more.`;
+  sendHtml(res, 409, noticePage(409, message, subject.returnUrl ?? undefined));
 }
 
 function sendHtml(res: Response, status: number, html: string): void {

@@ -29,6 +29,8 @@ export interface RedirectSubject {
 export interface RedirectTarget {
   /** The query parameter naming it on the return URL, and the prefix of its `…_client_secret`. */
   param: 'payment_intent' | 'setup_intent';
+  /** What the customer is told the object is, in the page's notices: a setup intent pays nothing. */
+  noun: 'payment' | 'card setup';
   find(db: Queryable, secrets: SecretBox, id: string): Promise<RedirectSubject | undefined>;
   /** Completes (`succeeded`) or fails the authentication, as the test helper does, in the caller's transaction. */
   complete(ctx: RequestContext, id: string, outcome: 'succeeded' | 'failed'): Promise<void>;
@@ -36,6 +38,7 @@ export interface RedirectTarget {
 
 const paymentIntents: RedirectTarget = {
   param: 'payment_intent',
+  noun: 'payment',
   async find(db, secrets, id) {
     const row = await findPaymentIntentAnyAccount(db, id);
     if (!row) return undefined;
@@ -55,6 +58,7 @@ const paymentIntents: RedirectTarget = {
 
 const setupIntents: RedirectTarget = {
   param: 'setup_intent',
+  noun: 'card setup',
   async find(db, secrets, id) {
     const row = await findSetupIntentAnyAccount(db, id);
     if (!row) return undefined;

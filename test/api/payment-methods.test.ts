@@ -16,6 +16,11 @@ async function aCard(api: ApiClient, card: Record<string, unknown> = { token: 't
   return ok(await api.post('/v1/payment_methods', { type: 'card', card, ...more }));
 }
 
+/** Resolves after `ms` milliseconds: staggers two requests, whose order the test does not assert. */
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
 async function eventsOldestFirst(api: ApiClient, type: string): Promise<any[]> {
   const page = ok(await api.get(`/v1/events?type=${type}&limit=100`));
   return page.data.reverse();
@@ -246,6 +251,36 @@ forEachDatabase('payment methods', (engine) => {
         expect(now.customer).to.equal(winners[0].body.customer);
         const attached = (await eventsOldestFirst(server.api, 'payment_method.attached')).filter((e) => e.data.object.id === pm.id);
         expect(attached).to.have.length(1);
+      }
+    });
+
+    it('leaves one consistent state after a detach and an attach to another customer at the same moment', async () => {
+      const [a, b] = [await aCustomer(server.api), await aCustomer(server.api)];
+      for (let round = 0; round < 6; round++) {
+        const pm = await aCard(server.api);
+        ok(await server.api.post(`/v1/payment_methods/${pm.id}/attach`, { customer: a.id }));
+        const detaching = () => server.api.post(`/v1/payment_methods/${pm.id}/detach`);
+        const attaching = () => server.api.post(`/v1/payment_methods/${pm.id}/attach`, { customer: b.id });
+        // Even rounds send the detach first, odd ones the attach (and the detach a little later):
+        // which one reaches the row first is not asserted, but the answers and the state must agree.
+        const [detach, attach] =
+          round % 2 === 0
+            ? await Promise.all([detaching(), attaching()])
+            : await Promise.all([attaching(), pause(round).then(detaching)]).then(([attached, detached]) => [detached, attached]);
+        // The detach always wins: it finds the card attached to a, whichever runs first.
+        expect(ok(detach).id).to.equal(pm.id);
+        // The attach wins only after it; before it, the card still belongs to a.
+        if (attach.status !== 200) expectError(attach, 400, 'payment_method_unexpected_state', 'id');
+        const now = ok(await server.api.get(`/v1/payment_methods/${pm.id}`));
+        expect(now.customer).to.equal(attach.status === 200 ? b.id : null);
+        // The events tell the same story as the row: attached to a, detached, attached to b if that won.
+        const ofCard = async (type: string) =>
+          (await eventsOldestFirst(server.api, type)).filter((e) => e.data.object.id === pm.id).map((e) => e.data.object.customer);
+        expect(await ofCard('payment_method.attached')).to.deep.equal(attach.status === 200 ? [a.id, b.id] : [a.id]);
+        expect(await ofCard('payment_method.detached')).to.deep.equal([null]);
+        const listed = async (customer: string) => ok(await server.api.get(`/v1/customers/${customer}/payment_methods`)).data;
+        expect((await listed(a.id)).map((m: any) => m.id)).to.not.include(pm.id);
+        expect((await listed(b.id)).map((m: any) => m.id).includes(pm.id)).to.equal(attach.status === 200);
       }
     });
 

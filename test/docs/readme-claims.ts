@@ -177,9 +177,71 @@ const WEBHOOKS_AND_SOURCES: Claim[] = [
       expect(await project.api(`/v1/payment_intents/${await project.shell.variable('SCA')}`)).to.include({ status: 'requires_action' }),
   },
   {
-    command: '/authenticate',
+    command: '/payment_intents/$SCA/authenticate',
     says: 'it completes the action (the payment goes on, as if confirmed again)',
     check: (run) => expect(run.json()).to.include({ status: 'succeeded', amount_received: 2000 }),
+  },
+];
+
+/** Save a card, charge it later (docs/integrating.md). */
+const SAVED_CARDS: Claim[] = [
+  {
+    command: '/v1/setup_intents/$SETUP/confirm',
+    says: 'Confirm it with the test card that asks for authentication when it is set up: requires_action, next_action the page',
+    check: async (run, project) => {
+      const setup = await project.shell.variable('SETUP');
+      expect(run.json()).to.include({ id: setup, status: 'requires_action', customer: await project.shell.variable('SHOPPER') });
+      // The page is on this server, whatever origin the URL is written with.
+      const page = new URL(run.json().next_action.redirect_to_url.url, 'http://127.0.0.1');
+      expect(page.pathname).to.equal(`/authenticate/${setup}`);
+      expect(page.searchParams.get('client_secret')).to.equal(await project.shell.variable('SETUP_SECRET'));
+    },
+  },
+  {
+    command: '/authenticate/$SETUP',
+    says: 'the page sends the browser back to return_url with setup_intent, setup_intent_client_secret and redirect_status=succeeded',
+    status: 303,
+    check: async (_, project) => {
+      const location = (await project.shell.variable('BACK')).replace(/^location:\s*/i, '').trim();
+      const back = new URL(location);
+      expect(back.origin + back.pathname).to.equal('https://shop.example.com/account/cards');
+      expect(Object.fromEntries(back.searchParams)).to.deep.equal({
+        setup_intent: await project.shell.variable('SETUP'),
+        setup_intent_client_secret: await project.shell.variable('SETUP_SECRET'),
+        redirect_status: 'succeeded',
+      });
+    },
+  },
+  {
+    command: '/v1/customers/$SHOPPER/payment_methods',
+    says: 'The setup intent succeeded: its payment_method is the saved card, attached to the customer',
+    check: async (run, project) => {
+      const card = await project.shell.variable('CARD');
+      expect(await project.api(`/v1/setup_intents/${await project.shell.variable('SETUP')}`)).to.include({ status: 'succeeded' });
+      expect(run.json().data.map((method: { id: string }) => method.id)).to.deep.equal([card]);
+      expect(run.json().data[0].card).to.include({ brand: 'visa', last4: '3155' });
+    },
+  },
+  {
+    command: '-d payment_method=$CARD -d off_session=true',
+    says: 'Later, without the customer: an off-session payment with the saved card succeeds at once',
+    check: async (run, project) =>
+      expect(run.json()).to.include({
+        status: 'succeeded',
+        amount_received: 4500,
+        customer: await project.shell.variable('SHOPPER'),
+        payment_method: await project.shell.variable('CARD'),
+      }),
+  },
+  {
+    command: '-d payment_method=$ALWAYS -d off_session=true',
+    says: 'A card that asks on every payment: declined off-session, 402 authentication_required, the intent back in requires_payment_method',
+    status: 402,
+    check: (run) => {
+      const { error } = run.json();
+      expect(error).to.include({ type: 'card_error', code: 'authentication_required', decline_code: 'authentication_required' });
+      expect(error.payment_intent).to.include({ status: 'requires_payment_method' });
+    },
   },
 ];
 
@@ -302,4 +364,4 @@ const LOCAL_LOOP: Claim[] = [
   },
 ];
 
-export const README_CLAIMS: Claim[] = [...TRY_IT, ...LOCAL_LOOP, ...WEBHOOKS_AND_SOURCES, ...AUTHENTICATION];
+export const README_CLAIMS: Claim[] = [...TRY_IT, ...LOCAL_LOOP, ...WEBHOOKS_AND_SOURCES, ...SAVED_CARDS, ...AUTHENTICATION];

@@ -60,6 +60,18 @@ forEachDatabase('the authentication page in a real browser (3-D Secure by redire
     return new URL(page.url());
   }
 
+  /** The page's answer to a link whose object waits no more: its status and what it tells the customer. */
+  async function noticeAt(pageUrl: string): Promise<{ status: number | undefined; lede: string | null }> {
+    const page = await browser.newPage();
+    try {
+      const res = await page.goto(pageUrl);
+      expect(await page.locator('button').count()).to.equal(0);
+      return { status: res?.status(), lede: await page.locator('p.lede').textContent() };
+    } finally {
+      await page.close();
+    }
+  }
+
   it('Complete: the customer lands back on the return page, and the intent succeeded', async () => {
     const { intent, pageUrl } = await anIntentToAuthenticate();
     const page = await browser.newPage();
@@ -76,6 +88,7 @@ forEachDatabase('the authentication page in a real browser (3-D Secure by redire
       await page.close();
     }
     expect((await server.api.get(`/v1/payment_intents/${intent.id}`)).body.status).to.equal('succeeded');
+    expect(await noticeAt(pageUrl)).to.deep.equal({ status: 409, lede: 'This payment is not waiting for an authentication any more.' });
   });
 
   it('Fail: the customer lands back told redirect_status=failed, and the intent needs a payment method again', async () => {
@@ -123,6 +136,11 @@ forEachDatabase('the authentication page in a real browser (3-D Secure by redire
     }
     const done = (await server.api.get(`/v1/setup_intents/${setupIntent.id}`)).body;
     expect(done).to.include({ status: 'succeeded', payment_method: setupIntent.payment_method });
+    // The link opened again: the card setup, not a payment, is done waiting.
+    expect(await noticeAt(new URL(setupIntent.next_action.redirect_to_url.url, server.url).toString())).to.deep.equal({
+      status: 409,
+      lede: 'This card setup is not waiting for an authentication any more.',
+    });
     const paid = await server.api.post('/v1/payment_intents', {
       amount: 2000,
       currency: 'usd',

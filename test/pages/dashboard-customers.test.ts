@@ -118,6 +118,60 @@ forEachDatabase('/dashboard customers, and what it says of this server, in a rea
     expect(problems).to.deep.equal([]);
   });
 
+  it("shows a customer's saved cards (brand, last4, expiry, the default marked) and their setup intents by status", async () => {
+    const jenny = await aCustomer(server.api, { name: 'Jenny Saved', email: 'jenny.saved@example.com' });
+    const post = async (path: string, body: Record<string, unknown>) => {
+      const res = await server.api.post(path, body);
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      return res.body;
+    };
+    const visa = await post('/v1/payment_methods', {
+      type: 'card',
+      card: { number: '4242424242424242', exp_month: 3, exp_year: 2031, cvc: '314' },
+    });
+    await post(`/v1/payment_methods/${visa.id}/attach`, { customer: jenny.id });
+    const saved = await post('/v1/setup_intents', { customer: jenny.id, payment_method: 'pm_card_mastercard', confirm: true });
+    const waiting = await post('/v1/setup_intents', { customer: jenny.id });
+    await post(`/v1/customers/${jenny.id}`, { invoice_settings: { default_payment_method: visa.id } });
+
+    const { page, problems } = await openDashboard(`#customer/${jenny.id}`);
+    const detail = page.locator(`.customer-detail[data-id="${jenny.id}"]`);
+    const visaRow = detail.locator(`tr.payment-method[data-id="${visa.id}"]`);
+    await visaRow.waitFor();
+    // Newest first, as the API lists them: the setup intent's Mastercard, then the Visa.
+    expect(await ids(page, '.customer-detail tr.payment-method')).to.deep.equal([saved.payment_method, visa.id]);
+    const cells = async (row: typeof visaRow) =>
+      Object.fromEntries(
+        await Promise.all(['brand', 'last4', 'expiry', 'default'].map(async (c) => [c, await row.locator(`td.${c}`).innerText()])),
+      );
+    expect(await cells(visaRow)).to.deep.equal({ brand: 'Visa', last4: '•••• 4242', expiry: '03/2031', default: 'default' });
+    const mastercard = detail.locator(`tr.payment-method[data-id="${saved.payment_method}"]`);
+    expect((await cells(mastercard)).brand).to.equal('Mastercard');
+    expect((await cells(mastercard)).last4).to.equal('•••• 4444');
+    expect((await cells(mastercard)).default).to.equal('');
+
+    await detail.locator('tr.setup-intent').first().waitFor();
+    expect(await ids(page, '.customer-detail tr.setup-intent')).to.deep.equal([waiting.id, saved.id]);
+    const setupRow = (id: string) => detail.locator(`tr.setup-intent[data-id="${id}"]`);
+    expect(await setupRow(saved.id).locator('td.status').innerText()).to.equal('succeeded');
+    expect(await setupRow(saved.id).locator('td.card').innerText()).to.equal('Mastercard •••• 4444');
+    expect(await setupRow(waiting.id).locator('td.status').innerText()).to.equal('requires_payment_method');
+    expect(await setupRow(waiting.id).locator('td.card').innerText()).to.equal('—');
+    await keepScreenshot(page, `dashboard-customer-saved-cards-${engine}`);
+
+    // A customer with none says so.
+    const empty = await aCustomer(server.api, { name: 'No Cards' });
+    await page.goto(`${server.url}/dashboard#customer/${empty.id}`);
+    const emptyDetail = page.locator(`.customer-detail[data-id="${empty.id}"]`);
+    await page.waitForFunction(() => (globalThis as any).document.querySelectorAll('.customer-detail p.empty').length === 3);
+    expect(await emptyDetail.locator('p.empty').allInnerTexts()).to.deep.equal([
+      'No payments yet.',
+      'No saved payment methods.',
+      'No setup intents.',
+    ]);
+    expect(problems).to.deep.equal([]);
+  });
+
   it('shows the payments list with each customer by name and e-mail, and a deleted one by id', async () => {
     const grace = await aCustomer(server.api, { name: 'Grace Hopper', email: 'grace@example.com' });
     const gone = await aCustomer(server.api, { name: 'Gone', email: 'gone@example.com' });
