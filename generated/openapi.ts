@@ -2422,6 +2422,8 @@ export interface components {
      *       "type": "card",
      *       "card": {
      *         "brand": "visa",
+     *         "exp_month": 12,
+     *         "exp_year": 2034,
      *         "last4": "4242"
      *       }
      *     }
@@ -2431,6 +2433,10 @@ export interface components {
       type: 'card';
       card: {
         brand: components['schemas']['CardBrand'];
+        /** Format: int32 */
+        exp_month: number;
+        /** Format: int32 */
+        exp_year: number;
         last4: string;
       };
     };
@@ -2452,6 +2458,13 @@ export interface components {
      *       "currency": "usd",
      *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *       "description": "Order 6735",
+     *       "billing_details": {
+     *         "address": null,
+     *         "email": "jenny@example.com",
+     *         "name": "Jenny Rosen",
+     *         "phone": null
+     *       },
+     *       "disputed": false,
      *       "metadata": {
      *         "order_id": "6735"
      *       },
@@ -2474,6 +2487,8 @@ export interface components {
      *         "type": "card",
      *         "card": {
      *           "brand": "visa",
+     *           "exp_month": 12,
+     *           "exp_year": 2034,
      *           "last4": "4242"
      *         }
      *       },
@@ -2531,6 +2546,13 @@ export interface components {
       failure_code: string | null;
       failure_message: string | null;
       payment_method_details: components['schemas']['PaymentMethodDetails'];
+      /**
+       * @description The billing details of the payment method paid with, as they were at the payment;
+       *     all null for a charge made from a token.
+       */
+      billing_details: components['schemas']['BillingDetails'];
+      /** @description Whether the charge was disputed; always false, as this server has no disputes. */
+      disputed: boolean;
       /**
        * @description Where the charge's receipt is e-mailed (from its payment intent, or set on the charge).
        *     The receipt is sent once the charge is paid and captured; setting a new address on such
@@ -2661,6 +2683,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -2683,6 +2712,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -3055,6 +3086,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -3077,6 +3115,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -3148,6 +3188,13 @@ export interface components {
      *               "currency": "usd",
      *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *               "description": "Order 6735",
+     *               "billing_details": {
+     *                 "address": null,
+     *                 "email": "jenny@example.com",
+     *                 "name": "Jenny Rosen",
+     *                 "phone": null
+     *               },
+     *               "disputed": false,
      *               "metadata": {
      *                 "order_id": "6735"
      *               },
@@ -3170,6 +3217,8 @@ export interface components {
      *                 "type": "card",
      *                 "card": {
      *                   "brand": "visa",
+     *                   "exp_month": 12,
+     *                   "exp_year": 2034,
      *                   "last4": "4242"
      *                 }
      *               },
@@ -5080,6 +5129,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -5102,6 +5158,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -5335,6 +5393,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -5357,6 +5422,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -5426,9 +5493,18 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2029,
      *               "last4": "9995"
      *             }
-     *           }
+     *           },
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": null,
+     *             "name": null,
+     *             "phone": null
+     *           },
+     *           "disputed": false
      *         }
      *       }
      *     }
@@ -5467,6 +5543,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -5489,6 +5572,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -5585,9 +5670,18 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false
      *         },
      *         "previous_attributes": {
      *           "amount_refunded": 0,
@@ -5755,6 +5849,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -5777,6 +5878,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -5864,9 +5967,18 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": null,
+     *             "name": null,
+     *             "phone": null
+     *           },
+     *           "disputed": false
      *         }
      *       }
      *     }

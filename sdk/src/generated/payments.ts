@@ -524,6 +524,16 @@ export const CardBrand = {
 export type PaymentMethodDetailsCard = {
   brand: CardBrand;
   /**
+   * @minimum 1
+   * @maximum 12
+   */
+  exp_month: number;
+  /**
+   * @minimum 2000
+   * @maximum 2100
+   */
+  exp_year: number;
+  /**
    * @maxLength 4
    * @pattern ^[0-9]{4}$
    */
@@ -656,6 +666,12 @@ The id is kept after the customer is deleted, and then expands to the deleted cu
   /** @maxLength 500 */
   failure_message: ChargeFailureMessage;
   payment_method_details: PaymentMethodDetails;
+  /** The billing details of the payment method paid with, as they were at the payment;
+all null for a charge made from a token.
+ */
+  billing_details: BillingDetails;
+  /** Whether the charge was disputed; always false, as this server has no disputes. */
+  disputed: boolean;
   /** Where the charge's receipt is e-mailed (from its payment intent, or set on the charge).
 The receipt is sent once the charge is paid and captured; setting a new address on such
 a charge sends the receipt again, to it.
