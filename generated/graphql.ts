@@ -865,6 +865,8 @@ export type TaxExempt =
   | 'REVERSE';
 
 export type UpdateChargeInput = {
+  /** The customer of a charge that has none; a charge's customer, once set, stays. */
+  customer?: InputMaybe<Scalars['ID']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   /** A new address sends the receipt of a captured charge again, to it; null clears it. */

@@ -2658,8 +2658,16 @@ export interface components {
      * @example {
      *       "receipt_email": "jenny@example.com"
      *     }
+     * @example {
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm"
+     *     }
      */
     ChargeUpdateParams: {
+      /**
+       * @description The customer to associate with a charge that has none; a charge that has a customer
+       *     keeps it (400 `parameter_invalid`, `param: customer`).
+       */
+      customer?: components['schemas']['ObjectId'];
       receipt_email?: components['schemas']['NullableReceiptEmailParam'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];

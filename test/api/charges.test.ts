@@ -423,6 +423,36 @@ forEachDatabase('charges', (engine) => {
       expect((await server.api.get(`/v1/charges/${charge.id}`)).body.amount).to.equal(2000);
     });
 
+    it('sets the customer of a charge that has none (form-encoded, as the SDKs send it), with charge.updated', async () => {
+      const charge = await aCharge(server.api);
+      const customer = await aCustomer(server.api);
+      const res = await server.api.post(`/v1/charges/${charge.id}`, { customer: customer.id }, { form: true });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.customer).to.equal(customer.id);
+      expect((await server.api.get(`/v1/customers/${customer.id}/charges`)).body.data.map((c: any) => c.id)).to.deep.equal([charge.id]);
+      const events = await server.api.get('/v1/events?type=charge.updated');
+      expect(events.body.data[0].data.previous_attributes).to.deep.equal({ customer: null });
+      // The same customer again changes nothing.
+      expect((await server.api.post(`/v1/charges/${charge.id}`, { customer: customer.id })).status).to.equal(200);
+    });
+
+    it("refuses another customer for a charge that has one, and an unknown customer, naming customer, and changes nothing", async () => {
+      const first = await aCustomer(server.api);
+      const second = await aCustomer(server.api);
+      const charge = await aCharge(server.api, { customer: first.id });
+      const error = expectError(
+        await server.api.post(`/v1/charges/${charge.id}`, { customer: second.id, description: 'moved' }),
+        400,
+        'parameter_invalid',
+        'customer',
+      );
+      expect(error.message).to.contain(first.id);
+      const unowned = await aCharge(server.api);
+      expectError(await server.api.patch(`/v1/charges/${unowned.id}`, { customer: 'cus_nope' }), 404, 'resource_missing', 'customer');
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body).to.include({ customer: first.id, description: null });
+      expect((await server.api.get(`/v1/charges/${unowned.id}`)).body.customer).to.equal(null);
+    });
+
     it("answers 404 for another account's charge", async () => {
       const charge = await aCharge(server.api);
       expectError(await server.otherApi.patch(`/v1/charges/${charge.id}`, { description: 'x' }), 404, 'resource_missing', 'id');

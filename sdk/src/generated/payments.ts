@@ -768,6 +768,10 @@ export type ChargeUpdateParamsDescription = string | null;
 export type ChargeUpdateParamsShipping = ShippingParams | null;
 
 export interface ChargeUpdateParams {
+  /** The customer to associate with a charge that has none; a charge that has a customer
+keeps it (400 `parameter_invalid`, `param: customer`).
+ */
+  customer?: ObjectId;
   receipt_email?: NullableReceiptEmailParam;
   /** @maxLength 500 */
   description?: ChargeUpdateParamsDescription;

@@ -81,12 +81,14 @@ export function updateChargeDetails(
   db: Queryable,
   accountId: string,
   id: string,
-  fields: Pick<ChargeRow, 'description' | 'metadata' | 'receipt_email' | 'receipt_number' | 'shipping'>,
+  fields: Pick<ChargeRow, 'customer_id' | 'description' | 'metadata' | 'receipt_email' | 'receipt_number' | 'shipping'>,
 ): Promise<ChargeRow | undefined> {
+  // A customer is set only where there is none, so that of two concurrent updates one keeps it.
   return db.one<ChargeRow>(
-    `UPDATE charges SET description = ?, metadata = ?, receipt_email = ?, receipt_number = ?, shipping = ?
+    `UPDATE charges SET customer_id = COALESCE(customer_id, ?), description = ?, metadata = ?, receipt_email = ?,
+       receipt_number = ?, shipping = ?
      WHERE account_id = ? AND id = ? RETURNING *`,
-    [fields.description, fields.metadata, fields.receipt_email, fields.receipt_number, fields.shipping, accountId, id],
+    [fields.customer_id, fields.description, fields.metadata, fields.receipt_email, fields.receipt_number, fields.shipping, accountId, id],
   );
 }
 
