@@ -273,7 +273,7 @@ export interface paths {
     head?: never;
     /**
      * Update a refund
-     * @description Only `metadata` can change.
+     * @description Only `metadata` can change; `refund.updated` lists what did.
      */
     patch: operations['updateRefund'];
     trace?: never;
@@ -1558,6 +1558,26 @@ export interface webhooks {
      * @description Sent to every enabled endpoint subscribed to `refund.created` (or `*`).
      */
     post: operations['notifyRefundCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'refund.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * refund.updated
+     * @description Sent to every enabled endpoint subscribed to `refund.updated` (or `*`).
+     */
+    post: operations['notifyRefundUpdated'];
     delete?: never;
     options?: never;
     head?: never;
@@ -3062,7 +3082,8 @@ export interface components {
       | 'setup_intent.requires_action'
       | 'setup_intent.setup_failed'
       | 'setup_intent.succeeded'
-      | 'setup_intent.canceled';
+      | 'setup_intent.canceled'
+      | 'refund.updated';
     /**
      * @description Something that happened to an object of the account. `type` tells what, and `data.object`
      *     is the object right after the change: a `Charge` for `charge.*`, a `PaymentIntent` for
@@ -3166,7 +3187,8 @@ export interface components {
       | components['schemas']['SetupIntentRequiresActionEvent']
       | components['schemas']['SetupIntentSetupFailedEvent']
       | components['schemas']['SetupIntentSucceededEvent']
-      | components['schemas']['SetupIntentCanceledEvent'];
+      | components['schemas']['SetupIntentCanceledEvent']
+      | components['schemas']['RefundUpdatedEvent'];
     /**
      * @example {
      *       "object": "list",
@@ -5754,6 +5776,57 @@ export interface components {
       type: 'refund.created';
       data: {
         object: components['schemas']['Refund'];
+      };
+    };
+    /**
+     * @description The `refund.updated` event, sent when a refund's metadata changes.
+     * @example {
+     *       "id": "evt_Lm3Qx8Rt2Vw6Yz9Bc1Df4GhJ",
+     *       "object": "event",
+     *       "created": 1795536480,
+     *       "livemode": false,
+     *       "type": "refund.updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_Pq7Rs9Tu1Vw3Xy5Za7Bc9De1",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "re_24Sjjs2bnGrSuuHsmkrLypKC",
+     *           "object": "refund",
+     *           "created": 1795536420,
+     *           "livemode": false,
+     *           "amount": 500,
+     *           "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "currency": "usd",
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "reason": "requested_by_customer",
+     *           "status": "succeeded",
+     *           "metadata": {
+     *             "ticket": "42"
+     *           },
+     *           "balance_transaction": null,
+     *           "receipt_number": null,
+     *           "source_transfer_reversal": null,
+     *           "transfer_reversal": null
+     *         },
+     *         "previous_attributes": {
+     *           "metadata": {}
+     *         }
+     *       }
+     *     }
+     */
+    RefundUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'refund.updated';
+      data: {
+        object: components['schemas']['Refund'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes: {
+          [key: string]: unknown;
+        };
       };
     };
     /**
@@ -13169,6 +13242,31 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['RefundCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyRefundUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RefundUpdatedEvent'];
       };
     };
     responses: {

@@ -1020,6 +1020,7 @@ export const EventType = {
   setup_intentsetup_failed: 'setup_intent.setup_failed',
   setup_intentsucceeded: 'setup_intent.succeeded',
   setup_intentcanceled: 'setup_intent.canceled',
+  refundupdated: 'refund.updated',
 } as const;
 
 /**
@@ -1060,7 +1061,8 @@ export type Event =
   | SetupIntentRequiresActionEvent
   | SetupIntentSetupFailedEvent
   | SetupIntentSucceededEvent
-  | SetupIntentCanceledEvent;
+  | SetupIntentCanceledEvent
+  | RefundUpdatedEvent;
 
 export type EventListAllOf = {
   /** @maxItems 100 */
@@ -2919,6 +2921,27 @@ export type RefundCreatedEventAllOf = {
  * The `refund.created` event.
  */
 export type RefundCreatedEvent = EventEnvelope & RefundCreatedEventAllOf;
+
+/**
+ * The changed fields' values before the change.
+ */
+export type RefundUpdatedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type RefundUpdatedEventAllOfData = {
+  object: Refund;
+  /** The changed fields' values before the change. */
+  previous_attributes: RefundUpdatedEventAllOfDataPreviousAttributes;
+};
+
+export type RefundUpdatedEventAllOf = {
+  type: 'refund.updated';
+  data: RefundUpdatedEventAllOfData;
+};
+
+/**
+ * The `refund.updated` event, sent when a refund's metadata changes.
+ */
+export type RefundUpdatedEvent = EventEnvelope & RefundUpdatedEventAllOf;
 
 export type PaymentIntentSucceededEventAllOfData = {
   object: PaymentIntent;
@@ -7371,7 +7394,7 @@ export const retrieveRefund = async (
 };
 
 /**
- * Only `metadata` can change.
+ * Only `metadata` can change; `refund.updated` lists what did.
  * @summary Update a refund
  */
 export type updateRefundResponse200 = {
