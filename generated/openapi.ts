@@ -3394,8 +3394,9 @@ export interface components {
       metadata: components['schemas']['Metadata'];
       signature_header_aliases: components['schemas']['SignatureHeaderAliases'];
       /**
-       * @description The API version the endpoint was created for, as given; null when none was. Events are
-       *     sent in the one version this server speaks, which each event names in its own `api_version`.
+       * @description The API version the endpoint was created for, as given; null when none was. The events
+       *     sent to it name this version in their `api_version` (the account's, `2026-11-01`, when
+       *     null); their objects have the one shape this server speaks, the same in every version.
        */
       api_version: string | null;
       /** @description Null; endpoints of Connect applications are not offered. */
@@ -3475,8 +3476,9 @@ export interface components {
       signature_header_aliases?: components['schemas']['SignatureHeaderAliases'];
       /**
        * @description The API version the endpoint is for (`2026-11-01`, or a version name of the widely used
-       *     payments API such as `2025-03-31.basil`): kept and shown back. Events are sent in the one
-       *     version this server speaks, named in each event's `api_version`.
+       *     payments API such as `2025-03-31.basil`): kept and shown back, and named in the
+       *     `api_version` of every event sent to the endpoint, as that API does. The objects in
+       *     them have the one shape this server speaks, the same in every version.
        * @example 2026-11-01
        */
       api_version?: string;

@@ -1167,8 +1167,9 @@ export const WebhookEndpointStatus = {
 export type WebhookEndpointDescription = string | null;
 
 /**
- * The API version the endpoint was created for, as given; null when none was. Events are
-sent in the one version this server speaks, which each event names in its own `api_version`.
+ * The API version the endpoint was created for, as given; null when none was. The events
+sent to it name this version in their `api_version` (the account's, `2026-11-01`, when
+null); their objects have the one shape this server speaks, the same in every version.
 
  * @maxLength 32
  */
@@ -1187,8 +1188,9 @@ export interface WebhookEndpoint {
   metadata: Metadata;
   signature_header_aliases: SignatureHeaderAliases;
   /**
-   * The API version the endpoint was created for, as given; null when none was. Events are
-sent in the one version this server speaks, which each event names in its own `api_version`.
+   * The API version the endpoint was created for, as given; null when none was. The events
+sent to it name this version in their `api_version` (the account's, `2026-11-01`, when
+null); their objects have the one shape this server speaks, the same in every version.
 
    * @maxLength 32
    */
@@ -1268,8 +1270,9 @@ export interface WebhookEndpointCreateParams {
   signature_header_aliases?: SignatureHeaderAliases;
   /**
    * The API version the endpoint is for (`2026-11-01`, or a version name of the widely used
-payments API such as `2025-03-31.basil`): kept and shown back. Events are sent in the one
-version this server speaks, named in each event's `api_version`.
+payments API such as `2025-03-31.basil`): kept and shown back, and named in the
+`api_version` of every event sent to the endpoint, as that API does. The objects in
+them have the one shape this server speaks, the same in every version.
 
    * @maxLength 32
    * @pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}(\.[a-z]+)?$
