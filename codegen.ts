@@ -33,6 +33,8 @@ const config: CodegenConfig = {
         mappers: {
           Customer: '../src/resources/customers/customers.mapper.js#Customer',
           Charge: '../src/resources/payments/charges.mapper.js#Charge',
+          Card: '../src/resources/payments/charges.mapper.js#ChargeCard',
+          BillingDetails: '../src/resources/payments/payment-methods.mapper.js#BillingDetails',
           Refund: '../src/resources/payments/refunds.mapper.js#Refund',
           PaymentIntent: '../src/resources/payments/payment-intents.mapper.js#PaymentIntent',
           PaymentError: '../src/resources/payments/payment-intents.mapper.js#PaymentError',

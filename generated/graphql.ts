@@ -5,7 +5,11 @@
 
 import type { GraphQLResolveInfo, GraphQLScalarType, GraphQLScalarTypeConfig } from 'graphql';
 import type { Customer as CustomerResource } from '../src/resources/customers/customers.mapper.js';
-import type { Charge as ChargeResource } from '../src/resources/payments/charges.mapper.js';
+import type {
+  Charge as ChargeResource,
+  ChargeCard as ChargeCardResource,
+} from '../src/resources/payments/charges.mapper.js';
+import type { BillingDetails as BillingDetailsResource } from '../src/resources/payments/payment-methods.mapper.js';
 import type { Refund as RefundResource } from '../src/resources/payments/refunds.mapper.js';
 import type {
   PaymentIntent as PaymentIntentResource,
@@ -75,6 +79,15 @@ export type AutomaticPaymentMethodsInput = {
   enabled: Scalars['Boolean']['input'];
 };
 
+/** The billing details of a payment method, as given; all null when none were. */
+export type BillingDetails = {
+  __typename?: 'BillingDetails';
+  address?: Maybe<Address>;
+  email?: Maybe<Scalars['String']['output']>;
+  name?: Maybe<Scalars['String']['output']>;
+  phone?: Maybe<Scalars['String']['output']>;
+};
+
 export type CancellationReason =
   | 'ABANDONED'
   /** Its authorisation expired uncaptured. */
@@ -88,6 +101,8 @@ export type CaptureMethod = 'AUTOMATIC' | 'MANUAL';
 export type Card = {
   __typename?: 'Card';
   brand: Scalars['String']['output'];
+  expMonth: Scalars['Int']['output'];
+  expYear: Scalars['Int']['output'];
   last4: Scalars['String']['output'];
 };
 
@@ -98,6 +113,8 @@ export type Charge = Node & {
   amountCaptured: Scalars['Int']['output'];
   /** Refunded, including an authorisation released uncaptured. */
   amountRefunded: Scalars['Int']['output'];
+  /** The billing details of the payment method paid with, at the payment; all null for a token. */
+  billingDetails: BillingDetails;
   /** What the card statement shows; null for charges made before it was kept. */
   calculatedStatementDescriptor?: Maybe<Scalars['String']['output']>;
   /** False while only authorised, and for a failed charge. */
@@ -107,6 +124,8 @@ export type Charge = Node & {
   currency: Scalars['String']['output'];
   customer?: Maybe<Customer>;
   description?: Maybe<Scalars['String']['output']>;
+  /** Always false: this server has no disputes. */
+  disputed: Scalars['Boolean']['output'];
   failureCode?: Maybe<Scalars['String']['output']>;
   failureMessage?: Maybe<Scalars['String']['output']>;
   id: Scalars['ID']['output'];
@@ -846,6 +865,8 @@ export type TaxExempt =
   | 'REVERSE';
 
 export type UpdateChargeInput = {
+  /** The customer of a charge that has none; a charge's customer, once set, stays. */
+  customer?: InputMaybe<Scalars['ID']['input']>;
   description?: InputMaybe<Scalars['String']['input']>;
   metadata?: InputMaybe<Scalars['Metadata']['input']>;
   /** A new address sends the receipt of a captured charge again, to it; null clears it. */
@@ -1034,10 +1055,11 @@ export type ResolversTypes = {
   AllowRedirects: AllowRedirects;
   AutomaticPaymentMethods: ResolverTypeWrapper<AutomaticPaymentMethodsResource>;
   AutomaticPaymentMethodsInput: AutomaticPaymentMethodsInput;
+  BillingDetails: ResolverTypeWrapper<BillingDetailsResource>;
   Boolean: ResolverTypeWrapper<Scalars['Boolean']['output']>;
   CancellationReason: CancellationReason;
   CaptureMethod: CaptureMethod;
-  Card: ResolverTypeWrapper<Card>;
+  Card: ResolverTypeWrapper<ChargeCardResource>;
   Charge: ResolverTypeWrapper<ChargeResource>;
   ChargeConnection: ResolverTypeWrapper<
     Omit<ChargeConnection, 'edges'> & { edges: Array<ResolversTypes['ChargeEdge']> }
@@ -1110,8 +1132,9 @@ export type ResolversParentTypes = {
   AddressInput: AddressInput;
   AutomaticPaymentMethods: AutomaticPaymentMethodsResource;
   AutomaticPaymentMethodsInput: AutomaticPaymentMethodsInput;
+  BillingDetails: BillingDetailsResource;
   Boolean: Scalars['Boolean']['output'];
-  Card: Card;
+  Card: ChargeCardResource;
   Charge: ChargeResource;
   ChargeConnection: Omit<ChargeConnection, 'edges'> & {
     edges: Array<ResolversParentTypes['ChargeEdge']>;
@@ -1189,11 +1212,24 @@ export type AutomaticPaymentMethodsResolvers<
   enabled?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
 };
 
+export type BillingDetailsResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['BillingDetails'] =
+    ResolversParentTypes['BillingDetails'],
+> = {
+  address?: Resolver<Maybe<ResolversTypes['Address']>, ParentType, ContextType>;
+  email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+};
+
 export type CardResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Card'] = ResolversParentTypes['Card'],
 > = {
   brand?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  expMonth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  expYear?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   last4?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
@@ -1204,6 +1240,7 @@ export type ChargeResolvers<
   amount?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountCaptured?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   amountRefunded?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  billingDetails?: Resolver<ResolversTypes['BillingDetails'], ParentType, ContextType>;
   calculatedStatementDescriptor?: Resolver<
     Maybe<ResolversTypes['String']>,
     ParentType,
@@ -1215,6 +1252,7 @@ export type ChargeResolvers<
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
   description?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  disputed?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   failureCode?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   failureMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
@@ -1740,6 +1778,7 @@ export type WebhookEndpointWithSecretResolvers<
 export type Resolvers<ContextType = GraphQLContext> = {
   Address?: AddressResolvers<ContextType>;
   AutomaticPaymentMethods?: AutomaticPaymentMethodsResolvers<ContextType>;
+  BillingDetails?: BillingDetailsResolvers<ContextType>;
   Card?: CardResolvers<ContextType>;
   Charge?: ChargeResolvers<ContextType>;
   ChargeConnection?: ChargeConnectionResolvers<ContextType>;

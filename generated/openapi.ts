@@ -273,7 +273,7 @@ export interface paths {
     head?: never;
     /**
      * Update a refund
-     * @description Only `metadata` can change.
+     * @description Only `metadata` can change; `refund.updated` lists what did.
      */
     patch: operations['updateRefund'];
     trace?: never;
@@ -1564,6 +1564,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'refund.updated': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * refund.updated
+     * @description Sent to every enabled endpoint subscribed to `refund.updated` (or `*`).
+     */
+    post: operations['notifyRefundUpdated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'payment_intent.succeeded': {
     parameters: {
       query?: never;
@@ -2422,6 +2442,8 @@ export interface components {
      *       "type": "card",
      *       "card": {
      *         "brand": "visa",
+     *         "exp_month": 12,
+     *         "exp_year": 2034,
      *         "last4": "4242"
      *       }
      *     }
@@ -2431,6 +2453,10 @@ export interface components {
       type: 'card';
       card: {
         brand: components['schemas']['CardBrand'];
+        /** Format: int32 */
+        exp_month: number;
+        /** Format: int32 */
+        exp_year: number;
         last4: string;
       };
     };
@@ -2452,6 +2478,13 @@ export interface components {
      *       "currency": "usd",
      *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *       "description": "Order 6735",
+     *       "billing_details": {
+     *         "address": null,
+     *         "email": "jenny@example.com",
+     *         "name": "Jenny Rosen",
+     *         "phone": null
+     *       },
+     *       "disputed": false,
      *       "metadata": {
      *         "order_id": "6735"
      *       },
@@ -2474,6 +2507,8 @@ export interface components {
      *         "type": "card",
      *         "card": {
      *           "brand": "visa",
+     *           "exp_month": 12,
+     *           "exp_year": 2034,
      *           "last4": "4242"
      *         }
      *       },
@@ -2531,6 +2566,13 @@ export interface components {
       failure_code: string | null;
       failure_message: string | null;
       payment_method_details: components['schemas']['PaymentMethodDetails'];
+      /**
+       * @description The billing details of the payment method paid with, as they were at the payment;
+       *     all null for a charge made from a token.
+       */
+      billing_details: components['schemas']['BillingDetails'];
+      /** @description Whether the charge was disputed; always false, as this server has no disputes. */
+      disputed: boolean;
       /**
        * @description Where the charge's receipt is e-mailed (from its payment intent, or set on the charge).
        *     The receipt is sent once the charge is paid and captured; setting a new address on such
@@ -2636,8 +2678,16 @@ export interface components {
      * @example {
      *       "receipt_email": "jenny@example.com"
      *     }
+     * @example {
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm"
+     *     }
      */
     ChargeUpdateParams: {
+      /**
+       * @description The customer to associate with a charge that has none; a charge that has a customer
+       *     keeps it (400 `parameter_invalid`, `param: customer`).
+       */
+      customer?: components['schemas']['ObjectId'];
       receipt_email?: components['schemas']['NullableReceiptEmailParam'];
       description?: string | null;
       metadata?: components['schemas']['Metadata'];
@@ -2661,6 +2711,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -2683,6 +2740,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -3023,7 +3082,8 @@ export interface components {
       | 'setup_intent.requires_action'
       | 'setup_intent.setup_failed'
       | 'setup_intent.succeeded'
-      | 'setup_intent.canceled';
+      | 'setup_intent.canceled'
+      | 'refund.updated';
     /**
      * @description Something that happened to an object of the account. `type` tells what, and `data.object`
      *     is the object right after the change: a `Charge` for `charge.*`, a `PaymentIntent` for
@@ -3055,6 +3115,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -3077,6 +3144,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -3118,7 +3187,8 @@ export interface components {
       | components['schemas']['SetupIntentRequiresActionEvent']
       | components['schemas']['SetupIntentSetupFailedEvent']
       | components['schemas']['SetupIntentSucceededEvent']
-      | components['schemas']['SetupIntentCanceledEvent'];
+      | components['schemas']['SetupIntentCanceledEvent']
+      | components['schemas']['RefundUpdatedEvent'];
     /**
      * @example {
      *       "object": "list",
@@ -3148,6 +3218,13 @@ export interface components {
      *               "currency": "usd",
      *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *               "description": "Order 6735",
+     *               "billing_details": {
+     *                 "address": null,
+     *                 "email": "jenny@example.com",
+     *                 "name": "Jenny Rosen",
+     *                 "phone": null
+     *               },
+     *               "disputed": false,
      *               "metadata": {
      *                 "order_id": "6735"
      *               },
@@ -3170,6 +3247,8 @@ export interface components {
      *                 "type": "card",
      *                 "card": {
      *                   "brand": "visa",
+     *                   "exp_month": 12,
+     *                   "exp_year": 2034,
      *                   "last4": "4242"
      *                 }
      *               },
@@ -3315,8 +3394,9 @@ export interface components {
       metadata: components['schemas']['Metadata'];
       signature_header_aliases: components['schemas']['SignatureHeaderAliases'];
       /**
-       * @description The API version the endpoint was created for, as given; null when none was. Events are
-       *     sent in the one version this server speaks, which each event names in its own `api_version`.
+       * @description The API version the endpoint was created for, as given; null when none was. The events
+       *     sent to it name this version in their `api_version` (the account's, `2026-11-01`, when
+       *     null); their objects have the one shape this server speaks, the same in every version.
        */
       api_version: string | null;
       /** @description Null; endpoints of Connect applications are not offered. */
@@ -3396,8 +3476,9 @@ export interface components {
       signature_header_aliases?: components['schemas']['SignatureHeaderAliases'];
       /**
        * @description The API version the endpoint is for (`2026-11-01`, or a version name of the widely used
-       *     payments API such as `2025-03-31.basil`): kept and shown back. Events are sent in the one
-       *     version this server speaks, named in each event's `api_version`.
+       *     payments API such as `2025-03-31.basil`): kept and shown back, and named in the
+       *     `api_version` of every event sent to the endpoint, as that API does. The objects in
+       *     them have the one shape this server speaks, the same in every version.
        * @example 2026-11-01
        */
       api_version?: string;
@@ -5080,6 +5161,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -5102,6 +5190,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -5335,6 +5425,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -5357,6 +5454,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -5426,9 +5525,18 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2029,
      *               "last4": "9995"
      *             }
-     *           }
+     *           },
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": null,
+     *             "name": null,
+     *             "phone": null
+     *           },
+     *           "disputed": false
      *         }
      *       }
      *     }
@@ -5467,6 +5575,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -5489,6 +5604,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -5585,9 +5702,18 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false
      *         },
      *         "previous_attributes": {
      *           "amount_refunded": 0,
@@ -5652,6 +5778,57 @@ export interface components {
       type: 'refund.created';
       data: {
         object: components['schemas']['Refund'];
+      };
+    };
+    /**
+     * @description The `refund.updated` event, sent when a refund's metadata changes.
+     * @example {
+     *       "id": "evt_Lm3Qx8Rt2Vw6Yz9Bc1Df4GhJ",
+     *       "object": "event",
+     *       "created": 1795536480,
+     *       "livemode": false,
+     *       "type": "refund.updated",
+     *       "api_version": "2026-11-01",
+     *       "pending_webhooks": 1,
+     *       "request": {
+     *         "id": "req_Pq7Rs9Tu1Vw3Xy5Za7Bc9De1",
+     *         "idempotency_key": null
+     *       },
+     *       "data": {
+     *         "object": {
+     *           "id": "re_24Sjjs2bnGrSuuHsmkrLypKC",
+     *           "object": "refund",
+     *           "created": 1795536420,
+     *           "livemode": false,
+     *           "amount": 500,
+     *           "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
+     *           "currency": "usd",
+     *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "reason": "requested_by_customer",
+     *           "status": "succeeded",
+     *           "metadata": {
+     *             "ticket": "42"
+     *           },
+     *           "balance_transaction": null,
+     *           "receipt_number": null,
+     *           "source_transfer_reversal": null,
+     *           "transfer_reversal": null
+     *         },
+     *         "previous_attributes": {
+     *           "metadata": {}
+     *         }
+     *       }
+     *     }
+     */
+    RefundUpdatedEvent: components['schemas']['EventEnvelope'] & {
+      /** @constant */
+      type: 'refund.updated';
+      data: {
+        object: components['schemas']['Refund'];
+        /** @description The changed fields' values before the change. */
+        previous_attributes: {
+          [key: string]: unknown;
+        };
       };
     };
     /**
@@ -5755,6 +5932,13 @@ export interface components {
      *           "currency": "usd",
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": "Order 6735",
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": "jenny@example.com",
+     *             "name": "Jenny Rosen",
+     *             "phone": null
+     *           },
+     *           "disputed": false,
      *           "metadata": {
      *             "order_id": "6735"
      *           },
@@ -5777,6 +5961,8 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
      *           },
@@ -5864,9 +6050,18 @@ export interface components {
      *             "type": "card",
      *             "card": {
      *               "brand": "visa",
+     *               "exp_month": 12,
+     *               "exp_year": 2034,
      *               "last4": "4242"
      *             }
-     *           }
+     *           },
+     *           "billing_details": {
+     *             "address": null,
+     *             "email": null,
+     *             "name": null,
+     *             "phone": null
+     *           },
+     *           "disputed": false
      *         }
      *       }
      *     }
@@ -13049,6 +13244,31 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['RefundCreatedEvent'];
+      };
+    };
+    responses: {
+      /** @description Any 2xx acknowledges the event; anything else (or no answer in 15 s) is retried. */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  notifyRefundUpdated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description `t=<unix>,v1=<hex HMAC-SHA256(secret, "<t>.<raw body>")>`, one `v1` per valid secret; verify it with the SDK's `verifyWebhook`. */
+        'Service-Signature': components['parameters']['ServiceSignature'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['RefundUpdatedEvent'];
       };
     };
     responses: {

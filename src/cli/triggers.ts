@@ -57,6 +57,14 @@ export const TRIGGERS: Record<PaymentsEventType, Trigger | NotTriggerable> = {
   },
   'charge.refunded': refundOfACharge(),
   'refund.created': refundOfACharge(),
+  'refund.updated': {
+    does: 'creates a charge with tok_visa, refunds it in full and sets a metadata key on the refund',
+    run: async (c) => {
+      const charge = await aCharge(c);
+      const refund = dataOrThrow(await c.createRefund({ charge: charge.id }));
+      return [dataOrThrow(await c.updateRefundByPost(refund.id, { metadata: { trigger: 'payments' } }))];
+    },
+  },
   'charge.captured': {
     does: 'creates an uncaptured charge (capture=false) and captures it',
     run: async (c) => {

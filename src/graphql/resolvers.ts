@@ -122,6 +122,11 @@ export const resolvers: Resolvers = withFieldScopes({
     trackingNumber: (shipping) => shipping.tracking_number,
   },
 
+  Card: {
+    expMonth: (card) => card.exp_month,
+    expYear: (card) => card.exp_year,
+  },
+
   Charge: {
     amountCaptured: (charge) => charge.amount_captured,
     amountRefunded: (charge) => charge.amount_refunded,
@@ -131,6 +136,7 @@ export const resolvers: Resolvers = withFieldScopes({
     failureCode: (charge) => charge.failure_code,
     failureMessage: (charge) => charge.failure_message,
     card: (charge) => charge.payment_method_details.card,
+    billingDetails: (charge) => charge.billing_details,
     refunds: (charge, _, ctx) => ctx.loaders.refundsOfCharge.load(charge.id),
     paymentIntent: (charge, _, ctx) =>
       charge.payment_intent ? ctx.loaders.paymentIntent.load(expandableId(charge.payment_intent)) : null,

@@ -82,7 +82,7 @@ export function toApiError(error: unknown, req: Request): ApiError {
   }
   switch (status) {
     case 400:
-      return validationError(e.errors ?? []);
+      return validationError(e.errors ?? [], req.openapi?.schema.operationId);
     case 401:
       return authenticationError(req);
     case 404:
@@ -124,7 +124,7 @@ export function authenticationError(req: Request): ApiError {
 }
 
 /** Reads the validator's first failure as a schema violation, for the one translator of them. */
-function validationError(items: ValidationItem[]): ApiError {
+function validationError(items: ValidationItem[], operationId: string | undefined): ApiError {
   const item = mostSpecific(items);
   const location = (item.path ?? '').split('/').filter(Boolean);
   const where = location[0];
@@ -142,7 +142,7 @@ function validationError(items: ValidationItem[]): ApiError {
   const quoted = /'([^']+)'/.exec(message);
   if (where === 'query' && quoted && segments.length === 0) segments = [quoted[1]];
   if (where === 'headers' && segments.length > 0) segments = [headerName(segments[0])];
-  return violationError({ segments, kind, message });
+  return violationError({ segments, kind, message, operationId });
 }
 
 /**

@@ -36,19 +36,19 @@ export function assertValidBody(operationId: OperationId, body: unknown): void {
   if (nul) throw nulError(nul);
   const validate = bodyValidators().get(operationId);
   if (!validate || validate(body)) return;
-  throw toApiError(validate.errors?.[0]);
+  throw toApiError(validate.errors?.[0], operationId);
 }
 
 /** Reads Ajv's failure as a schema violation, for the one translator of them. */
-function toApiError(error: ErrorObject | undefined): ApiError {
+function toApiError(error: ErrorObject | undefined, operationId: string): ApiError {
   if (!error) return new ApiError('body_invalid', 'Invalid request.');
   const segments = error.instancePath.split('/').filter(Boolean);
   const message = error.message ?? 'is invalid';
   if (error.keyword === 'required') {
-    return violationError({ segments: [...segments, String(error.params.missingProperty)], kind: 'missing', message });
+    return violationError({ segments: [...segments, String(error.params.missingProperty)], kind: 'missing', message, operationId });
   }
   if (error.keyword === 'additionalProperties') {
-    return violationError({ segments: [...segments, String(error.params.additionalProperty)], kind: 'unknown', message });
+    return violationError({ segments: [...segments, String(error.params.additionalProperty)], kind: 'unknown', message, operationId });
   }
-  return violationError({ segments, kind: 'invalid', message });
+  return violationError({ segments, kind: 'invalid', message, operationId });
 }

@@ -12,6 +12,8 @@ export interface SchemaViolation {
   kind: 'missing' | 'unknown' | 'invalid';
   /** The validator's own words, for `invalid` (`must be integer`). */
   message: string;
+  /** The operation refusing it, when known: some parameters belong to an absent product only in some operations. */
+  operationId?: string;
 }
 
 /**
@@ -27,7 +29,7 @@ export function violationError(violation: SchemaViolation): ApiError {
     case 'missing':
       return new ApiError('parameter_missing', `Missing required param: ${param}.`, { param });
     case 'unknown':
-      return new ApiError('parameter_unknown', unknownParameterMessage(violation.segments, param), {
+      return new ApiError('parameter_unknown', unknownParameterMessage(violation.segments, param, violation.operationId), {
         param,
       });
     case 'invalid':
@@ -41,8 +43,8 @@ export function violationError(violation: SchemaViolation): ApiError {
  * What an unknown parameter is: a parameter of a product this server does not offer, said so
  * (`application_fee_amount belongs to Connect …`), or simply unknown (a typo, a field of another API).
  */
-function unknownParameterMessage(segments: string[], param: string): string {
-  const absent = segments.length === 1 ? absentFeatureOf(param) : undefined;
+function unknownParameterMessage(segments: string[], param: string, operationId?: string): string {
+  const absent = segments.length === 1 ? absentFeatureOf(param, operationId) : undefined;
   if (absent)
     return `Received ${param}, which belongs to ${absent.feature} (${absent.about}): this server does not offer it.`;
   return `Received unknown parameter: ${param}.`;

@@ -75,7 +75,7 @@ async function sendAttempt(
   event: EventRow,
   endpoint: WebhookEndpointRow,
 ): Promise<{ attempt: AttemptRow; result: SendResult }> {
-  const body = JSON.stringify(toEventResource(event));
+  const body = JSON.stringify(deliveredEvent(event, endpoint));
   const nowMs = deps.clock.nowMs();
   const aliases = parseSignatureHeaderAliases(endpoint.signature_header_aliases) ?? deps.defaultSignatureHeaderAliases ?? [];
   const headers = signatureHeaders(body, event.id, validSecrets(deps.secrets, endpoint, nowMs), Math.floor(nowMs / 1000), aliases);
@@ -92,6 +92,15 @@ async function sendAttempt(
     manual: delivery.manual_retry,
   };
   return { attempt, result };
+}
+
+/**
+ * The event as the endpoint gets it: as the widely used payments API does, in the API version the
+ * endpoint was created for, which its `api_version` names; the account's version when it named
+ * none. This server's objects have one shape, the same in every version.
+ */
+function deliveredEvent(event: EventRow, endpoint: WebhookEndpointRow) {
+  return { ...toEventResource(event), api_version: endpoint.api_version ?? event.api_version };
 }
 
 /** The current secret, and the previous one while its rotation overlap lasts. */

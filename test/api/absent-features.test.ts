@@ -43,6 +43,18 @@ describe('parameters of products this server does not offer', () => {
     expect(res.body.error.message).to.contain('test clocks');
   });
 
+  it("refuses a refund's currency, customer and origin as refunds to a customer balance, which this server does not offer", async () => {
+    for (const [parameter, value] of [['currency', 'usd'], ['customer', 'cus_unused'], ['origin', 'customer_balance']]) {
+      const res = await server.api.post('/v1/refunds', { charge: 'ch_unused', [parameter]: value }, { form: true });
+      expect(res.status, parameter).to.equal(400);
+      expect(res.body.error, parameter).to.include({ code: 'parameter_unknown', param: parameter });
+      expect(res.body.error.message, parameter).to.match(/^Received \w+, which belongs to customer balances \(.+\): this server does not offer it\.$/);
+    }
+    // Elsewhere a customer is no customer balance: an operation that does not take it says only that.
+    const res = await server.api.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/a', enabled_events: ['*'], customer: 'cus_1' });
+    expect(res.body.error).to.include({ code: 'parameter_unknown', param: 'customer', message: 'Received unknown parameter: customer.' });
+  });
+
   it('names the product of every listed parameter where an operation does not take it', async () => {
     for (const { feature, parameters } of ABSENT) {
       for (const parameter of parameters) {

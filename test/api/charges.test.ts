@@ -43,17 +43,37 @@ forEachDatabase('charges', (engine) => {
       expect(res.body.id).to.match(/^ch_[0-9A-Za-z]{24}$/);
       expect(res.body.created).to.equal(Math.floor(server.clock.nowMs() / 1000));
       expect(res.body.metadata).to.deep.equal({ order: '6735' });
-      expect(res.body.payment_method_details).to.deep.equal({ type: 'card', card: { brand: 'visa', last4: '4242' } });
+      // A token stands for a card valid for years to come, and carries no billing details.
+      const expiry = { exp_month: 12, exp_year: new Date(server.clock.nowMs()).getUTCFullYear() + 3 };
+      expect(res.body.payment_method_details).to.deep.equal({ type: 'card', card: { brand: 'visa', ...expiry, last4: '4242' } });
+      expect(res.body.billing_details).to.deep.equal({ address: null, email: null, name: null, phone: null });
+      expect(res.body.disputed).to.equal(false);
       // Captured at once, through a payment intent of its own.
       expect(res.body).to.include({ amount_captured: 2000, captured: true });
       expect(res.body.payment_intent).to.match(/^pi_[0-9A-Za-z]{24}$/);
       expect(res.body.refunds).to.deep.equal({ object: 'list', data: [], has_more: false, url: `/v1/charges/${res.body.id}/refunds` });
     });
 
+    it("shows the expiry and billing details of the payment method an intent paid with, as they were at the payment", async () => {
+      const billing = { name: 'Jenny Rosen', email: 'jenny@example.com', phone: null, address: null };
+      const pm = (
+        await server.api.post('/v1/payment_methods', {
+          type: 'card',
+          card: { number: '4242424242424242', exp_month: 7, exp_year: 2031, cvc: '314' },
+          billing_details: { name: billing.name, email: billing.email },
+        })
+      ).body;
+      const intent = (await server.api.post('/v1/payment_intents', { amount: 2000, currency: 'usd', payment_method: pm.id, confirm: true })).body;
+      await server.api.post(`/v1/payment_methods/${pm.id}`, { billing_details: { name: 'Someone Else' } });
+      const charge = (await server.api.get(`/v1/charges/${intent.latest_charge}`)).body;
+      expect(charge.payment_method_details.card).to.deep.equal({ brand: 'visa', exp_month: 7, exp_year: 2031, last4: '4242' });
+      expect(charge.billing_details).to.deep.equal(billing);
+    });
+
     it('charges tok_mastercard with the mastercard brand and last4', async () => {
       const charge = await aCharge(server.api, { source: 'tok_mastercard' });
       expect(charge.status).to.equal('succeeded');
-      expect(charge.payment_method_details.card).to.deep.equal({ brand: 'mastercard', last4: '4444' });
+      expect(charge.payment_method_details.card).to.deep.include({ brand: 'mastercard', last4: '4444' });
     });
 
     it('accepts a form body, coercing amount=2000 to an integer', async () => {
@@ -401,6 +421,36 @@ forEachDatabase('charges', (engine) => {
       expectError(await server.api.patch(`/v1/charges/${charge.id}`, { amount: 1 }), 400, 'parameter_unknown', 'amount');
       expectError(await server.api.post(`/v1/charges/${charge.id}`, { amount: 1 }), 400, 'parameter_unknown', 'amount');
       expect((await server.api.get(`/v1/charges/${charge.id}`)).body.amount).to.equal(2000);
+    });
+
+    it('sets the customer of a charge that has none (form-encoded, as the SDKs send it), with charge.updated', async () => {
+      const charge = await aCharge(server.api);
+      const customer = await aCustomer(server.api);
+      const res = await server.api.post(`/v1/charges/${charge.id}`, { customer: customer.id }, { form: true });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.customer).to.equal(customer.id);
+      expect((await server.api.get(`/v1/customers/${customer.id}/charges`)).body.data.map((c: any) => c.id)).to.deep.equal([charge.id]);
+      const events = await server.api.get('/v1/events?type=charge.updated');
+      expect(events.body.data[0].data.previous_attributes).to.deep.equal({ customer: null });
+      // The same customer again changes nothing.
+      expect((await server.api.post(`/v1/charges/${charge.id}`, { customer: customer.id })).status).to.equal(200);
+    });
+
+    it("refuses another customer for a charge that has one, and an unknown customer, naming customer, and changes nothing", async () => {
+      const first = await aCustomer(server.api);
+      const second = await aCustomer(server.api);
+      const charge = await aCharge(server.api, { customer: first.id });
+      const error = expectError(
+        await server.api.post(`/v1/charges/${charge.id}`, { customer: second.id, description: 'moved' }),
+        400,
+        'parameter_invalid',
+        'customer',
+      );
+      expect(error.message).to.contain(first.id);
+      const unowned = await aCharge(server.api);
+      expectError(await server.api.patch(`/v1/charges/${unowned.id}`, { customer: 'cus_nope' }), 404, 'resource_missing', 'customer');
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body).to.include({ customer: first.id, description: null });
+      expect((await server.api.get(`/v1/charges/${unowned.id}`)).body.customer).to.equal(null);
     });
 
     it("answers 404 for another account's charge", async () => {

@@ -272,6 +272,33 @@ forEachDatabase('refunds', (engine) => {
     });
   });
 
+  describe('updateRefund', () => {
+    it('records refund.updated with the refund and its metadata before, once per change, form-encoded as the SDKs send it', async () => {
+      const charge = await aCharge(server.api);
+      const refund = await aRefund(server.api, { charge: charge.id, metadata: { ticket: '42' } });
+      const res = await server.api.post(`/v1/refunds/${refund.id}`, { metadata: { ticket: '', agent: 'ada' } }, { form: true });
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      expect(res.body.metadata).to.deep.equal({ agent: 'ada' });
+      // The same metadata again changes nothing: no event.
+      expect((await server.api.patch(`/v1/refunds/${refund.id}`, { metadata: { agent: 'ada' } })).status).to.equal(200);
+      const events = (await server.api.get('/v1/events?type=refund.updated')).body.data;
+      expect(events).to.have.length(1);
+      expect(events[0].data).to.deep.equal({ object: res.body, previous_attributes: { metadata: { ticket: '42' } } });
+      expect(events[0].request.id).to.equal(res.headers.get('request-id'));
+    });
+
+    it('delivers refund.updated to an endpoint subscribed to it', async () => {
+      const endpoint = await server.api.post('/v1/webhook_endpoints', { url: 'https://hooks.example.com/refunds', enabled_events: ['refund.updated'] });
+      expect(endpoint.status, JSON.stringify(endpoint.body)).to.equal(200);
+      const refund = await aRefund(server.api, { charge: (await aCharge(server.api)).id });
+      await server.api.post(`/v1/refunds/${refund.id}`, { metadata: { agent: 'ada' } });
+      const [event] = (await server.api.get('/v1/events?type=refund.updated')).body.data;
+      expect(event.pending_webhooks).to.equal(1);
+      const deliveries = await server.api.get(`/v1/webhook_deliveries?event=${event.id}`);
+      expect(deliveries.body.data.map((d: any) => d.endpoint)).to.deep.equal([endpoint.body.id]);
+    });
+  });
+
   describe('listRefunds', () => {
     it('lists newest first and filters by charge', async () => {
       const first = await aCharge(server.api);

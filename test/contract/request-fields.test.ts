@@ -38,6 +38,8 @@ const adminHeaders = () => ({ Authorization: ADMIN_AUTHORIZATION });
 const newCustomer = async (api: ApiClient) => idOf(await api.post('/v1/customers', {}));
 const newCharge = async (api: ApiClient) =>
   idOf(await api.post('/v1/charges', { amount: 50_000, currency: 'usd', source: 'tok_visa', customer: await newCustomer(api) }));
+const newChargeWithoutCustomer = async (api: ApiClient) =>
+  idOf(await api.post('/v1/charges', { amount: 50_000, currency: 'usd', source: 'tok_visa' }));
 /** An intent in requires_payment_method with a latest charge (a declined attempt), so every field can show. */
 const newIntent = async (api: ApiClient) => {
   const declined = await api.post('/v1/payment_intents', {
@@ -121,6 +123,9 @@ const actionFixtures: Record<string, Record<string, (api: ApiClient, made: Recor
   detachPaymentMethod: { PaymentMethodId: (api) => attachedCard(api) },
   updatePaymentMethod: { PaymentMethodId: (api) => attachedCard(api) },
   updatePaymentMethodByPost: { PaymentMethodId: (api) => attachedCard(api) },
+  // Without a customer: an update may set one only on a charge that has none.
+  updateCharge: { ChargeId: newChargeWithoutCustomer },
+  updateChargeByPost: { ChargeId: newChargeWithoutCustomer },
   captureCharge: {
     ChargeId: async (api) =>
       idOf(

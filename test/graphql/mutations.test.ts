@@ -38,6 +38,18 @@ forEachDatabase('GraphQL mutations', (engine) => {
     expect(failed.body).to.include({ status: 'failed', failure_code: 'card_declined' });
   });
 
+  it("sets a charge's customer while it has none, and refuses another one with the parameter named", async () => {
+    const UPDATE = `mutation ($id: ID!, $input: UpdateChargeInput!) { updateCharge(id: $id, input: $input) { id customer { id } } }`;
+    const charge = await aCharge(server.api);
+    const [first, second] = [await aCustomer(server.api), await aCustomer(server.api)];
+    const set = await send(UPDATE, { id: charge.id, input: { customer: first.id } });
+    expect(set.body.errors).to.equal(undefined);
+    expect(set.body.data!.updateCharge).to.deep.equal({ id: charge.id, customer: { id: first.id } });
+    const refused = await send(UPDATE, { id: charge.id, input: { customer: second.id } });
+    expect(refused.body.errors![0].extensions).to.include({ code: 'parameter_invalid', param: 'customer' });
+    expect((await server.api.get(`/v1/charges/${charge.id}`)).body.customer).to.equal(first.id);
+  });
+
   it('validates input with the rules of the spec, naming the parameter', async () => {
     const negative = await send(CREATE_CHARGE, { input: { amount: -5, currency: 'usd', source: 'tok_visa' } });
     expect(negative.body.errors![0].extensions).to.include({ code: 'parameter_invalid', param: 'amount' });

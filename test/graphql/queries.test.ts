@@ -5,7 +5,8 @@ import { firstErrorCode, graphql } from '../helpers/graphql-client.js';
 import { startTestServer, useTestServer } from '../helpers/test-server.js';
 
 const CHARGE_FIELDS = `id created amount amountRefunded currency description metadata paid refunded state
-  failureCode failureMessage card { brand last4 } customer { id email } refunds { id amount }`;
+  failureCode failureMessage card { brand expMonth expYear last4 } billingDetails { address { city } email name phone } disputed
+  customer { id email } refunds { id amount }`;
 
 forEachDatabase('GraphQL queries', (engine) => {
   const server = useTestServer(engine);
@@ -34,7 +35,14 @@ forEachDatabase('GraphQL queries', (engine) => {
       state: 'SUCCEEDED',
       failureCode: null,
       failureMessage: null,
-      card: rest.payment_method_details.card,
+      card: {
+        brand: rest.payment_method_details.card.brand,
+        expMonth: rest.payment_method_details.card.exp_month,
+        expYear: rest.payment_method_details.card.exp_year,
+        last4: rest.payment_method_details.card.last4,
+      },
+      billingDetails: rest.billing_details,
+      disputed: false,
       customer: { id: customer.id, email: customer.email },
       refunds: [{ id: res.body.data!.charge.refunds[0].id, amount: 500 }],
     });

@@ -50,6 +50,37 @@ forEachDatabase('webhook delivery', (engine) => {
     expect(receiver.received).to.have.length(1); // the payment_intent.* events are not subscribed
   });
 
+  it('sends an endpoint created with an api_version the events in that version, and the others in the account\'s', async () => {
+    receiver = await startCaptureReceiver();
+    server = await startTestServer(engine, { webhookAllowPrivateNetworks: true, webhookWorker: { retryScheduleSeconds: FAST } });
+    const pinned = await server.api.post(
+      '/v1/webhook_endpoints',
+      { url: receiver.url, enabled_events: ['charge.succeeded'], api_version: '2025-03-31.basil' },
+      { form: true },
+    );
+    expect(pinned.status, JSON.stringify(pinned.body)).to.equal(200);
+    const plain = await anEndpoint(server, receiver.url, ['charge.succeeded']);
+    await aCharge(server.api);
+    const requests = await receiver.waitFor(2);
+    // Each endpoint's request is the one its own secret signed.
+    const versionFor = (secret: string) => {
+      const signed = requests.filter((r) => {
+        try {
+          return verifyWebhook(r.body, r.headers['service-signature'] as string, secret) !== undefined;
+        } catch {
+          return false;
+        }
+      });
+      expect(signed).to.have.length(1);
+      return JSON.parse(signed[0].body).api_version;
+    };
+    expect(versionFor(pinned.body.secret)).to.equal('2025-03-31.basil');
+    expect(versionFor(plain.secret)).to.equal('2026-11-01');
+    // The event itself, as the API lists it, stays in the account's version.
+    const [event] = (await server.api.get('/v1/events?type=charge.succeeded')).body.data;
+    expect(event.api_version).to.equal('2026-11-01');
+  });
+
   it('retries failures with a fresh signature each time until the endpoint answers 2xx', async () => {
     receiver = await startCaptureReceiver((_request, index) => ({ status: index < 2 ? 500 : 200 }));
     server = await startTestServer(engine, { webhookAllowPrivateNetworks: true, webhookWorker: { retryScheduleSeconds: FAST } });

@@ -53,7 +53,8 @@ forEachDatabase('webhook payloads', (engine) => {
     const charge = await aCharge(api, { customer: customer.id });
     await api.post('/v1/charges', { amount: 500, currency: 'usd', source: 'tok_chargeDeclined' });
     await api.patch(`/v1/charges/${charge.id}`, { description: 'updated' });
-    await api.post('/v1/refunds', { charge: charge.id, amount: 100 });
+    const refund = (await api.post('/v1/refunds', { charge: charge.id, amount: 100 })).body;
+    await api.post(`/v1/refunds/${refund.id}`, { metadata: { ticket: '42' } });
     // A card saved to the customer, updated, then detached.
     const card = (await api.post('/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } })).body;
     await api.post(`/v1/payment_methods/${card.id}/attach`, { customer: customer.id });

@@ -9,6 +9,7 @@ import type {
   ChargeUpdatedEvent,
   ChargeRefundedEvent,
   RefundCreatedEvent,
+  RefundUpdatedEvent,
   PaymentIntentSucceededEvent,
   ChargeCapturedEvent,
   ChargeExpiredEvent,
@@ -47,6 +48,7 @@ export type PaymentsEvent =
   | ChargeUpdatedEvent
   | ChargeRefundedEvent
   | RefundCreatedEvent
+  | RefundUpdatedEvent
   | PaymentIntentSucceededEvent
   | ChargeCapturedEvent
   | ChargeExpiredEvent

@@ -524,6 +524,16 @@ export const CardBrand = {
 export type PaymentMethodDetailsCard = {
   brand: CardBrand;
   /**
+   * @minimum 1
+   * @maximum 12
+   */
+  exp_month: number;
+  /**
+   * @minimum 2000
+   * @maximum 2100
+   */
+  exp_year: number;
+  /**
    * @maxLength 4
    * @pattern ^[0-9]{4}$
    */
@@ -656,6 +666,12 @@ The id is kept after the customer is deleted, and then expands to the deleted cu
   /** @maxLength 500 */
   failure_message: ChargeFailureMessage;
   payment_method_details: PaymentMethodDetails;
+  /** The billing details of the payment method paid with, as they were at the payment;
+all null for a charge made from a token.
+ */
+  billing_details: BillingDetails;
+  /** Whether the charge was disputed; always false, as this server has no disputes. */
+  disputed: boolean;
   /** Where the charge's receipt is e-mailed (from its payment intent, or set on the charge).
 The receipt is sent once the charge is paid and captured; setting a new address on such
 a charge sends the receipt again, to it.
@@ -752,6 +768,10 @@ export type ChargeUpdateParamsDescription = string | null;
 export type ChargeUpdateParamsShipping = ShippingParams | null;
 
 export interface ChargeUpdateParams {
+  /** The customer to associate with a charge that has none; a charge that has a customer
+keeps it (400 `parameter_invalid`, `param: customer`).
+ */
+  customer?: ObjectId;
   receipt_email?: NullableReceiptEmailParam;
   /** @maxLength 500 */
   description?: ChargeUpdateParamsDescription;
@@ -1000,6 +1020,7 @@ export const EventType = {
   setup_intentsetup_failed: 'setup_intent.setup_failed',
   setup_intentsucceeded: 'setup_intent.succeeded',
   setup_intentcanceled: 'setup_intent.canceled',
+  refundupdated: 'refund.updated',
 } as const;
 
 /**
@@ -1040,7 +1061,8 @@ export type Event =
   | SetupIntentRequiresActionEvent
   | SetupIntentSetupFailedEvent
   | SetupIntentSucceededEvent
-  | SetupIntentCanceledEvent;
+  | SetupIntentCanceledEvent
+  | RefundUpdatedEvent;
 
 export type EventListAllOf = {
   /** @maxItems 100 */
@@ -1145,8 +1167,9 @@ export const WebhookEndpointStatus = {
 export type WebhookEndpointDescription = string | null;
 
 /**
- * The API version the endpoint was created for, as given; null when none was. Events are
-sent in the one version this server speaks, which each event names in its own `api_version`.
+ * The API version the endpoint was created for, as given; null when none was. The events
+sent to it name this version in their `api_version` (the account's, `2026-11-01`, when
+null); their objects have the one shape this server speaks, the same in every version.
 
  * @maxLength 32
  */
@@ -1165,8 +1188,9 @@ export interface WebhookEndpoint {
   metadata: Metadata;
   signature_header_aliases: SignatureHeaderAliases;
   /**
-   * The API version the endpoint was created for, as given; null when none was. Events are
-sent in the one version this server speaks, which each event names in its own `api_version`.
+   * The API version the endpoint was created for, as given; null when none was. The events
+sent to it name this version in their `api_version` (the account's, `2026-11-01`, when
+null); their objects have the one shape this server speaks, the same in every version.
 
    * @maxLength 32
    */
@@ -1246,8 +1270,9 @@ export interface WebhookEndpointCreateParams {
   signature_header_aliases?: SignatureHeaderAliases;
   /**
    * The API version the endpoint is for (`2026-11-01`, or a version name of the widely used
-payments API such as `2025-03-31.basil`): kept and shown back. Events are sent in the one
-version this server speaks, named in each event's `api_version`.
+payments API such as `2025-03-31.basil`): kept and shown back, and named in the
+`api_version` of every event sent to the endpoint, as that API does. The objects in
+them have the one shape this server speaks, the same in every version.
 
    * @maxLength 32
    * @pattern ^[0-9]{4}-[0-9]{2}-[0-9]{2}(\.[a-z]+)?$
@@ -2899,6 +2924,27 @@ export type RefundCreatedEventAllOf = {
  * The `refund.created` event.
  */
 export type RefundCreatedEvent = EventEnvelope & RefundCreatedEventAllOf;
+
+/**
+ * The changed fields' values before the change.
+ */
+export type RefundUpdatedEventAllOfDataPreviousAttributes = { [key: string]: unknown };
+
+export type RefundUpdatedEventAllOfData = {
+  object: Refund;
+  /** The changed fields' values before the change. */
+  previous_attributes: RefundUpdatedEventAllOfDataPreviousAttributes;
+};
+
+export type RefundUpdatedEventAllOf = {
+  type: 'refund.updated';
+  data: RefundUpdatedEventAllOfData;
+};
+
+/**
+ * The `refund.updated` event, sent when a refund's metadata changes.
+ */
+export type RefundUpdatedEvent = EventEnvelope & RefundUpdatedEventAllOf;
 
 export type PaymentIntentSucceededEventAllOfData = {
   object: PaymentIntent;
@@ -7351,7 +7397,7 @@ export const retrieveRefund = async (
 };
 
 /**
- * Only `metadata` can change.
+ * Only `metadata` can change; `refund.updated` lists what did.
  * @summary Update a refund
  */
 export type updateRefundResponse200 = {

@@ -17,6 +17,7 @@ import * as clientSecrets from './0015_client_secrets.js';
 import * as paymentMethods from './0016_payment_methods.js';
 import * as setupIntents from './0017_setup_intents.js';
 import * as documentedFields from './0018_documented_fields.js';
+import * as chargeCards from './0019_charge_cards.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -41,6 +42,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0016_payment_methods', paymentMethods],
   ['0017_setup_intents', setupIntents],
   ['0018_documented_fields', documentedFields],
+  ['0019_charge_cards', chargeCards],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -93,15 +93,18 @@ export async function retrieveCharge(ctx: RequestContext, id: string): Promise<C
 }
 
 /**
- * Only `description`, `metadata`, `receipt_email` and `shipping` can change; `charge.updated` lists what did.
- * An address given for a paid and captured charge sends its receipt (again) to that address.
+ * Only `description`, `metadata`, `receipt_email` and `shipping` can change, and `customer` while
+ * the charge has none; `charge.updated` lists what did. An address given for a paid and captured
+ * charge sends its receipt (again) to that address.
  */
 export async function updateCharge(ctx: RequestContext, id: string, params: ChargeUpdateParams): Promise<Charge> {
   // `expand` is applied to the result by the handler.
-  const { description, metadata, receipt_email, shipping, expand: _expand, ...unread } = params;
+  const { customer, description, metadata, receipt_email, shipping, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const current = await requireCharge(ctx, id);
+  if (customer !== undefined) await requireNewCustomer(ctx, current, customer);
   const fields = {
+    customer_id: customer ?? null,
     description: description === undefined ? current.description : description,
     metadata: updatedMetadata(current.metadata, metadata),
     receipt_email: receipt_email === undefined ? current.receipt_email : receipt_email,
@@ -112,12 +115,27 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
   if (resend) fields.receipt_number = receiptNumberOf(current);
   const updated = await updateChargeDetails(ctx.db, ctx.accountId, id, fields);
   if (!updated) throw notFound('charge', id);
+  // Another update set a customer first: this one is refused whole (its transaction rolls back).
+  if (customer !== undefined && updated.customer_id !== customer) throw customerAlreadySet(updated, customer);
   if (resend) await queueReceiptMail(ctx.db, ctx.clock, updated);
   const [before, after] = await toCharges(ctx.db, ctx.accountId, [current, updated]);
   const changed = previousAttributes(before, after);
   if (Object.keys(changed).length > 0) await recordEvent(ctx, 'charge.updated', after, changed);
   return after;
 }
+
+/** The customer may be set on a charge that has none (or given again, unchanged), and must be the account's. */
+async function requireNewCustomer(ctx: RequestContext, charge: ChargeRow, customer: string): Promise<void> {
+  if (charge.customer_id !== null && charge.customer_id !== customer) throw customerAlreadySet(charge, customer);
+  await requireCustomer(ctx, customer, 'customer');
+}
+
+const customerAlreadySet = (charge: ChargeRow, customer: string) =>
+  new ApiError(
+    'parameter_invalid',
+    `Charge ${charge.id} already belongs to customer ${charge.customer_id}; a charge's customer can be set only while it has none (not to ${customer}).`,
+    { param: 'customer' },
+  );
 
 /**
  * Captures `amount` (default: all) of a charge made with `capture=false`, as capturing its intent

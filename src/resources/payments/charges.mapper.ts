@@ -6,11 +6,14 @@ import type { ChargeRow } from './charges.repo.js';
 import { firstRefundsOfCharges, type RefundRow } from './refunds.repo.js';
 import { toRefundResource } from './refunds.mapper.js';
 import { receiptPath } from './receipts.js';
+import { testCardExpiry } from './test-sources.js';
 
 export type Charge = components['schemas']['Charge'];
 export type ChargeCreateParams = components['schemas']['ChargeCreateParams'];
 export type ChargeUpdateParams = components['schemas']['ChargeUpdateParams'];
 export type ChargeCaptureParams = components['schemas']['ChargeCaptureParams'];
+/** The card a charge was made with, as its `payment_method_details` show it. */
+export type ChargeCard = Charge['payment_method_details']['card'];
 
 /** A charge's first page of refunds (newest first), as its `refunds` list shows them. */
 interface ChargeRefundsPage {
@@ -20,6 +23,9 @@ interface ChargeRefundsPage {
 
 /** The page of a charge that has no refunds: nothing to read for most charges. */
 const NO_REFUNDS: ChargeRefundsPage = { rows: [], hasMore: false };
+
+/** The billing details of a charge made from a token, which carries none. */
+const NO_BILLING_DETAILS: Charge['billing_details'] = { address: null, email: null, name: null, phone: null };
 
 /** How many refunds a charge's `refunds` list embeds; the rest are at its `url`. */
 const EMBEDDED_REFUNDS = 10;
@@ -69,8 +75,16 @@ function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPag
     failure_message: row.failure_message,
     payment_method_details: {
       type: 'card',
-      card: { brand: row.card_brand as Charge['payment_method_details']['card']['brand'], last4: row.card_last4 },
+      card: {
+        brand: row.card_brand as Charge['payment_method_details']['card']['brand'],
+        exp_month: row.card_exp_month ?? testCardExpiry(row.created).month,
+        exp_year: row.card_exp_year ?? testCardExpiry(row.created).year,
+        last4: row.card_last4,
+      },
     },
+    billing_details: parseJsonOrNull<Charge['billing_details']>(row.billing_details) ?? NO_BILLING_DETAILS,
+    // This server has no disputes.
+    disputed: false,
     receipt_email: row.receipt_email,
     receipt_number: row.receipt_number,
     receipt_url: row.receipt_token === null ? null : receiptPath(row.id, row.receipt_token),

@@ -36,13 +36,19 @@ export interface ChargeRow {
   calculated_statement_descriptor: string | null;
   /** JSON of the spec's `Shipping`, or null. */
   shipping: string | null;
+  /** The card's expiry; null in charges made before it was kept. */
+  card_exp_month: number | null;
+  card_exp_year: number | null;
+  /** JSON of the spec's `BillingDetails` of the payment method paid with; null for a token, and in charges made before it was kept. */
+  billing_details: string | null;
 }
 
 const INSERTED_COLUMNS = [
   'id', 'account_id', 'customer_id', 'amount', 'amount_refunded', 'currency', 'description', 'metadata', 'status',
   'failure_code', 'failure_message', 'card_brand', 'card_last4', 'created', 'payment_intent_id', 'amount_captured',
   'capture_before', 'receipt_email', 'receipt_number', 'receipt_token', 'statement_descriptor',
-  'statement_descriptor_suffix', 'calculated_statement_descriptor', 'shipping',
+  'statement_descriptor_suffix', 'calculated_statement_descriptor', 'shipping', 'card_exp_month', 'card_exp_year',
+  'billing_details',
 ] as const satisfies ReadonlyArray<keyof ChargeRow>;
 
 /** Inserts the charge (pipelined in a transaction: its row is known, nothing is read back). */
@@ -75,12 +81,14 @@ export function updateChargeDetails(
   db: Queryable,
   accountId: string,
   id: string,
-  fields: Pick<ChargeRow, 'description' | 'metadata' | 'receipt_email' | 'receipt_number' | 'shipping'>,
+  fields: Pick<ChargeRow, 'customer_id' | 'description' | 'metadata' | 'receipt_email' | 'receipt_number' | 'shipping'>,
 ): Promise<ChargeRow | undefined> {
+  // A customer is set only where there is none, so that of two concurrent updates one keeps it.
   return db.one<ChargeRow>(
-    `UPDATE charges SET description = ?, metadata = ?, receipt_email = ?, receipt_number = ?, shipping = ?
+    `UPDATE charges SET customer_id = COALESCE(customer_id, ?), description = ?, metadata = ?, receipt_email = ?,
+       receipt_number = ?, shipping = ?
      WHERE account_id = ? AND id = ? RETURNING *`,
-    [fields.description, fields.metadata, fields.receipt_email, fields.receipt_number, fields.shipping, accountId, id],
+    [fields.customer_id, fields.description, fields.metadata, fields.receipt_email, fields.receipt_number, fields.shipping, accountId, id],
   );
 }
 

@@ -9,10 +9,10 @@ import { PAYMENT_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
 import { newClientSecret } from './client-secrets.js';
 import { insertCharge } from './charges.repo.js';
 import { toCharge, type Charge } from './charges.mapper.js';
-import type { TestSource } from './test-sources.js';
+import { testCardExpiry, type TestSource } from './test-sources.js';
 import { newReceiptToken, queueReceiptMail, receiptDue, receiptNumberOf } from './receipts.js';
 import { toPaymentMethodResource } from './payment-methods.mapper.js';
-import { updatePaymentMethodRow } from './payment-methods.repo.js';
+import { updatePaymentMethodRow, type PaymentMethodRow } from './payment-methods.repo.js';
 import {
   attachToCustomer,
   AUTHENTICATION_REQUIRED,
@@ -184,6 +184,16 @@ export interface PaymentOptions {
   authenticated?: boolean;
 }
 
+/** What a charge keeps of the card: the payment method's expiry and billing details, or a token's expiry. */
+function chargeCard(method: Omit<PaymentMethodRow, 'seq'> | undefined, now: number) {
+  const expiry = testCardExpiry(now);
+  return {
+    card_exp_month: method?.card_exp_month ?? expiry.month,
+    card_exp_year: method?.card_exp_year ?? expiry.year,
+    billing_details: method?.billing_details ?? null,
+  };
+}
+
 /**
  * Makes the payment (`processing`, within this transaction): a charge is recorded either way. A
  * declined method leaves the intent in `requires_payment_method` with `last_payment_error`; a
@@ -226,6 +236,7 @@ export async function makePayment(
     receipt_token: declined ? null : newReceiptToken(),
     ...(await statementDescriptors(ctx.db, ctx.accountId, row.statement_descriptor, row.statement_descriptor_suffix)),
     shipping: row.shipping,
+    ...chargeCard(options.paymentMethod, now),
   });
   if (receiptDue(chargeRow)) await queueReceiptMail(ctx.db, ctx.clock, chargeRow);
   const charge = await toCharge(ctx.db, ctx.accountId, chargeRow);

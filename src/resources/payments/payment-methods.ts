@@ -12,7 +12,7 @@ import {
   insertPaymentMethod,
   type PaymentMethodRow,
 } from './payment-methods.repo.js';
-import { cardFingerprint, findTestCardByReference, testCardNamed, type TestCard, type TestSource } from './test-sources.js';
+import { cardFingerprint, findTestCardByReference, testCardExpiry, testCardNamed, type TestCard, type TestSource } from './test-sources.js';
 
 /** A payment method's row as it is used by a payment (written or read; its `seq` is not needed). */
 export type UsablePaymentMethod = Omit<PaymentMethodRow, 'seq'>;
@@ -42,9 +42,8 @@ export async function insertCardPaymentMethod(ctx: RequestContext, card: TestCar
     card_brand: card.brand,
     card_last4: card.last4,
     card_fingerprint: cardFingerprint(card),
-    // A test name or token stands for a card valid for years to come, as the documented ones are.
-    card_exp_month: fields.expMonth ?? 12,
-    card_exp_year: fields.expYear ?? new Date(now * 1000).getUTCFullYear() + 3,
+    card_exp_month: fields.expMonth ?? testCardExpiry(now).month,
+    card_exp_year: fields.expYear ?? testCardExpiry(now).year,
     card_cvc_check: cvcCheck,
     billing_details: JSON.stringify(fields.billingDetails ?? NO_BILLING_DETAILS),
     metadata: initialMetadata(fields.metadata),

@@ -67,6 +67,14 @@ export function findTestCardByReference(reference: string): TestCard | undefined
   return name === undefined ? undefined : BY_NAME.get(name);
 }
 
+/**
+ * The expiry a test name or token stands for, at `now` (unix seconds): a card valid for years to
+ * come, as the documented ones are.
+ */
+export function testCardExpiry(now: number): { month: number; year: number } {
+  return { month: 12, year: new Date(now * 1000).getUTCFullYear() + 3 };
+}
+
 /** The test card of this name (a payment method's `test_card`). */
 export function testCardNamed(name: string): TestCard {
   const card = BY_NAME.get(name);

@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { toCharge } from '../payments/charges.mapper.js';
 import { addRefundedAmount, findCharge, findChargeForUpdate, type ChargeRow } from '../payments/charges.repo.js';
-import { recordEvents } from '../events/events.service.js';
+import { recordEvent, recordEvents } from '../events/events.service.js';
 import { releaseAuthorization } from '../payments/authorizations.js';
 import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from '../payments/payment-intents.repo.js';
 import { toPaymentIntentResource } from '../payments/payment-intents.mapper.js';
@@ -137,7 +137,7 @@ export async function retrieveRefund(ctx: RequestContext, id: string): Promise<R
   return toRefundResource(row);
 }
 
-/** Only `metadata` can change (each key sent is set; an empty value removes it). */
+/** Only `metadata` can change (each key sent is set; an empty value removes it); `refund.updated` lists what did. */
 export async function updateRefund(ctx: RequestContext, id: string, params: RefundUpdateParams): Promise<Refund> {
   // `expand` is applied to the result by the handler.
   const { metadata, expand: _expand, ...unread } = params;
@@ -146,7 +146,11 @@ export async function updateRefund(ctx: RequestContext, id: string, params: Refu
   if (!current) throw notFound('refund', id);
   const updated = await updateRefundMetadata(ctx.db, ctx.accountId, id, updatedMetadata(current.metadata, metadata));
   if (!updated) throw notFound('refund', id);
-  return toRefundResource(updated);
+  const [before, after] = [toRefundResource(current), toRefundResource(updated)];
+  // As the widely used payments API does, only a change is an event: the same metadata again is none.
+  const changed = previousAttributes(before, after);
+  if (Object.keys(changed).length > 0) await recordEvent(ctx, 'refund.updated', after, changed);
+  return after;
 }
 
 export async function listRefunds(ctx: RequestContext, query: PageParams & { charge?: string; payment_intent?: string }) {
