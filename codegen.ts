@@ -34,6 +34,7 @@ const config: CodegenConfig = {
           Customer: '../src/resources/customers/customers.mapper.js#Customer',
           Charge: '../src/resources/payments/charges.mapper.js#Charge',
           Card: '../src/resources/payments/charges.mapper.js#ChargeCard',
+          ChargeOutcome: '../src/resources/payments/charges.mapper.js#ChargeOutcome',
           BillingDetails: '../src/resources/payments/payment-methods.mapper.js#BillingDetails',
           Refund: '../src/resources/payments/refunds.mapper.js#Refund',
           PaymentIntent: '../src/resources/payments/payment-intents.mapper.js#PaymentIntent',

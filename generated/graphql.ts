@@ -8,6 +8,7 @@ import type { Customer as CustomerResource } from '../src/resources/customers/cu
 import type {
   Charge as ChargeResource,
   ChargeCard as ChargeCardResource,
+  ChargeOutcome as ChargeOutcomeResource,
 } from '../src/resources/payments/charges.mapper.js';
 import type { BillingDetails as BillingDetailsResource } from '../src/resources/payments/payment-methods.mapper.js';
 import type { Refund as RefundResource } from '../src/resources/payments/refunds.mapper.js';
@@ -100,10 +101,20 @@ export type CaptureMethod = 'AUTOMATIC' | 'MANUAL';
 
 export type Card = {
   __typename?: 'Card';
+  /** What the card authorised; null for a declined charge. */
+  amountAuthorized?: Maybe<Scalars['Int']['output']>;
   brand: Scalars['String']['output'];
+  /** Where the card was issued (ISO 3166-1 alpha-2). */
+  country?: Maybe<Scalars['String']['output']>;
   expMonth: Scalars['Int']['output'];
   expYear: Scalars['Int']['output'];
+  /** The same for every payment method (and token) of one card number. */
+  fingerprint?: Maybe<Scalars['String']['output']>;
+  /** credit, debit, prepaid or unknown. */
+  funding?: Maybe<Scalars['String']['output']>;
   last4: Scalars['String']['output'];
+  /** The card network the payment went through. */
+  network?: Maybe<Scalars['String']['output']>;
 };
 
 export type Charge = Node & {
@@ -130,9 +141,12 @@ export type Charge = Node & {
   failureMessage?: Maybe<Scalars['String']['output']>;
   id: Scalars['ID']['output'];
   metadata: Scalars['Metadata']['output'];
+  outcome: ChargeOutcome;
   paid: Scalars['Boolean']['output'];
   /** Null for charges made before payment intents. */
   paymentIntent?: Maybe<PaymentIntent>;
+  /** The payment method paid with (its id); null for a charge made from a token. */
+  paymentMethod?: Maybe<Scalars['String']['output']>;
   /** Where the receipt is e-mailed once the charge is paid and captured. */
   receiptEmail?: Maybe<Scalars['String']['output']>;
   /** The number on the e-mailed receipt; null until a receipt has been sent. */
@@ -157,6 +171,21 @@ export type ChargeEdge = {
   __typename?: 'ChargeEdge';
   cursor: Scalars['String']['output'];
   node: Charge;
+};
+
+/** What came of a charge, as the test card's issuer and network answered it. */
+export type ChargeOutcome = {
+  __typename?: 'ChargeOutcome';
+  /** approved_by_network or declined_by_network. */
+  networkStatus: Scalars['String']['output'];
+  /** The decline code of a declined charge (generic_decline, insufficient_funds, …); null when it succeeded. */
+  reason?: Maybe<Scalars['String']['output']>;
+  /** Always normal: risk is not evaluated further. */
+  riskLevel: Scalars['String']['output'];
+  /** What came of the charge, for the seller. */
+  sellerMessage: Scalars['String']['output'];
+  /** authorized or issuer_declined. */
+  type: Scalars['String']['output'];
 };
 
 export type ChargeState = 'FAILED' | 'SUCCEEDED';
@@ -1065,6 +1094,7 @@ export type ResolversTypes = {
     Omit<ChargeConnection, 'edges'> & { edges: Array<ResolversTypes['ChargeEdge']> }
   >;
   ChargeEdge: ResolverTypeWrapper<Omit<ChargeEdge, 'node'> & { node: ResolversTypes['Charge'] }>;
+  ChargeOutcome: ResolverTypeWrapper<ChargeOutcomeResource>;
   ChargeState: ChargeState;
   ConfirmPaymentIntentInput: ConfirmPaymentIntentInput;
   ConfirmSetupIntentInput: ConfirmSetupIntentInput;
@@ -1140,6 +1170,7 @@ export type ResolversParentTypes = {
     edges: Array<ResolversParentTypes['ChargeEdge']>;
   };
   ChargeEdge: Omit<ChargeEdge, 'node'> & { node: ResolversParentTypes['Charge'] };
+  ChargeOutcome: ChargeOutcomeResource;
   ConfirmPaymentIntentInput: ConfirmPaymentIntentInput;
   ConfirmSetupIntentInput: ConfirmSetupIntentInput;
   CreateChargeInput: CreateChargeInput;
@@ -1227,10 +1258,15 @@ export type CardResolvers<
   ContextType = GraphQLContext,
   ParentType extends ResolversParentTypes['Card'] = ResolversParentTypes['Card'],
 > = {
+  amountAuthorized?: Resolver<Maybe<ResolversTypes['Int']>, ParentType, ContextType>;
   brand?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  country?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   expMonth?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   expYear?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
+  fingerprint?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  funding?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   last4?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  network?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type ChargeResolvers<
@@ -1257,8 +1293,10 @@ export type ChargeResolvers<
   failureMessage?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
+  outcome?: Resolver<ResolversTypes['ChargeOutcome'], ParentType, ContextType>;
   paid?: Resolver<ResolversTypes['Boolean'], ParentType, ContextType>;
   paymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType>;
+  paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   receiptEmail?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   receiptNumber?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   receiptUrl?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
@@ -1286,6 +1324,17 @@ export type ChargeEdgeResolvers<
 > = {
   cursor?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
   node?: Resolver<ResolversTypes['Charge'], ParentType, ContextType>;
+};
+
+export type ChargeOutcomeResolvers<
+  ContextType = GraphQLContext,
+  ParentType extends ResolversParentTypes['ChargeOutcome'] = ResolversParentTypes['ChargeOutcome'],
+> = {
+  networkStatus?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  riskLevel?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  sellerMessage?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  type?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
 };
 
 export type CustomerResolvers<
@@ -1783,6 +1832,7 @@ export type Resolvers<ContextType = GraphQLContext> = {
   Charge?: ChargeResolvers<ContextType>;
   ChargeConnection?: ChargeConnectionResolvers<ContextType>;
   ChargeEdge?: ChargeEdgeResolvers<ContextType>;
+  ChargeOutcome?: ChargeOutcomeResolvers<ContextType>;
   Customer?: CustomerResolvers<ContextType>;
   DeletedObject?: DeletedObjectResolvers<ContextType>;
   Event?: EventResolvers<ContextType>;

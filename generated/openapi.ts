@@ -2441,24 +2441,175 @@ export interface components {
      * @example {
      *       "type": "card",
      *       "card": {
+     *         "amount_authorized": 2000,
+     *         "authorization_code": null,
      *         "brand": "visa",
+     *         "checks": {
+     *           "address_line1_check": null,
+     *           "address_postal_code_check": null,
+     *           "cvc_check": "pass"
+     *         },
+     *         "country": "US",
+     *         "electronic_commerce_indicator": null,
      *         "exp_month": 12,
      *         "exp_year": 2034,
-     *         "last4": "4242"
+     *         "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *         "funding": "credit",
+     *         "installments": null,
+     *         "last4": "4242",
+     *         "mandate": null,
+     *         "network": "visa",
+     *         "network_transaction_id": null,
+     *         "regulated_status": "unregulated",
+     *         "three_d_secure": null,
+     *         "transaction_link_id": null,
+     *         "wallet": null
      *       }
      *     }
      */
     PaymentMethodDetails: {
       /** @constant */
       type: 'card';
+      /**
+       * @description The card paid with, as the payment method showed it at the payment (a token's test card
+       *     for a charge made from a token).
+       */
       card: {
+        /**
+         * Format: int32
+         * @description The amount the card authorised; null for a declined charge.
+         */
+        amount_authorized: number | null;
+        /** @description The network's authorisation code; always null, as no card network is reached. */
+        authorization_code: null;
         brand: components['schemas']['CardBrand'];
+        /** @description The payment method's checks; null for a charge made from a token. */
+        checks: components['schemas']['CardChecks'] | null;
+        /** @description Where the card was issued (ISO 3166-1 alpha-2). */
+        country: string | null;
+        /**
+         * @description The ECI of a payment the customer authenticated with 3-D Secure (`05` for Visa, `02` for
+         *     Mastercard); null otherwise.
+         * @enum {string|null}
+         */
+        electronic_commerce_indicator: '02' | '05' | null;
         /** Format: int32 */
         exp_month: number;
         /** Format: int32 */
         exp_year: number;
+        /**
+         * @description The card's fingerprint, as its payment methods show it (the same for every payment
+         *     method of one card number, and for a token of that card); null for charges made
+         *     before it was kept.
+         */
+        fingerprint: string | null;
+        /** @enum {string|null} */
+        funding: 'credit' | 'debit' | 'prepaid' | 'unknown' | null;
+        /** @description Always null; installment plans are not offered. */
+        installments: null;
         last4: string;
+        /** @description Always null; mandates are not offered. */
+        mandate: null;
+        /** @description The card network the payment went through. */
+        network: string | null;
+        /** @description The network's transaction id; always null, as no card network is reached. */
+        network_transaction_id: null;
+        /**
+         * @description Whether the card is a regulated debit card; every test card is a credit card, `unregulated`.
+         * @enum {string|null}
+         */
+        regulated_status: 'regulated' | 'unregulated' | null;
+        /** @description How the customer authenticated the payment (3-D Secure); null when they did not. */
+        three_d_secure: components['schemas']['ChargeThreeDSecure'] | null;
+        /** @description Always null; no card network links transactions here. */
+        transaction_link_id: null;
+        /** @description The wallet the card came from; always null (no wallets here). */
+        wallet: null;
       };
+    };
+    /**
+     * @description What was checked of what was given with the card.
+     * @example {
+     *       "address_line1_check": null,
+     *       "address_postal_code_check": null,
+     *       "cvc_check": "pass"
+     *     }
+     */
+    CardChecks: {
+      address_line1_check: components['schemas']['CardCheck'];
+      address_postal_code_check: components['schemas']['CardCheck'];
+      cvc_check: components['schemas']['CardCheck'];
+    };
+    /**
+     * @description A 3-D Secure authentication of a payment, as the test card's issuer answered it.
+     * @example {
+     *       "authentication_flow": "challenge",
+     *       "electronic_commerce_indicator": "05",
+     *       "exemption_indicator": null,
+     *       "result": "authenticated",
+     *       "result_reason": null,
+     *       "transaction_id": null,
+     *       "version": "2.2.0"
+     *     }
+     */
+    ChargeThreeDSecure: {
+      /** @enum {string} */
+      authentication_flow: 'challenge' | 'frictionless';
+      /** @enum {string} */
+      electronic_commerce_indicator: '02' | '05';
+      /** @description Always null; no exemption is requested. */
+      exemption_indicator: null;
+      /** @enum {string} */
+      result: 'authenticated';
+      /** @description Null for an authenticated payment. */
+      result_reason: null;
+      /** @description The directory server's transaction id; always null, as none is reached. */
+      transaction_id: null;
+      /** @enum {string} */
+      version: '2.2.0';
+    };
+    /**
+     * @description What came of the charge, as the test card's issuer and network answer it: `authorized`
+     *     (`approved_by_network`, seller message "Payment complete.") or `issuer_declined`
+     *     (`declined_by_network`, `reason` the decline code). Risk is not evaluated beyond `normal`.
+     * @example {
+     *       "advice_code": null,
+     *       "network_advice_code": null,
+     *       "network_decline_code": null,
+     *       "network_status": "approved_by_network",
+     *       "reason": null,
+     *       "risk_level": "normal",
+     *       "seller_message": "Payment complete.",
+     *       "type": "authorized"
+     *     }
+     * @example {
+     *       "advice_code": null,
+     *       "network_advice_code": null,
+     *       "network_decline_code": null,
+     *       "network_status": "declined_by_network",
+     *       "reason": "generic_decline",
+     *       "risk_level": "normal",
+     *       "seller_message": "The bank did not return any further details with this decline.",
+     *       "type": "issuer_declined"
+     *     }
+     */
+    ChargeOutcome: {
+      /** @description Always null; issuers give no advice here. */
+      advice_code: null;
+      /** @description Always null; no card network is reached. */
+      network_advice_code: null;
+      /** @description Always null; no card network is reached. */
+      network_decline_code: null;
+      /** @enum {string} */
+      network_status: 'approved_by_network' | 'declined_by_network';
+      /** @description The decline code of a declined charge (`generic_decline`, `insufficient_funds`, …); null when it succeeded. */
+      reason: string | null;
+      /** @enum {string} */
+      risk_level: 'normal';
+      /** @description What came of the charge, for the seller. */
+      seller_message: string;
+      /** @enum {string} */
+      type: 'authorized' | 'issuer_declined';
     };
     /**
      * @example succeeded
@@ -2506,16 +2657,58 @@ export interface components {
      *       "payment_method_details": {
      *         "type": "card",
      *         "card": {
+     *           "amount_authorized": 2000,
+     *           "authorization_code": null,
      *           "brand": "visa",
+     *           "checks": {
+     *             "address_line1_check": null,
+     *             "address_postal_code_check": null,
+     *             "cvc_check": "pass"
+     *           },
+     *           "country": "US",
+     *           "electronic_commerce_indicator": null,
      *           "exp_month": 12,
      *           "exp_year": 2034,
-     *           "last4": "4242"
+     *           "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *           "funding": "credit",
+     *           "installments": null,
+     *           "last4": "4242",
+     *           "mandate": null,
+     *           "network": "visa",
+     *           "network_transaction_id": null,
+     *           "regulated_status": "unregulated",
+     *           "three_d_secure": null,
+     *           "transaction_link_id": null,
+     *           "wallet": null
      *         }
      *       },
      *       "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
      *       "shipping": null,
      *       "statement_descriptor": null,
-     *       "statement_descriptor_suffix": "ORDER 6735"
+     *       "statement_descriptor_suffix": "ORDER 6735",
+     *       "outcome": {
+     *         "advice_code": null,
+     *         "network_advice_code": null,
+     *         "network_decline_code": null,
+     *         "network_status": "approved_by_network",
+     *         "reason": null,
+     *         "risk_level": "normal",
+     *         "seller_message": "Payment complete.",
+     *         "type": "authorized"
+     *       },
+     *       "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *       "application": null,
+     *       "application_fee": null,
+     *       "application_fee_amount": null,
+     *       "balance_transaction": null,
+     *       "failure_balance_transaction": null,
+     *       "fraud_details": {},
+     *       "on_behalf_of": null,
+     *       "review": null,
+     *       "source": null,
+     *       "source_transfer": null,
+     *       "transfer_data": null,
+     *       "transfer_group": null
      *     }
      */
     Charge: {
@@ -2598,6 +2791,37 @@ export interface components {
       shipping: components['schemas']['Shipping'] | null;
       statement_descriptor: components['schemas']['StatementDescriptor'] | null;
       statement_descriptor_suffix: components['schemas']['StatementDescriptorSuffix'] | null;
+      outcome: components['schemas']['ChargeOutcome'];
+      /**
+       * @description The payment method paid with (`pm_…`); null for a charge made from a token
+       *     (`POST /v1/charges` with `source`), which makes no payment method, and for charges made
+       *     before it was kept.
+       */
+      payment_method: components['schemas']['ObjectId'] | null;
+      /** @description Always null; Connect applications are not offered. */
+      application: null;
+      /** @description Always null; Connect application fees are not offered. */
+      application_fee: null;
+      /** @description Always null; Connect application fees are not offered. */
+      application_fee_amount: null;
+      /** @description Always null; this server keeps no balance, so no balance transaction records the charge. */
+      balance_transaction: null;
+      /** @description Always null; balance transactions are not offered. */
+      failure_balance_transaction: null;
+      /** @description Fraud reports on the charge; always empty, as reporting fraud (Radar) is not offered. */
+      fraud_details: Record<string, never>;
+      /** @description Always null; Connect accounts are not offered. */
+      on_behalf_of: null;
+      /** @description Always null; Radar reviews are not offered. */
+      review: null;
+      /** @description Always null; the legacy sources are not offered (the card paid with is in `payment_method_details`). */
+      source: null;
+      /** @description Always null; transfers (Connect) are not offered. */
+      source_transfer: null;
+      /** @description Always null; transfers (Connect) are not offered. */
+      transfer_data: null;
+      /** @description Always null; transfers (Connect) are not offered. */
+      transfer_group: null;
     };
     /**
      * @description A receipt's number, `NNNN-NNNN`.
@@ -2739,16 +2963,58 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": 2000,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2034,
-     *               "last4": "4242"
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "4242",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
      *           "shipping": null,
      *           "statement_descriptor": null,
-     *           "statement_descriptor_suffix": "ORDER 6735"
+     *           "statement_descriptor_suffix": "ORDER 6735",
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "approved_by_network",
+     *             "reason": null,
+     *             "risk_level": "normal",
+     *             "seller_message": "Payment complete.",
+     *             "type": "authorized"
+     *           },
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       ],
      *       "has_more": false,
@@ -3143,16 +3409,58 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": 2000,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2034,
-     *               "last4": "4242"
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "4242",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
      *           "shipping": null,
      *           "statement_descriptor": null,
-     *           "statement_descriptor_suffix": "ORDER 6735"
+     *           "statement_descriptor_suffix": "ORDER 6735",
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "approved_by_network",
+     *             "reason": null,
+     *             "risk_level": "normal",
+     *             "seller_message": "Payment complete.",
+     *             "type": "authorized"
+     *           },
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       }
      *     }
@@ -3246,16 +3554,58 @@ export interface components {
      *               "payment_method_details": {
      *                 "type": "card",
      *                 "card": {
+     *                   "amount_authorized": 2000,
+     *                   "authorization_code": null,
      *                   "brand": "visa",
+     *                   "checks": {
+     *                     "address_line1_check": null,
+     *                     "address_postal_code_check": null,
+     *                     "cvc_check": "pass"
+     *                   },
+     *                   "country": "US",
+     *                   "electronic_commerce_indicator": null,
      *                   "exp_month": 12,
      *                   "exp_year": 2034,
-     *                   "last4": "4242"
+     *                   "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *                   "funding": "credit",
+     *                   "installments": null,
+     *                   "last4": "4242",
+     *                   "mandate": null,
+     *                   "network": "visa",
+     *                   "network_transaction_id": null,
+     *                   "regulated_status": "unregulated",
+     *                   "three_d_secure": null,
+     *                   "transaction_link_id": null,
+     *                   "wallet": null
      *                 }
      *               },
      *               "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
      *               "shipping": null,
      *               "statement_descriptor": null,
-     *               "statement_descriptor_suffix": "ORDER 6735"
+     *               "statement_descriptor_suffix": "ORDER 6735",
+     *               "outcome": {
+     *                 "advice_code": null,
+     *                 "network_advice_code": null,
+     *                 "network_decline_code": null,
+     *                 "network_status": "approved_by_network",
+     *                 "reason": null,
+     *                 "risk_level": "normal",
+     *                 "seller_message": "Payment complete.",
+     *                 "type": "authorized"
+     *               },
+     *               "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *               "application": null,
+     *               "application_fee": null,
+     *               "application_fee_amount": null,
+     *               "balance_transaction": null,
+     *               "failure_balance_transaction": null,
+     *               "fraud_details": {},
+     *               "on_behalf_of": null,
+     *               "review": null,
+     *               "source": null,
+     *               "source_transfer": null,
+     *               "transfer_data": null,
+     *               "transfer_group": null
      *             }
      *           }
      *         }
@@ -3885,11 +4235,7 @@ export interface components {
      */
     PaymentMethodCard: {
       brand: components['schemas']['CardBrand'];
-      checks: {
-        address_line1_check: components['schemas']['CardCheck'];
-        address_postal_code_check: components['schemas']['CardCheck'];
-        cvc_check: components['schemas']['CardCheck'];
-      };
+      checks: components['schemas']['CardChecks'];
       /** @description Where the card was issued (ISO 3166-1 alpha-2). */
       country: string | null;
       /** @description The brand to show the customer. */
@@ -5189,16 +5535,58 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": 2000,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2034,
-     *               "last4": "4242"
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "4242",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
      *           "shipping": null,
      *           "statement_descriptor": null,
-     *           "statement_descriptor_suffix": "ORDER 6735"
+     *           "statement_descriptor_suffix": "ORDER 6735",
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "approved_by_network",
+     *             "reason": null,
+     *             "risk_level": "normal",
+     *             "seller_message": "Payment complete.",
+     *             "type": "authorized"
+     *           },
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       }
      *     }
@@ -5453,16 +5841,58 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": 2000,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2034,
-     *               "last4": "4242"
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "4242",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
      *           "shipping": null,
      *           "statement_descriptor": null,
-     *           "statement_descriptor_suffix": "ORDER 6735"
+     *           "statement_descriptor_suffix": "ORDER 6735",
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "approved_by_network",
+     *             "reason": null,
+     *             "risk_level": "normal",
+     *             "seller_message": "Payment complete.",
+     *             "type": "authorized"
+     *           },
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       }
      *     }
@@ -5524,10 +5954,29 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": null,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2029,
-     *               "last4": "9995"
+     *               "fingerprint": "b3Rk0cQmZbV1nW9e",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "9995",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "billing_details": {
@@ -5536,7 +5985,30 @@ export interface components {
      *             "name": null,
      *             "phone": null
      *           },
-     *           "disputed": false
+     *           "disputed": false,
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "declined_by_network",
+     *             "reason": "insufficient_funds",
+     *             "risk_level": "normal",
+     *             "seller_message": "The bank returned the decline code `insufficient_funds`.",
+     *             "type": "issuer_declined"
+     *           },
+     *           "payment_method": "pm_Hq2VYwS0mJ4eGx3oNL6tZbRk",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       }
      *     }
@@ -5603,16 +6075,58 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": 2000,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2034,
-     *               "last4": "4242"
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "4242",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
      *           "shipping": null,
      *           "statement_descriptor": null,
-     *           "statement_descriptor_suffix": "ORDER 6735"
+     *           "statement_descriptor_suffix": "ORDER 6735",
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "approved_by_network",
+     *             "reason": null,
+     *             "risk_level": "normal",
+     *             "seller_message": "Payment complete.",
+     *             "type": "authorized"
+     *           },
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         },
      *         "previous_attributes": {
      *           "description": null
@@ -5701,10 +6215,29 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": 2000,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2034,
-     *               "last4": "4242"
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "4242",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "billing_details": {
@@ -5713,7 +6246,30 @@ export interface components {
      *             "name": "Jenny Rosen",
      *             "phone": null
      *           },
-     *           "disputed": false
+     *           "disputed": false,
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "approved_by_network",
+     *             "reason": null,
+     *             "risk_level": "normal",
+     *             "seller_message": "Payment complete.",
+     *             "type": "authorized"
+     *           },
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         },
      *         "previous_attributes": {
      *           "amount_refunded": 0,
@@ -5960,16 +6516,58 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": 2000,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2034,
-     *               "last4": "4242"
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "4242",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "calculated_statement_descriptor": "TEST SHOP* ORDER 6735",
      *           "shipping": null,
      *           "statement_descriptor": null,
-     *           "statement_descriptor_suffix": "ORDER 6735"
+     *           "statement_descriptor_suffix": "ORDER 6735",
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "approved_by_network",
+     *             "reason": null,
+     *             "risk_level": "normal",
+     *             "seller_message": "Payment complete.",
+     *             "type": "authorized"
+     *           },
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       }
      *     }
@@ -6049,10 +6647,29 @@ export interface components {
      *           "payment_method_details": {
      *             "type": "card",
      *             "card": {
+     *               "amount_authorized": 2000,
+     *               "authorization_code": null,
      *               "brand": "visa",
+     *               "checks": {
+     *                 "address_line1_check": null,
+     *                 "address_postal_code_check": null,
+     *                 "cvc_check": "pass"
+     *               },
+     *               "country": "US",
+     *               "electronic_commerce_indicator": null,
      *               "exp_month": 12,
      *               "exp_year": 2034,
-     *               "last4": "4242"
+     *               "fingerprint": "Xt5EWLLDS7FJjR1c",
+     *               "funding": "credit",
+     *               "installments": null,
+     *               "last4": "4242",
+     *               "mandate": null,
+     *               "network": "visa",
+     *               "network_transaction_id": null,
+     *               "regulated_status": "unregulated",
+     *               "three_d_secure": null,
+     *               "transaction_link_id": null,
+     *               "wallet": null
      *             }
      *           },
      *           "billing_details": {
@@ -6061,7 +6678,30 @@ export interface components {
      *             "name": null,
      *             "phone": null
      *           },
-     *           "disputed": false
+     *           "disputed": false,
+     *           "outcome": {
+     *             "advice_code": null,
+     *             "network_advice_code": null,
+     *             "network_decline_code": null,
+     *             "network_status": "approved_by_network",
+     *             "reason": null,
+     *             "risk_level": "normal",
+     *             "seller_message": "Payment complete.",
+     *             "type": "authorized"
+     *           },
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
+     *           "application": null,
+     *           "application_fee": null,
+     *           "application_fee_amount": null,
+     *           "balance_transaction": null,
+     *           "failure_balance_transaction": null,
+     *           "fraud_details": {},
+     *           "on_behalf_of": null,
+     *           "review": null,
+     *           "source": null,
+     *           "source_transfer": null,
+     *           "transfer_data": null,
+     *           "transfer_group": null
      *         }
      *       }
      *     }

@@ -125,6 +125,13 @@ export const resolvers: Resolvers = withFieldScopes({
   Card: {
     expMonth: (card) => card.exp_month,
     expYear: (card) => card.exp_year,
+    amountAuthorized: (card) => card.amount_authorized,
+  },
+
+  ChargeOutcome: {
+    networkStatus: (outcome) => outcome.network_status,
+    riskLevel: (outcome) => outcome.risk_level,
+    sellerMessage: (outcome) => outcome.seller_message,
   },
 
   Charge: {
@@ -146,6 +153,7 @@ export const resolvers: Resolvers = withFieldScopes({
     calculatedStatementDescriptor: (charge) => charge.calculated_statement_descriptor,
     statementDescriptor: (charge) => charge.statement_descriptor,
     statementDescriptorSuffix: (charge) => charge.statement_descriptor_suffix,
+    paymentMethod: (charge) => charge.payment_method,
   },
 
   ...paymentIntentTypes,

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { ApiClient } from '../helpers/api-client.js';
 import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
+import { APPROVED, documentedCard } from '../helpers/charge-cards.js';
 import { withoutClientSecret } from '../helpers/client-secret.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { useTestServer } from '../helpers/test-server.js';
@@ -45,7 +46,14 @@ forEachDatabase('charges', (engine) => {
       expect(res.body.metadata).to.deep.equal({ order: '6735' });
       // A token stands for a card valid for years to come, and carries no billing details.
       const expiry = { exp_month: 12, exp_year: new Date(server.clock.nowMs()).getUTCFullYear() + 3 };
-      expect(res.body.payment_method_details).to.deep.equal({ type: 'card', card: { brand: 'visa', ...expiry, last4: '4242' } });
+      // The token's test card, as its payment methods show it; a token carries no checks.
+      const fingerprint = (await server.api.post('/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } })).body.card.fingerprint;
+      expect(res.body.payment_method_details).to.deep.equal({
+        type: 'card',
+        card: { ...documentedCard({ brand: 'visa', ...expiry, last4: '4242', fingerprint, amount_authorized: 2000 }), checks: null },
+      });
+      expect(res.body.payment_method).to.equal(null);
+      expect(res.body.outcome).to.deep.equal(APPROVED);
       expect(res.body.billing_details).to.deep.equal({ address: null, email: null, name: null, phone: null });
       expect(res.body.disputed).to.equal(false);
       // Captured at once, through a payment intent of its own.
@@ -66,7 +74,10 @@ forEachDatabase('charges', (engine) => {
       const intent = (await server.api.post('/v1/payment_intents', { amount: 2000, currency: 'usd', payment_method: pm.id, confirm: true })).body;
       await server.api.post(`/v1/payment_methods/${pm.id}`, { billing_details: { name: 'Someone Else' } });
       const charge = (await server.api.get(`/v1/charges/${intent.latest_charge}`)).body;
-      expect(charge.payment_method_details.card).to.deep.equal({ brand: 'visa', exp_month: 7, exp_year: 2031, last4: '4242' });
+      expect(charge.payment_method_details.card).to.deep.equal(
+        documentedCard({ ...pm.card, exp_month: 7, exp_year: 2031, amount_authorized: 2000 }),
+      );
+      expect(charge.payment_method).to.equal(pm.id);
       expect(charge.billing_details).to.deep.equal(billing);
     });
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { ApiClient, type ApiResponse } from '../helpers/api-client.js';
 import { startApiProcessesInTurn, type ApiProcess } from '../helpers/api-process.js';
 import { aCustomer, expectError } from '../helpers/builders.js';
+import { APPROVED, documentedCard } from '../helpers/charge-cards.js';
 import { createDatabase, forEachDatabase, type TestDatabase } from '../helpers/databases.js';
 import { withoutClientSecret } from '../helpers/client-secret.js';
 import { eventually } from '../helpers/eventually.js';
@@ -25,12 +26,38 @@ async function cardOf(api: ApiClient, id: string): Promise<any> {
 }
 
 /**
- * Asserts that a charge's card is the brand and last four digits expected, with the expiry of the
- * payment method it was paid with, and nothing else (no number, no CVC).
+ * Asserts that a charge was paid with the payment method it names and shows its card as that
+ * payment method shows it (brand and last four digits as expected, no number, no CVC), with the
+ * amount authorised and, when the customer authenticated, 3-D Secure.
  */
-async function expectChargeCard(api: ApiClient, charge: any, card: { brand: string; last4: string }): Promise<void> {
-  const { exp_month, exp_year } = await cardOf(api, charge.payment_method);
-  expect(charge.payment_method_details.card).to.deep.equal({ ...card, exp_month, exp_year });
+async function expectChargeCard(
+  api: ApiClient,
+  charge: any,
+  card: { brand: string; last4: string },
+  { authenticated = false } = {},
+): Promise<void> {
+  const method = await cardOf(api, charge.payment_method);
+  expect(method).to.include(card);
+  const expected = documentedCard({ ...method, amount_authorized: charge.amount });
+  if (authenticated) {
+    const eci = card.brand === 'visa' ? '05' : '02';
+    Object.assign(expected, { electronic_commerce_indicator: eci, three_d_secure: authenticatedWith(eci) });
+  }
+  expect(charge.payment_method_details).to.deep.equal({ type: 'card', card: expected });
+  expect(charge.outcome).to.deep.equal(APPROVED);
+}
+
+/** A charge's `three_d_secure` after the customer authenticated (a challenge, as the test cards ask). */
+function authenticatedWith(eci: string) {
+  return {
+    authentication_flow: 'challenge',
+    electronic_commerce_indicator: eci,
+    exemption_indicator: null,
+    result: 'authenticated',
+    result_reason: null,
+    transaction_id: null,
+    version: '2.2.0',
+  };
 }
 
 function anAuthorisedIntent(api: ApiClient): Promise<any> {
@@ -525,7 +552,7 @@ forEachDatabase('payment intents', (engine) => {
       const paid = ok(await server.api.post(waiting.next_action.authenticate.url));
       expect(paid).to.include({ status: 'succeeded', next_action: null, amount_received: 2000 });
       const charge = ok(await server.api.get(`/v1/charges/${paid.latest_charge}`));
-      await expectChargeCard(server.api, charge, { brand: 'visa', last4: '3184' });
+      await expectChargeCard(server.api, charge, { brand: 'visa', last4: '3184' }, { authenticated: true });
       expect(await eventsOldestFirst(server.api)).to.deep.equal([
         ['payment_intent.created', intent],
         ['payment_intent.requires_action', waiting],

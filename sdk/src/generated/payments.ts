@@ -521,8 +521,84 @@ export const CardBrand = {
   mastercard: 'mastercard',
 } as const;
 
+/**
+ * The amount the card authorised; null for a declined charge.
+ * @minimum 0
+ * @maximum 99999999
+ */
+export type PaymentMethodDetailsCardAmountAuthorized = number | null;
+
+/**
+ * The payment method's checks; null for a charge made from a token.
+ */
+export type PaymentMethodDetailsCardChecks = CardChecks | null;
+
+/**
+ * Where the card was issued (ISO 3166-1 alpha-2).
+ * @maxLength 2
+ */
+export type PaymentMethodDetailsCardCountry = string | null;
+
+/**
+ * The ECI of a payment the customer authenticated with 3-D Secure (`05` for Visa, `02` for
+Mastercard); null otherwise.
+
+ */
+export type PaymentMethodDetailsCardElectronicCommerceIndicator = '02' | '05' | null;
+
+/**
+ * The card's fingerprint, as its payment methods show it (the same for every payment
+method of one card number, and for a token of that card); null for charges made
+before it was kept.
+
+ * @maxLength 32
+ */
+export type PaymentMethodDetailsCardFingerprint = string | null;
+
+export type PaymentMethodDetailsCardFunding = 'credit' | 'debit' | 'prepaid' | 'unknown' | null;
+
+/**
+ * The card network the payment went through.
+ * @maxLength 32
+ */
+export type PaymentMethodDetailsCardNetwork = string | null;
+
+/**
+ * Whether the card is a regulated debit card; every test card is a credit card, `unregulated`.
+ */
+export type PaymentMethodDetailsCardRegulatedStatus = 'regulated' | 'unregulated' | null;
+
+/**
+ * How the customer authenticated the payment (3-D Secure); null when they did not.
+ */
+export type PaymentMethodDetailsCardThreeDSecure = ChargeThreeDSecure | null;
+
+/**
+ * The card paid with, as the payment method showed it at the payment (a token's test card
+for a charge made from a token).
+
+ */
 export type PaymentMethodDetailsCard = {
+  /**
+   * The amount the card authorised; null for a declined charge.
+   * @minimum 0
+   * @maximum 99999999
+   */
+  amount_authorized: PaymentMethodDetailsCardAmountAuthorized;
+  /** The network's authorisation code; always null, as no card network is reached. */
+  authorization_code: null;
   brand: CardBrand;
+  /** The payment method's checks; null for a charge made from a token. */
+  checks: PaymentMethodDetailsCardChecks;
+  /**
+   * Where the card was issued (ISO 3166-1 alpha-2).
+   * @maxLength 2
+   */
+  country: PaymentMethodDetailsCardCountry;
+  /** The ECI of a payment the customer authenticated with 3-D Secure (`05` for Visa, `02` for
+Mastercard); null otherwise.
+ */
+  electronic_commerce_indicator: PaymentMethodDetailsCardElectronicCommerceIndicator;
   /**
    * @minimum 1
    * @maximum 12
@@ -534,15 +610,164 @@ export type PaymentMethodDetailsCard = {
    */
   exp_year: number;
   /**
+   * The card's fingerprint, as its payment methods show it (the same for every payment
+method of one card number, and for a token of that card); null for charges made
+before it was kept.
+
+   * @maxLength 32
+   */
+  fingerprint: PaymentMethodDetailsCardFingerprint;
+  funding: PaymentMethodDetailsCardFunding;
+  /** Always null; installment plans are not offered. */
+  installments: null;
+  /**
    * @maxLength 4
    * @pattern ^[0-9]{4}$
    */
   last4: string;
+  /** Always null; mandates are not offered. */
+  mandate: null;
+  /**
+   * The card network the payment went through.
+   * @maxLength 32
+   */
+  network: PaymentMethodDetailsCardNetwork;
+  /** The network's transaction id; always null, as no card network is reached. */
+  network_transaction_id: null;
+  /** Whether the card is a regulated debit card; every test card is a credit card, `unregulated`. */
+  regulated_status: PaymentMethodDetailsCardRegulatedStatus;
+  /** How the customer authenticated the payment (3-D Secure); null when they did not. */
+  three_d_secure: PaymentMethodDetailsCardThreeDSecure;
+  /** Always null; no card network links transactions here. */
+  transaction_link_id: null;
+  /** The wallet the card came from; always null (no wallets here). */
+  wallet: null;
 };
 
 export interface PaymentMethodDetails {
   type: 'card';
+  /** The card paid with, as the payment method showed it at the payment (a token's test card
+for a charge made from a token).
+ */
   card: PaymentMethodDetailsCard;
+}
+
+/**
+ * What was checked of what was given with the card.
+ */
+export interface CardChecks {
+  address_line1_check: CardCheck;
+  address_postal_code_check: CardCheck;
+  cvc_check: CardCheck;
+}
+
+export type ChargeThreeDSecureAuthenticationFlow =
+  (typeof ChargeThreeDSecureAuthenticationFlow)[keyof typeof ChargeThreeDSecureAuthenticationFlow];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ChargeThreeDSecureAuthenticationFlow = {
+  challenge: 'challenge',
+  frictionless: 'frictionless',
+} as const;
+
+export type ChargeThreeDSecureElectronicCommerceIndicator =
+  (typeof ChargeThreeDSecureElectronicCommerceIndicator)[keyof typeof ChargeThreeDSecureElectronicCommerceIndicator];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ChargeThreeDSecureElectronicCommerceIndicator = {
+  NUMBER_02: '02',
+  NUMBER_05: '05',
+} as const;
+
+export type ChargeThreeDSecureResult =
+  (typeof ChargeThreeDSecureResult)[keyof typeof ChargeThreeDSecureResult];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ChargeThreeDSecureResult = {
+  authenticated: 'authenticated',
+} as const;
+
+export type ChargeThreeDSecureVersion =
+  (typeof ChargeThreeDSecureVersion)[keyof typeof ChargeThreeDSecureVersion];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ChargeThreeDSecureVersion = {
+  '220': '2.2.0',
+} as const;
+
+/**
+ * A 3-D Secure authentication of a payment, as the test card's issuer answered it.
+ */
+export interface ChargeThreeDSecure {
+  authentication_flow: ChargeThreeDSecureAuthenticationFlow;
+  electronic_commerce_indicator: ChargeThreeDSecureElectronicCommerceIndicator;
+  /** Always null; no exemption is requested. */
+  exemption_indicator: null;
+  result: ChargeThreeDSecureResult;
+  /** Null for an authenticated payment. */
+  result_reason: null;
+  /** The directory server's transaction id; always null, as none is reached. */
+  transaction_id: null;
+  version: ChargeThreeDSecureVersion;
+}
+
+export type ChargeOutcomeNetworkStatus =
+  (typeof ChargeOutcomeNetworkStatus)[keyof typeof ChargeOutcomeNetworkStatus];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ChargeOutcomeNetworkStatus = {
+  approved_by_network: 'approved_by_network',
+  declined_by_network: 'declined_by_network',
+} as const;
+
+/**
+ * The decline code of a declined charge (`generic_decline`, `insufficient_funds`, …); null when it succeeded.
+ * @maxLength 64
+ */
+export type ChargeOutcomeReason = string | null;
+
+export type ChargeOutcomeRiskLevel =
+  (typeof ChargeOutcomeRiskLevel)[keyof typeof ChargeOutcomeRiskLevel];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ChargeOutcomeRiskLevel = {
+  normal: 'normal',
+} as const;
+
+export type ChargeOutcomeType = (typeof ChargeOutcomeType)[keyof typeof ChargeOutcomeType];
+
+// eslint-disable-next-line @typescript-eslint/no-redeclare
+export const ChargeOutcomeType = {
+  authorized: 'authorized',
+  issuer_declined: 'issuer_declined',
+} as const;
+
+/**
+ * What came of the charge, as the test card's issuer and network answer it: `authorized`
+(`approved_by_network`, seller message "Payment complete.") or `issuer_declined`
+(`declined_by_network`, `reason` the decline code). Risk is not evaluated beyond `normal`.
+
+ */
+export interface ChargeOutcome {
+  /** Always null; issuers give no advice here. */
+  advice_code: null;
+  /** Always null; no card network is reached. */
+  network_advice_code: null;
+  /** Always null; no card network is reached. */
+  network_decline_code: null;
+  network_status: ChargeOutcomeNetworkStatus;
+  /**
+   * The decline code of a declined charge (`generic_decline`, `insufficient_funds`, …); null when it succeeded.
+   * @maxLength 64
+   */
+  reason: ChargeOutcomeReason;
+  risk_level: ChargeOutcomeRiskLevel;
+  /**
+   * What came of the charge, for the seller.
+   * @maxLength 200
+   */
+  seller_message: string;
+  type: ChargeOutcomeType;
 }
 
 export type ChargeStatus = (typeof ChargeStatus)[keyof typeof ChargeStatus];
@@ -619,6 +844,19 @@ export type ChargeShipping = Shipping | null;
 export type ChargeStatementDescriptor = StatementDescriptor | null;
 
 export type ChargeStatementDescriptorSuffix = StatementDescriptorSuffix | null;
+
+/**
+ * The payment method paid with (`pm_…`); null for a charge made from a token
+(`POST /v1/charges` with `source`), which makes no payment method, and for charges made
+before it was kept.
+
+ */
+export type ChargePaymentMethod = ObjectId | null;
+
+/**
+ * Fraud reports on the charge; always empty, as reporting fraud (Radar) is not offered.
+ */
+export type ChargeFraudDetails = { [key: string]: unknown };
 
 export interface Charge {
   id: ObjectId;
@@ -699,6 +937,36 @@ statement descriptors existed.
   shipping: ChargeShipping;
   statement_descriptor: ChargeStatementDescriptor;
   statement_descriptor_suffix: ChargeStatementDescriptorSuffix;
+  outcome: ChargeOutcome;
+  /** The payment method paid with (`pm_…`); null for a charge made from a token
+(`POST /v1/charges` with `source`), which makes no payment method, and for charges made
+before it was kept.
+ */
+  payment_method: ChargePaymentMethod;
+  /** Always null; Connect applications are not offered. */
+  application: null;
+  /** Always null; Connect application fees are not offered. */
+  application_fee: null;
+  /** Always null; Connect application fees are not offered. */
+  application_fee_amount: null;
+  /** Always null; this server keeps no balance, so no balance transaction records the charge. */
+  balance_transaction: null;
+  /** Always null; balance transactions are not offered. */
+  failure_balance_transaction: null;
+  /** Fraud reports on the charge; always empty, as reporting fraud (Radar) is not offered. */
+  fraud_details: ChargeFraudDetails;
+  /** Always null; Connect accounts are not offered. */
+  on_behalf_of: null;
+  /** Always null; Radar reviews are not offered. */
+  review: null;
+  /** Always null; the legacy sources are not offered (the card paid with is in `payment_method_details`). */
+  source: null;
+  /** Always null; transfers (Connect) are not offered. */
+  source_transfer: null;
+  /** Always null; transfers (Connect) are not offered. */
+  transfer_data: null;
+  /** Always null; transfers (Connect) are not offered. */
+  transfer_group: null;
 }
 
 /**
@@ -1680,12 +1948,6 @@ export interface BillingDetailsParams {
  */
 export type CardCheck = 'pass' | 'fail' | 'unavailable' | 'unchecked' | null;
 
-export type PaymentMethodCardChecks = {
-  address_line1_check: CardCheck;
-  address_postal_code_check: CardCheck;
-  cvc_check: CardCheck;
-};
-
 /**
  * Where the card was issued (ISO 3166-1 alpha-2).
  * @maxLength 2
@@ -1725,7 +1987,7 @@ export type PaymentMethodCardThreeDSecureUsage = {
  */
 export interface PaymentMethodCard {
   brand: CardBrand;
-  checks: PaymentMethodCardChecks;
+  checks: CardChecks;
   /**
    * Where the card was issued (ISO 3166-1 alpha-2).
    * @maxLength 2

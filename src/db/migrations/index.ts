@@ -18,6 +18,7 @@ import * as paymentMethods from './0016_payment_methods.js';
 import * as setupIntents from './0017_setup_intents.js';
 import * as documentedFields from './0018_documented_fields.js';
 import * as chargeCards from './0019_charge_cards.js';
+import * as chargeOutcomes from './0020_charge_outcomes.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -43,6 +44,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0017_setup_intents', setupIntents],
   ['0018_documented_fields', documentedFields],
   ['0019_charge_cards', chargeCards],
+  ['0020_charge_outcomes', chargeOutcomes],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

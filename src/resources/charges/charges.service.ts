@@ -30,7 +30,7 @@ import {
   type ChargeCreateParams,
   type ChargeUpdateParams,
 } from '../payments/charges.mapper.js';
-import { findTestSource } from '../payments/test-sources.js';
+import { cardFingerprint, findTestSource } from '../payments/test-sources.js';
 
 /**
  * Charges a test source, as a payment intent made and confirmed in one step (the charge belongs
@@ -79,6 +79,7 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
     metadata: intent.metadata,
     precedingEvents: [{ type: 'payment_intent.created', object: toPaymentIntentResource(intent) }],
     writeIntent: (changes) => insertPaymentIntent(ctx.db, { ...intent, ...changes }),
+    cardFingerprint: cardFingerprint(source),
   });
 }
 

@@ -6,7 +6,7 @@ import type { ChargeRow } from './charges.repo.js';
 import { firstRefundsOfCharges, type RefundRow } from './refunds.repo.js';
 import { toRefundResource } from './refunds.mapper.js';
 import { receiptPath } from './receipts.js';
-import { testCardExpiry } from './test-sources.js';
+import { toChargeCard, toChargeOutcome } from './charge-details.js';
 
 export type Charge = components['schemas']['Charge'];
 export type ChargeCreateParams = components['schemas']['ChargeCreateParams'];
@@ -14,6 +14,8 @@ export type ChargeUpdateParams = components['schemas']['ChargeUpdateParams'];
 export type ChargeCaptureParams = components['schemas']['ChargeCaptureParams'];
 /** The card a charge was made with, as its `payment_method_details` show it. */
 export type ChargeCard = Charge['payment_method_details']['card'];
+/** What came of a charge, as its `outcome` shows it. */
+export type ChargeOutcome = Charge['outcome'];
 
 /** A charge's first page of refunds (newest first), as its `refunds` list shows them. */
 interface ChargeRefundsPage {
@@ -26,6 +28,22 @@ const NO_REFUNDS: ChargeRefundsPage = { rows: [], hasMore: false };
 
 /** The billing details of a charge made from a token, which carries none. */
 const NO_BILLING_DETAILS: Charge['billing_details'] = { address: null, email: null, name: null, phone: null };
+
+/** The fields of features this server does not offer (Connect, Radar, balances, sources): always null. */
+const NOT_OFFERED = {
+  application: null,
+  application_fee: null,
+  application_fee_amount: null,
+  balance_transaction: null,
+  failure_balance_transaction: null,
+  fraud_details: {},
+  on_behalf_of: null,
+  review: null,
+  source: null,
+  source_transfer: null,
+  transfer_data: null,
+  transfer_group: null,
+} as const satisfies Partial<Charge>;
 
 /** How many refunds a charge's `refunds` list embeds; the rest are at its `url`. */
 const EMBEDDED_REFUNDS = 10;
@@ -73,15 +91,9 @@ function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPag
     status: row.status,
     failure_code: row.failure_code,
     failure_message: row.failure_message,
-    payment_method_details: {
-      type: 'card',
-      card: {
-        brand: row.card_brand as Charge['payment_method_details']['card']['brand'],
-        exp_month: row.card_exp_month ?? testCardExpiry(row.created).month,
-        exp_year: row.card_exp_year ?? testCardExpiry(row.created).year,
-        last4: row.card_last4,
-      },
-    },
+    payment_method_details: { type: 'card', card: toChargeCard(row) },
+    payment_method: row.payment_method_id,
+    outcome: toChargeOutcome(row),
     billing_details: parseJsonOrNull<Charge['billing_details']>(row.billing_details) ?? NO_BILLING_DETAILS,
     // This server has no disputes.
     disputed: false,
@@ -92,5 +104,6 @@ function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPag
     shipping: parseJsonOrNull<Shipping>(row.shipping),
     statement_descriptor: row.statement_descriptor,
     statement_descriptor_suffix: row.statement_descriptor_suffix,
+    ...NOT_OFFERED,
   };
 }

@@ -41,6 +41,15 @@ export interface ChargeRow {
   card_exp_year: number | null;
   /** JSON of the spec's `BillingDetails` of the payment method paid with; null for a token, and in charges made before it was kept. */
   billing_details: string | null;
+  /** The payment method paid with; null for a token, and in charges made before it was kept. */
+  payment_method_id: string | null;
+  /** The payment method's card fingerprint and CVC check; null as `payment_method_id` is. */
+  card_fingerprint: string | null;
+  card_cvc_check: string | null;
+  /** Why the card was declined (the outcome's `reason`); null for a paid charge, and in failed charges made before it was kept. */
+  decline_code: string | null;
+  /** Whether the customer authenticated the payment (3-D Secure). SQLite answers 0 or 1. */
+  three_d_secure_authenticated: boolean | number;
 }
 
 const INSERTED_COLUMNS = [
@@ -48,7 +57,7 @@ const INSERTED_COLUMNS = [
   'failure_code', 'failure_message', 'card_brand', 'card_last4', 'created', 'payment_intent_id', 'amount_captured',
   'capture_before', 'receipt_email', 'receipt_number', 'receipt_token', 'statement_descriptor',
   'statement_descriptor_suffix', 'calculated_statement_descriptor', 'shipping', 'card_exp_month', 'card_exp_year',
-  'billing_details',
+  'billing_details', 'payment_method_id', 'card_fingerprint', 'card_cvc_check', 'decline_code', 'three_d_secure_authenticated',
 ] as const satisfies ReadonlyArray<keyof ChargeRow>;
 
 /** Inserts the charge (pipelined in a transaction: its row is known, nothing is read back). */

@@ -182,14 +182,22 @@ export interface PaymentOptions {
   paymentMethod?: UsablePaymentMethod;
   /** Whether the customer authenticated this payment (3-D Secure): it sets the card up for off-session use. */
   authenticated?: boolean;
+  /** The fingerprint of a token's test card (a payment method carries its own). */
+  cardFingerprint?: string;
 }
 
-/** What a charge keeps of the card: the payment method's expiry and billing details, or a token's expiry. */
-function chargeCard(method: Omit<PaymentMethodRow, 'seq'> | undefined, now: number) {
+/**
+ * What a charge keeps of the payment method paid with: its id, card (expiry, fingerprint, CVC
+ * check) and billing details; a token's expiry for a charge made from a token.
+ */
+function chargeCard(method: Omit<PaymentMethodRow, 'seq'> | undefined, tokenFingerprint: string | undefined, now: number) {
   const expiry = testCardExpiry(now);
   return {
+    payment_method_id: method?.id ?? null,
     card_exp_month: method?.card_exp_month ?? expiry.month,
     card_exp_year: method?.card_exp_year ?? expiry.year,
+    card_fingerprint: method?.card_fingerprint ?? tokenFingerprint ?? null,
+    card_cvc_check: method?.card_cvc_check ?? null,
     billing_details: method?.billing_details ?? null,
   };
 }
@@ -225,6 +233,8 @@ export async function makePayment(
     status: declined ? 'failed' : 'succeeded',
     failure_code: declined ? (source.errorCode ?? 'card_declined') : null,
     failure_message: declined?.message ?? null,
+    decline_code: declined?.code ?? null,
+    three_d_secure_authenticated: options.authenticated === true,
     card_brand: source.brand,
     card_last4: source.last4,
     created: now,
@@ -236,7 +246,7 @@ export async function makePayment(
     receipt_token: declined ? null : newReceiptToken(),
     ...(await statementDescriptors(ctx.db, ctx.accountId, row.statement_descriptor, row.statement_descriptor_suffix)),
     shipping: row.shipping,
-    ...chargeCard(options.paymentMethod, now),
+    ...chargeCard(options.paymentMethod, options.cardFingerprint, now),
   });
   if (receiptDue(chargeRow)) await queueReceiptMail(ctx.db, ctx.clock, chargeRow);
   const charge = await toCharge(ctx.db, ctx.accountId, chargeRow);

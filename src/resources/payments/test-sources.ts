@@ -88,7 +88,7 @@ export function findTestCardByNumber(number: string): TestCard | undefined {
 }
 
 /** The test source a token or test payment method names (what `POST /v1/charges` takes), or undefined. */
-export function findTestSource(token: string): TestSource | undefined {
+export function findTestSource(token: string): TestCard | undefined {
   return findTestCardByReference(token);
 }
 
