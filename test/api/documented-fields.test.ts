@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import type { ApiClient } from '../helpers/api-client.js';
 import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
+import { APPROVED, declined, documentedCard } from '../helpers/charge-cards.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { graphql } from '../helpers/graphql-client.js';
 import { useTestServer } from '../helpers/test-server.js';
@@ -507,6 +508,104 @@ forEachDatabase('documented fields', (engine) => {
       expect((await ok(server.api.get(`/v1/payment_intents/${intent.id}`))).status).to.equal(
         'requires_confirmation',
       );
+    });
+  });
+
+  describe("what a charge says of its payment", () => {
+    /** The fields of features this server does not offer (Connect, Radar, balances, sources). */
+    const NOT_OFFERED = {
+      application: null,
+      application_fee: null,
+      application_fee_amount: null,
+      balance_transaction: null,
+      failure_balance_transaction: null,
+      fraud_details: {},
+      on_behalf_of: null,
+      review: null,
+      source: null,
+      source_transfer: null,
+      transfer_data: null,
+      transfer_group: null,
+    };
+
+    /** Asserts that the charge shows the features this server does not offer as that API does when unused. */
+    const expectNotOffered = (charge: any) => {
+      const { fraud_details, ...nulls } = NOT_OFFERED;
+      expect(charge).to.include(nulls);
+      expect(charge.fraud_details).to.deep.equal(fraud_details);
+    };
+
+    it('names the payment method paid with, shows its card as the payment method does, and the approval', async () => {
+      const pm = await ok(
+        server.api.post('/v1/payment_methods', {
+          type: 'card',
+          card: { number: '5555555555554444', exp_month: 3, exp_year: 2033, cvc: '123' },
+        }),
+      );
+      const intent = await anIntent(server.api, { payment_method: pm.id, confirm: true });
+      const charge = await ok(server.api.get(`/v1/charges/${intent.latest_charge}`));
+      expect(charge.payment_method).to.equal(pm.id);
+      expectNotOffered(charge);
+      expect(pm.card.checks).to.deep.equal({ address_line1_check: null, address_postal_code_check: null, cvc_check: 'pass' });
+      expect(charge.payment_method_details).to.deep.equal({
+        type: 'card',
+        card: documentedCard({ ...pm.card, amount_authorized: 2000 }),
+      });
+      expect(charge.outcome).to.deep.equal(APPROVED);
+    });
+
+    const DECLINES = [
+      ['chargeDeclined', 'generic_decline', 'The bank did not return any further details with this decline.'],
+      ['chargeDeclinedInsufficientFunds', 'insufficient_funds', 'The bank returned the decline code `insufficient_funds`.'],
+      ['chargeDeclinedLostCard', 'lost_card', 'The bank returned the decline code `lost_card`.'],
+    ] as const;
+    for (const [card, reason, sellerMessage] of DECLINES) {
+      it(`shows a charge declined by pm_card_${card} as issuer_declined with reason ${reason}, and its card authorised nothing`, async () => {
+        const res = await server.api.post('/v1/payment_intents', { amount: 2000, currency: 'usd', payment_method: `pm_card_${card}`, confirm: true });
+        const error = expectError(res, 402, 'card_declined');
+        const charge = await ok(server.api.get(`/v1/charges/${error.charge}`));
+        const method = error.payment_intent.last_payment_error.payment_method;
+        expect(charge).to.include({ status: 'failed', payment_method: method.id });
+        expectNotOffered(charge);
+        expect(charge.outcome).to.deep.equal(declined(reason, sellerMessage));
+        expect(charge.payment_method_details.card).to.deep.equal(
+          documentedCard({ ...method.card, amount_authorized: null }),
+        );
+      });
+    }
+
+    it('shows the outcome of a charge made from a declined token, and the same outcome in its charge.failed event', async () => {
+      const res = await server.api.post('/v1/charges', { amount: 2000, currency: 'usd', source: 'tok_chargeDeclinedInsufficientFunds' });
+      const error = expectError(res, 402, 'card_declined');
+      const charge = await ok(server.api.get(`/v1/charges/${error.charge}`));
+      const outcome = declined('insufficient_funds', 'The bank returned the decline code `insufficient_funds`.');
+      expect(charge).to.include({ payment_method: null });
+      expect(charge.outcome).to.deep.equal(outcome);
+      const events = await ok(server.api.get(`/v1/events?type=charge.failed`));
+      expect(events.data.map((event: any) => event.data.object)).to.deep.equal([charge]);
+    });
+
+    it('serves the outcome and the payment method over GraphQL', async () => {
+      const intent = await anIntent(server.api, { payment_method: 'pm_card_visa', confirm: true });
+      const res = await graphql(
+        server.url,
+        server.apiKeys.first,
+        `query($id: ID!) {
+          charge(id: $id) {
+            paymentMethod
+            outcome { networkStatus reason riskLevel sellerMessage type }
+            card { amountAuthorized brand country fingerprint funding network }
+          }
+        }`,
+        { id: intent.latest_charge },
+      );
+      expect(res.body.errors).to.equal(undefined);
+      const pm = await ok(server.api.get(`/v1/payment_methods/${intent.payment_method}`));
+      expect(res.body.data.charge).to.deep.equal({
+        paymentMethod: pm.id,
+        outcome: { networkStatus: 'approved_by_network', reason: null, riskLevel: 'normal', sellerMessage: 'Payment complete.', type: 'authorized' },
+        card: { amountAuthorized: 2000, brand: 'visa', country: 'US', fingerprint: pm.card.fingerprint, funding: 'credit', network: 'visa' },
+      });
     });
   });
 
