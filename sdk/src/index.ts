@@ -32,5 +32,7 @@ export {
   PaymentMethodTypeName, AutomaticPaymentMethodsAllowRedirects, AutomaticPaymentMethodsParamsAllowRedirects,
   PaymentMethodOptionsParamsCardCaptureMethod, CustomerCreateParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay,
   CustomerReplaceParamsInvoiceSettingsRenderingOptionsAnyOfAmountTaxDisplay, SetupIntentStatus, SetupIntentUsage,
-  SetupIntentCancellationReason, SetupErrorType, SetupErrorCode,
+  SetupIntentCancellationReason, SetupErrorType, SetupErrorCode, ChargeOutcomeNetworkStatus, ChargeOutcomeRiskLevel,
+  ChargeOutcomeType, ChargeThreeDSecureAuthenticationFlow, ChargeThreeDSecureElectronicCommerceIndicator,
+  ChargeThreeDSecureResult, ChargeThreeDSecureVersion,
 } from './generated/payments.js';

@@ -601,7 +601,7 @@ forEachDatabase('documented fields', (engine) => {
       );
       expect(res.body.errors).to.equal(undefined);
       const pm = await ok(server.api.get(`/v1/payment_methods/${intent.payment_method}`));
-      expect(res.body.data.charge).to.deep.equal({
+      expect(res.body.data?.charge).to.deep.equal({
         paymentMethod: pm.id,
         outcome: { networkStatus: 'approved_by_network', reason: null, riskLevel: 'normal', sellerMessage: 'Payment complete.', type: 'authorized' },
         card: { amountAuthorized: 2000, brand: 'visa', country: 'US', fingerprint: pm.card.fingerprint, funding: 'credit', network: 'visa' },
