@@ -2528,7 +2528,7 @@ export interface components {
       };
     };
     /**
-     * @description What was checked of what was given with the card.
+     * @description What was checked of what was given with a card paid with (a charge's card's `checks`).
      * @example {
      *       "address_line1_check": null,
      *       "address_postal_code_check": null,
@@ -4235,7 +4235,11 @@ export interface components {
      */
     PaymentMethodCard: {
       brand: components['schemas']['CardBrand'];
-      checks: components['schemas']['CardChecks'];
+      checks: {
+        address_line1_check: components['schemas']['CardCheck'];
+        address_postal_code_check: components['schemas']['CardCheck'];
+        cvc_check: components['schemas']['CardCheck'];
+      };
       /** @description Where the card was issued (ISO 3166-1 alpha-2). */
       country: string | null;
       /** @description The brand to show the customer. */

@@ -653,7 +653,7 @@ for a charge made from a token).
 }
 
 /**
- * What was checked of what was given with the card.
+ * What was checked of what was given with a card paid with (a charge's card's `checks`).
  */
 export interface CardChecks {
   address_line1_check: CardCheck;
@@ -1948,6 +1948,12 @@ export interface BillingDetailsParams {
  */
 export type CardCheck = 'pass' | 'fail' | 'unavailable' | 'unchecked' | null;
 
+export type PaymentMethodCardChecks = {
+  address_line1_check: CardCheck;
+  address_postal_code_check: CardCheck;
+  cvc_check: CardCheck;
+};
+
 /**
  * Where the card was issued (ISO 3166-1 alpha-2).
  * @maxLength 2
@@ -1987,7 +1993,7 @@ export type PaymentMethodCardThreeDSecureUsage = {
  */
 export interface PaymentMethodCard {
   brand: CardBrand;
-  checks: CardChecks;
+  checks: PaymentMethodCardChecks;
   /**
    * Where the card was issued (ISO 3166-1 alpha-2).
    * @maxLength 2
