@@ -368,7 +368,9 @@ forEachDatabase('requests from the spec', (engine) => {
   const server = useTestServer(engine, { webhookAllowPrivateNetworks: true }, { per: 'suite' });
   let fixture: Fixture;
 
-  before(async () => {
+  before(async function () {
+    // The fixture's requests are the first of their operations: each compiles its schemas.
+    this.timeout(120_000);
     fixture = await createFixture(server);
   });
 

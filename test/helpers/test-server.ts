@@ -245,7 +245,10 @@ export function useTestServer(
       throw new Error('useTestServer: no server outside the tests and hooks of its describe');
     return current;
   };
-  const start = async () => {
+  const start = async function (this: Mocha.Context) {
+    // A worker's first server also parses the spec, builds its validator and, after a migration
+    // changed, the Postgres template: seconds that a loaded machine stretches past the default.
+    this.timeout(60_000);
     current = await startTestServer(engine, options);
   };
   const stop = async () => {
