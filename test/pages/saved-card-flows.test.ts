@@ -154,6 +154,7 @@ describe('saving a card and charging it later, with the official clients and 3-D
   async function authenticateInBrowser(server: TestServer, redirectUrl: string): Promise<Landing> {
     const page = await browser.newPage();
     try {
+      // This server names its page by a path on the API's origin (the reference's URL is absolute).
       await page.goto(new URL(redirectUrl, server.url).toString());
       await Promise.all([
         page.waitForURL(`${merchant.url}/**`),
@@ -230,6 +231,7 @@ describe('saving a card and charging it later, with the official clients and 3-D
         expect(paid).to.include({ status: 'succeeded', amount_received: 1099 });
         const saved = await stripe.customers.listPaymentMethods(customer.id, { type: 'card' });
         expect(saved.data.map((pm) => pm.id)).to.deep.equal([paid.payment_method]);
+        expect(saved.data[0]).to.include({ customer: customer.id });
         expect(saved.data[0].card).to.include({ last4: '3155' });
 
         const later = await chargeOffSession(stripe, customer.id, paid.payment_method as string);
