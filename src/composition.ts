@@ -55,6 +55,7 @@ import type { ServiceSettings } from './operations/operations.js';
 import { parseCertificateBundle } from './resources/client-certificates/client-certificates.x509.js';
 import { sealStoredSecrets } from './resources/shared/sealed-secrets.js';
 import { loadSecretBox } from './secrets-keys.js';
+import { PublicOrigin } from './public-origin.js';
 import { hostAndPort, OpenedResources, startupStage } from './startup-failure.js';
 import { createFailureNotifier, type FailureNotifier } from './webhooks/failure-notices.js';
 import { createReceiptMailer } from './receipts/receipt-mailer.js';
@@ -196,6 +197,8 @@ export interface Services {
   settings: ServiceSettings;
   /** Seals and opens the stored secrets (webhook, signing-key and token-signing secrets). */
   secrets: SecretBox;
+  /** The origin of the URLs the server gives out (`settings.publicOrigin` reads it). */
+  publicOrigin: PublicOrigin;
   opened: OpenedResources<Closable>;
 }
 
@@ -205,6 +208,7 @@ export async function createServices(config: CompositionConfig, choices: Service
   const opened = choices.opened ?? new OpenedResources(CLOSE_ORDER);
   const clock = choices.clock ?? systemClock;
   const secrets = choices.secrets ?? (await loadSecretBox(config.secretsKeys, { target }));
+  const publicOrigin = new PublicOrigin(config.publicUrl, config.host, config.port);
   const db = choices.db ?? (await openDatabase(target));
   if (!choices.db) {
     opened.track('database', () => db.close());
@@ -250,7 +254,13 @@ export async function createServices(config: CompositionConfig, choices: Service
     sender,
     notifyFailure: createFailureNotifier({ smtpUrl: config.smtpUrl, from: config.mailFrom, logger }),
     metrics: choices.metrics === false ? undefined : createProcessMetrics(db, clock),
-    settings: { ...config.settings, accessTokens: config.accessTokens, eventRetentionDays: config.eventRetentionDays },
+    settings: {
+      ...config.settings,
+      accessTokens: config.accessTokens,
+      eventRetentionDays: config.eventRetentionDays,
+      publicOrigin: () => publicOrigin.url,
+    },
+    publicOrigin,
     secrets,
     opened,
   };
@@ -309,7 +319,7 @@ export async function startRoles(services: Services, choices: RoleChoices = {}):
   let worker: WebhookWorker | undefined;
   const workerPort = config.role === 'worker' ? workerListenerPort(config) : undefined;
   if (workerPort) await listenWorker(services, workerPort, () => worker);
-  if (config.role !== 'api') worker = startWorker(services, choices, config.publicUrl ?? api?.url ?? `http://${hostAndPort(config.host, config.port)}`);
+  if (config.role !== 'api') worker = startWorker(services, choices, services.publicOrigin.url);
   return { api, close: () => opened.closeAll(logger) };
 }
 
@@ -367,7 +377,9 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
   });
   opened.track('GraphQL subscriptions', () => subscriptions.close());
   await startupStage(`cannot listen on ${hostAndPort(config.host, config.port)}`, () => listen(server, config.port, config.host));
-  const url = `http://${hostAndPort(config.host, (server.address() as AddressInfo).port)}`;
+  const { port } = server.address() as AddressInfo;
+  services.publicOrigin.listening(port);
+  const url = `http://${hostAndPort(config.host, port)}`;
   logger.info({ url, role: config.role }, 'payments-api listening');
   const tlsUrl = tls && (await listenMutualTls(services, app, tls, choices));
   return { server, url, tlsUrl, requestLog };
@@ -499,7 +511,7 @@ function startBackgroundJobs(services: Services, choices: RoleChoices, publicUrl
   const expiry = startRepeatingJob(
     { name: 'authorisation expiry', logger, intervalMs: choices.authorizationExpiryIntervalMs ?? AUTHORIZATION_EXPIRY_INTERVAL_MS },
     async () => {
-      const expired = await expireAuthorizations(db, clock);
+      const expired = await expireAuthorizations(db, clock, services.settings);
       if (expired > 0) logger.info({ expired }, 'expired uncaptured authorisations');
     },
   );

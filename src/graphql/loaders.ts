@@ -22,6 +22,7 @@ import { findRefundsOfCharges } from '../resources/payments/refunds.repo.js';
 import { retrieveRefund } from '../resources/refunds/refunds.service.js';
 import type { WebhookEndpoint } from '../resources/webhook-endpoints/webhook-endpoints.mapper.js';
 import { retrieveWebhookEndpoint } from '../resources/webhook-endpoints/webhook-endpoints.service.js';
+import { originOf } from '../resources/shared/public-origin.js';
 
 /** The first page of one customer's charges, as a REST list page (what `toConnection` takes). */
 export interface ChargePage {
@@ -52,6 +53,7 @@ const MAX_BATCH = 100;
 
 export function createLoaders(ctx: RequestContext): Loaders {
   const { db, accountId } = ctx;
+  const origin = originOf(ctx);
   const made: Partial<Loaders> = {};
   // Built on first use: most operations need none or one of them.
   return {
@@ -64,19 +66,19 @@ export function createLoaders(ctx: RequestContext): Loaders {
     get charge() {
       return (made.charge ??= byIdLoader(
         (ids) => findChargesByIds(db, accountId, ids),
-        (rows) => toCharges(db, accountId, rows),
+        (rows) => toCharges(db, accountId, rows, origin),
       ));
     },
     get paymentIntent() {
       return (made.paymentIntent ??= byIdLoader(
         (ids) => findPaymentIntentsByIds(db, accountId, ids),
-        (rows) => rows.map(toPaymentIntentResource),
+        (rows) => rows.map((row) => toPaymentIntentResource(row, origin)),
       ));
     },
     get setupIntent() {
       return (made.setupIntent ??= byIdLoader(
         (ids) => findSetupIntentsByIds(db, accountId, ids),
-        (rows) => rows.map(toSetupIntentResource),
+        (rows) => rows.map((row) => toSetupIntentResource(row, origin)),
       ));
     },
     get refund() {
@@ -105,7 +107,7 @@ export function createLoaders(ctx: RequestContext): Loaders {
         async (keys) => {
           const pages = await firstChargesOfCustomers(db, accountId, keys);
           // The charges of all the pages together, so that their refunds cost one statement per 100 charges.
-          const charges = await chargesInBatches(db, accountId, pages.flatMap((page) => page.rows));
+          const charges = await chargesInBatches(db, accountId, pages.flatMap((page) => page.rows), origin);
           let next = 0;
           return pages.map((page) => ({ data: charges.slice(next, (next += page.rows.length)), has_more: page.hasMore }));
         },
@@ -116,10 +118,10 @@ export function createLoaders(ctx: RequestContext): Loaders {
 }
 
 /** Charges as `toCharges` makes them, at most `MAX_BATCH` to a statement. */
-async function chargesInBatches(db: Queryable, accountId: string, rows: ChargeRow[]): Promise<Charge[]> {
+async function chargesInBatches(db: Queryable, accountId: string, rows: ChargeRow[], origin: string): Promise<Charge[]> {
   const charges: Charge[] = [];
   for (let start = 0; start < rows.length; start += MAX_BATCH) {
-    charges.push(...(await toCharges(db, accountId, rows.slice(start, start + MAX_BATCH))));
+    charges.push(...(await toCharges(db, accountId, rows.slice(start, start + MAX_BATCH), origin)));
   }
   return charges;
 }

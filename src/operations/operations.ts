@@ -40,6 +40,11 @@ export interface ServiceSettings {
   accessTokens?: AccessTokenSettings;
   /** `EVENT_RETENTION_DAYS`, which a missing event's message states; left out: the default (30). */
   eventRetentionDays?: number;
+  /**
+   * The origin of the absolute URLs in resources (src/public-origin.ts), read when a resource is
+   * made: the API's port is known only once it listens. The composition root sets it.
+   */
+  publicOrigin?: () => string;
 }
 
 /** The server's own access tokens. */

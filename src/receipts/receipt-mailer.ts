@@ -11,7 +11,7 @@ import type { Queryable } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import type { Logger } from '../logging/logger.js';
 import { findChargeOfReceipt } from '../resources/payments/charges.repo.js';
-import { receiptPath } from '../resources/payments/receipts.js';
+import { receiptUrl } from '../resources/payments/receipts.js';
 import { claimDueReceiptMails, completeReceiptMail, failReceiptMail, type ReceiptMailRow } from './receipt-mails.repo.js';
 import { receiptOf, type ReceiptView } from './receipt-view.js';
 
@@ -56,7 +56,7 @@ export function createReceiptMailer(options: ReceiptMailerOptions): ReceiptMaile
       await failReceiptMail(db, mail.seq, 'the charge has no receipt', undefined);
       return;
     }
-    const message = composeReceipt(await receiptOf(db, charge), `${origin}${receiptPath(charge.id, charge.receipt_token)}`);
+    const message = composeReceipt(await receiptOf(db, charge), receiptUrl(origin, charge.id, charge.receipt_token));
     if (!transport) {
       logger.warn({ charge: charge.id, to: mail.email }, message.text);
       await completeReceiptMail(db, mail.seq, 'logged', clock.nowMs());

@@ -31,6 +31,7 @@ import {
   type ChargeUpdateParams,
 } from '../payments/charges.mapper.js';
 import { cardFingerprint, findTestSource } from '../payments/test-sources.js';
+import { originOf } from '../shared/public-origin.js';
 
 /**
  * Charges a test source, as a payment intent made and confirmed in one step (the charge belongs
@@ -77,7 +78,7 @@ export async function createCharge(ctx: RequestContext, params: ChargeCreatePara
   // created and confirmed in this one request: it is written once, in the state the payment left it.
   return makePayment(ctx, intent, token, source, {
     metadata: intent.metadata,
-    precedingEvents: [{ type: 'payment_intent.created', object: toPaymentIntentResource(intent) }],
+    precedingEvents: [{ type: 'payment_intent.created', object: toPaymentIntentResource(intent, originOf(ctx)) }],
     writeIntent: (changes) => insertPaymentIntent(ctx.db, { ...intent, ...changes }),
     cardFingerprint: cardFingerprint(source),
   });
@@ -90,7 +91,7 @@ export async function requireCharge(ctx: RequestContext, id: string, param = 'id
 }
 
 export async function retrieveCharge(ctx: RequestContext, id: string): Promise<Charge> {
-  return toCharge(ctx.db, ctx.accountId, await requireCharge(ctx, id));
+  return toCharge(ctx.db, ctx.accountId, await requireCharge(ctx, id), originOf(ctx));
 }
 
 /**
@@ -119,7 +120,7 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
   // Another update set a customer first: this one is refused whole (its transaction rolls back).
   if (customer !== undefined && updated.customer_id !== customer) throw customerAlreadySet(updated, customer);
   if (resend) await queueReceiptMail(ctx.db, ctx.clock, updated);
-  const [before, after] = await toCharges(ctx.db, ctx.accountId, [current, updated]);
+  const [before, after] = await toCharges(ctx.db, ctx.accountId, [current, updated], originOf(ctx));
   const changed = previousAttributes(before, after);
   if (Object.keys(changed).length > 0) await recordEvent(ctx, 'charge.updated', after, changed);
   return after;
@@ -157,7 +158,7 @@ export async function captureCharge(ctx: RequestContext, id: string, params: Cha
   const intent = await requireLocked(ctx, unlocked.payment_intent_id);
   let charge = (await findChargeForUpdate(ctx.db, ctx.accountId, id))!;
   if (charge.amount_captured > 0) throw new ApiError('charge_already_captured', `Charge ${id} has already been captured.`);
-  if (intent.status !== 'requires_capture' || intent.latest_charge_id !== charge.id) throw notCapturable(charge, intent);
+  if (intent.status !== 'requires_capture' || intent.latest_charge_id !== charge.id) throw notCapturable(ctx, charge, intent);
   const toCapture = amount ?? intent.amount_capturable;
   if (toCapture > intent.amount_capturable) {
     throw new ApiError('amount_too_large', `The amount to capture (${toCapture}) is greater than the amount authorised (${intent.amount_capturable}).`, {
@@ -174,16 +175,16 @@ export async function captureCharge(ctx: RequestContext, id: string, params: Cha
 }
 
 /** Why a charge that is not its intent's live authorisation cannot be captured. */
-function notCapturable(charge: ChargeRow, intent: PaymentIntentRow): ApiError {
+function notCapturable(ctx: RequestContext, charge: ChargeRow, intent: PaymentIntentRow): ApiError {
   if (charge.status === 'succeeded' && charge.amount_refunded === charge.amount) {
     return intent.cancellation_reason === 'automatic' && intent.latest_charge_id === charge.id
       ? new ApiError('charge_expired_for_capture', `The authorisation of charge ${charge.id} has expired; it can no longer be captured.`, {
-          paymentIntent: toPaymentIntentResource(intent),
+          paymentIntent: toPaymentIntentResource(intent, originOf(ctx)),
         })
       : new ApiError('charge_already_refunded', `Charge ${charge.id} was refunded uncaptured; it can no longer be captured.`);
   }
   return new ApiError('payment_intent_unexpected_state', `Charge ${charge.id} did not succeed, so it cannot be captured.`, {
-    paymentIntent: toPaymentIntentResource(intent),
+    paymentIntent: toPaymentIntentResource(intent, originOf(ctx)),
   });
 }
 
@@ -199,7 +200,7 @@ export async function listCharges(
   const statuses = query.statuses ?? (query.status ? [query.status] : undefined);
   return readMayLag(ctx, async (db) => {
     const page = await listChargeRows(db, ctx.accountId, { customer: query.customer, paymentIntent: query.payment_intent }, query, statuses);
-    return { ...listOf('/v1/charges', page, (row) => row), data: await toCharges(db, ctx.accountId, page.rows) };
+    return { ...listOf('/v1/charges', page, (row) => row), data: await toCharges(db, ctx.accountId, page.rows, originOf(ctx)) };
   });
 }
 
@@ -208,6 +209,6 @@ export async function listChargesOfCustomer(ctx: RequestContext, customerId: str
   return readMayLag(ctx, async (db) => {
     await requireCustomer({ ...ctx, db }, customerId);
     const page = await listChargeRows(db, ctx.accountId, { customer: customerId }, query);
-    return { ...listOf(`/v1/customers/${customerId}/charges`, page, (row) => row), data: await toCharges(db, ctx.accountId, page.rows) };
+    return { ...listOf(`/v1/customers/${customerId}/charges`, page, (row) => row), data: await toCharges(db, ctx.accountId, page.rows, originOf(ctx)) };
   });
 }

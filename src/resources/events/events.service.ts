@@ -45,7 +45,7 @@ export type EventRecord<T extends EventType = EventType> = {
  * What recording an event needs: a request's context, or the worker's for a change it makes itself
  * (an expired authorisation), which has no request (`request.id` null on its events).
  */
-export type EventContext = Pick<RequestContext, 'accountId' | 'db' | 'clock' | 'idempotencyKey'> & {
+export type EventContext = Pick<RequestContext, 'accountId' | 'db' | 'clock' | 'idempotencyKey' | 'settings'> & {
   requestId: string | null;
 };
 

@@ -35,6 +35,7 @@ import {
 import { assertCan, requireLocked } from '../payments/payment-intents.transitions.js';
 import { assertClientSecret, openClientSecret } from '../payments/client-secrets.js';
 import { PAYMENT_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
+import { originOf } from '../shared/public-origin.js';
 
 /**
  * Creates an intent: `requires_payment_method`, or `requires_confirmation` with a payment method;
@@ -108,7 +109,7 @@ export async function createPaymentIntent(ctx: RequestContext, params: PaymentIn
       statement_descriptor_suffix,
     }),
   );
-  const intent = toPaymentIntentResource(row);
+  const intent = toPaymentIntentResource(row, originOf(ctx));
   await recordEvent(ctx, 'payment_intent.created', intent);
   if (!confirm || !method) return { intent };
   return attemptPayment(ctx, row, method, { offSession: off_session, errorOnRequiresAction: error_on_requires_action });
@@ -142,7 +143,7 @@ export async function retrievePaymentIntent(
   const row = await findPaymentIntent(ctx.db, ctx.accountId, id);
   if (!row) throw notFound('payment_intent', id);
   assertClientSecretOf(ctx, row, query, 'query');
-  return toPaymentIntentResource(row);
+  return toPaymentIntentResource(row, originOf(ctx));
 }
 
 function assertClientSecretOf(ctx: RequestContext, row: PaymentIntentRow, sent: { client_secret?: string; expand?: string[] }, where: 'query' | 'body') {
@@ -156,7 +157,7 @@ export async function listPaymentIntents(
 ) {
   const statuses = query.statuses ?? (query.status ? [query.status] : undefined);
   const page = await readMayLag(ctx, (db) => listPaymentIntentRows(db, ctx.accountId, { customer: query.customer, statuses }, query));
-  return listOf('/v1/payment_intents', page, toPaymentIntentResource);
+  return listOf('/v1/payment_intents', page, (row) => toPaymentIntentResource(row, originOf(ctx)));
 }
 
 /**
@@ -188,7 +189,7 @@ export async function updatePaymentIntent(ctx: RequestContext, id: string, param
     params;
   allParamsRead(unread);
   const row = await requireLocked(ctx, id);
-  assertCan(row, 'update');
+  assertCan(ctx, row, 'update');
   const changes: PaymentIntentChanges = { metadata: updatedMetadata(row.metadata, metadata) };
   if (description !== undefined) changes.description = description;
   if (receipt_email !== undefined) changes.receipt_email = receipt_email;
@@ -207,14 +208,14 @@ export async function updatePaymentIntent(ctx: RequestContext, id: string, param
   };
   const paymentChanges: PaymentIntentChanges = Object.fromEntries(Object.entries(payment).filter(([, value]) => value !== undefined));
   if (Object.keys(paymentChanges).length > 0 || payment_method_data !== undefined) {
-    assertCan(row, 'change the payment of');
+    assertCan(ctx, row, 'change the payment of');
     if (customer !== undefined) await requireCustomer(ctx, customer, 'customer');
     const method = await paymentMethodSent(ctx, payment_method, payment_method_data, customer ?? row.customer_id);
     if (method) paymentChanges.payment_method = method.id;
     Object.assign(changes, paymentChanges);
     if (method && row.status === 'requires_payment_method') changes.status = 'requires_confirmation';
   }
-  return toPaymentIntentResource(await updatePaymentIntentRow(ctx.db, ctx.accountId, id, changes));
+  return toPaymentIntentResource(await updatePaymentIntentRow(ctx.db, ctx.accountId, id, changes), originOf(ctx));
 }
 
 /** Confirms an intent with its payment method, or the one sent (see attemptPayment). */
@@ -250,7 +251,7 @@ export async function confirmPaymentIntent(ctx: RequestContext, id: string, para
       { param: 'client_secret' },
     );
   }
-  assertCan(row, 'confirm');
+  assertCan(ctx, row, 'confirm');
   const sent = await paymentMethodSent(ctx, payment_method, payment_method_data, row.customer_id);
   const reference = sent?.id ?? row.payment_method;
   if (reference === null) {
@@ -275,7 +276,7 @@ export async function capturePaymentIntent(ctx: RequestContext, id: string, para
   const { amount_to_capture, metadata, statement_descriptor, statement_descriptor_suffix, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   let row = await requireLocked(ctx, id);
-  assertCan(row, 'capture');
+  assertCan(ctx, row, 'capture');
   const amount = amount_to_capture ?? row.amount_capturable;
   if (amount > row.amount_capturable) {
     throw new ApiError(
@@ -302,7 +303,7 @@ export async function cancelPaymentIntent(ctx: RequestContext, id: string, param
   const { cancellation_reason, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const row = await requireLocked(ctx, id);
-  assertCan(row, 'cancel');
+  assertCan(ctx, row, 'cancel');
   // A refund's reasons are a subset of a cancellation's: the release refund carries it when it can.
   const refundReason = cancellation_reason === 'abandoned' ? null : (cancellation_reason ?? null);
   const release =
@@ -315,7 +316,7 @@ export async function cancelPaymentIntent(ctx: RequestContext, id: string, param
     canceled_at: unixSeconds(ctx.clock),
     cancellation_reason: cancellation_reason ?? null,
   });
-  const intent = toPaymentIntentResource(canceled);
+  const intent = toPaymentIntentResource(canceled, originOf(ctx));
   await recordEvents(ctx, [...(release?.events ?? []), { type: 'payment_intent.canceled', object: intent }]);
   return intent;
 }
@@ -333,12 +334,13 @@ export async function authenticatePaymentIntent(
   const { outcome, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const row = await requireLocked(ctx, id);
-  assertCan(row, 'authenticate');
+  assertCan(ctx, row, 'authenticate');
   const method: UsablePaymentMethod = await resolvePaymentMethod(ctx, row.payment_method!, row.customer_id);
   if (outcome !== 'failed' && row.confirmation_method === 'manual') {
     // Authenticated: a manual confirmation waits for the server to confirm again, which pays unasked.
     return toPaymentIntentResource(
       await updatePaymentIntentRow(ctx.db, ctx.accountId, id, { status: 'requires_confirmation', authenticated_payment_method: method.id }),
+      originOf(ctx),
     );
   }
   if (outcome !== 'failed') {
@@ -356,7 +358,7 @@ export async function authenticatePaymentIntent(
       payment_method: toPaymentMethodResource(method),
     }),
   });
-  const intent = toPaymentIntentResource(failed);
+  const intent = toPaymentIntentResource(failed, originOf(ctx));
   await recordEvent(ctx, 'payment_intent.payment_failed', intent);
   return intent;
 }

@@ -3,6 +3,7 @@ import { ApiError } from '../../domain/errors.js';
 import { newId } from '../../domain/ids.js';
 import type { Database } from '../../db/database.js';
 import type { Clock } from '../../domain/clock.js';
+import type { ServiceSettings } from '../../operations/operations.js';
 import { previousAttributes } from '../shared/updates.js';
 import { recordEvents, type EventContext, type EventRecord } from '../events/events.service.js';
 import { initialMetadata } from '../shared/metadata.js';
@@ -21,6 +22,7 @@ import { insertRefund, type RefundRow } from './refunds.repo.js';
 import { toRefundResource, type Refund } from './refunds.mapper.js';
 import { findPaymentIntentForUpdate, updatePaymentIntentRow, type PaymentIntentRow } from './payment-intents.repo.js';
 import { toPaymentIntentResource, type PaymentIntent } from './payment-intents.mapper.js';
+import { originOf } from '../shared/public-origin.js';
 
 type RefundReason = Refund['reason'];
 
@@ -38,7 +40,7 @@ export async function captureAuthorization(
 ): Promise<PaymentIntent> {
   if (charge.capture_before! <= unixSeconds(ctx.clock)) {
     throw new ApiError('charge_expired_for_capture', `The authorisation of charge ${charge.id} has expired; it can no longer be captured.`, {
-      paymentIntent: toPaymentIntentResource(intent),
+      paymentIntent: toPaymentIntentResource(intent, originOf(ctx)),
     });
   }
   const captured = await sendReceiptIfDue(ctx, (await captureChargeRow(ctx.db, ctx.accountId, charge.id, amount))!);
@@ -49,8 +51,8 @@ export async function captureAuthorization(
     amount_capturable: 0,
     amount_received: amount,
   });
-  const after = toPaymentIntentResource(succeeded);
-  const events: EventRecord[] = [{ type: 'charge.captured', object: await toCharge(ctx.db, ctx.accountId, captured) }];
+  const after = toPaymentIntentResource(succeeded, originOf(ctx));
+  const events: EventRecord[] = [{ type: 'charge.captured', object: await toCharge(ctx.db, ctx.accountId, captured, originOf(ctx)) }];
   if (refund) events.push({ type: 'refund.created', object: toRefundResource(refund) });
   events.push({ type: 'payment_intent.succeeded', object: after });
   await recordEvents(ctx, events);
@@ -69,7 +71,7 @@ export async function releaseAuthorization(
 ): Promise<{ charge: ChargeRow; refund: RefundRow; events: EventRecord[] }> {
   const released = (await releaseChargeRow(ctx.db, ctx.accountId, charge.id))!;
   const refund = await insertReleaseRefund(ctx, released, charge.amount, cause.reason, cause.metadata);
-  const chargeAfter = await toCharge(ctx.db, ctx.accountId, released);
+  const chargeAfter = await toCharge(ctx.db, ctx.accountId, released, originOf(ctx));
   const events: EventRecord[] = [{ type: 'refund.created', object: toRefundResource(refund) }];
   events.push(
     cause.expired
@@ -77,7 +79,7 @@ export async function releaseAuthorization(
       : {
           type: 'charge.refunded',
           object: chargeAfter,
-          previousAttributes: previousAttributes(await toCharge(ctx.db, ctx.accountId, charge), chargeAfter),
+          previousAttributes: previousAttributes(await toCharge(ctx.db, ctx.accountId, charge, originOf(ctx)), chargeAfter),
         },
   );
   return { charge: released, refund, events };
@@ -141,13 +143,13 @@ const EXPIRY_BATCH = 100;
  * the same intent meanwhile either wins (and the expiry skips it) or waits and then fails.
  * Answers how many were expired; a run stops after a batch, and the next run goes on.
  */
-export async function expireAuthorizations(db: Database, clock: Clock): Promise<number> {
+export async function expireAuthorizations(db: Database, clock: Clock, settings: ServiceSettings): Promise<number> {
   const now = unixSeconds(clock);
   let expired = 0;
   for (const due of await findExpiredAuthorizations(db, now, EXPIRY_BATCH)) {
     if (!due.payment_intent_id) continue;
     const done = await db.transaction(async (tx) => {
-      const ctx: EventContext = { accountId: due.account_id, db: tx, clock, requestId: null, idempotencyKey: null };
+      const ctx: EventContext = { accountId: due.account_id, db: tx, clock, settings, requestId: null, idempotencyKey: null };
       const intent = await findPaymentIntentForUpdate(tx, due.account_id, due.payment_intent_id!);
       if (!intent || intent.status !== 'requires_capture' || intent.latest_charge_id !== due.id) return false;
       const charge = await lockAuthorization(ctx, intent);
@@ -160,7 +162,7 @@ export async function expireAuthorizations(db: Database, clock: Clock): Promise<
         canceled_at: now,
         cancellation_reason: 'automatic',
       });
-      events.push({ type: 'payment_intent.canceled', object: toPaymentIntentResource(canceled) });
+      events.push({ type: 'payment_intent.canceled', object: toPaymentIntentResource(canceled, originOf(ctx)) });
       await recordEvents(ctx, events);
       return true;
     });

@@ -5,7 +5,7 @@ import { parseJsonOrNull, type Shipping } from '../shared/shipping.js';
 import type { ChargeRow } from './charges.repo.js';
 import { firstRefundsOfCharges, type RefundRow } from './refunds.repo.js';
 import { toRefundResource } from './refunds.mapper.js';
-import { receiptPath } from './receipts.js';
+import { receiptUrl } from './receipts.js';
 import { toChargeCard, toChargeOutcome } from './charge-details.js';
 
 export type Charge = components['schemas']['Charge'];
@@ -53,19 +53,24 @@ const EMBEDDED_REFUNDS = 10;
  * (or released) can have refunds, so most pages (and every charge just made) cost no statement,
  * and the others one statement for the whole page.
  */
-export async function toCharges(db: Queryable, accountId: string, rows: readonly Omit<ChargeRow, 'seq'>[]): Promise<Charge[]> {
+export async function toCharges(
+  db: Queryable,
+  accountId: string,
+  rows: readonly Omit<ChargeRow, 'seq'>[],
+  origin: string,
+): Promise<Charge[]> {
   const refunded = rows.filter((row) => row.amount_refunded > 0).map((row) => row.id);
   const pages = refunded.length === 0 ? [] : await firstRefundsOfCharges(db, accountId, refunded, EMBEDDED_REFUNDS);
   const refundsOf = new Map(refunded.map((id, i) => [id, pages[i]]));
-  return rows.map((row) => toChargeResource(row, refundsOf.get(row.id) ?? NO_REFUNDS));
+  return rows.map((row) => toChargeResource(row, refundsOf.get(row.id) ?? NO_REFUNDS, origin));
 }
 
 /** One charge as the API shows it (see {@link toCharges}). */
-export async function toCharge(db: Queryable, accountId: string, row: Omit<ChargeRow, 'seq'>): Promise<Charge> {
-  return (await toCharges(db, accountId, [row]))[0];
+export async function toCharge(db: Queryable, accountId: string, row: Omit<ChargeRow, 'seq'>, origin: string): Promise<Charge> {
+  return (await toCharges(db, accountId, [row], origin))[0];
 }
 
-function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPage): Charge {
+function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPage, origin: string): Charge {
   return {
     id: row.id,
     object: 'charge',
@@ -99,7 +104,7 @@ function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPag
     disputed: false,
     receipt_email: row.receipt_email,
     receipt_number: row.receipt_number,
-    receipt_url: row.receipt_token === null ? null : receiptPath(row.id, row.receipt_token),
+    receipt_url: row.receipt_token === null ? null : receiptUrl(origin, row.id, row.receipt_token),
     calculated_statement_descriptor: row.calculated_statement_descriptor,
     shipping: parseJsonOrNull<Shipping>(row.shipping),
     statement_descriptor: row.statement_descriptor,

@@ -30,6 +30,7 @@ import {
   type PaymentMethodOptionsParams,
 } from './payment-intents.mapper.js';
 import { statementDescriptors } from './statement-descriptors.js';
+import { originOf } from '../shared/public-origin.js';
 
 /** How long an authorisation may be captured: 7 days, as card networks hold them. */
 export const AUTHORIZATION_SECONDS = 7 * 24 * 60 * 60;
@@ -162,7 +163,7 @@ export async function attemptPayment(
     payment_method: method.id,
     last_payment_error: null,
   });
-  const intent = toPaymentIntentResource(waiting);
+  const intent = toPaymentIntentResource(waiting, originOf(ctx));
   await recordEvent(ctx, 'payment_intent.requires_action', intent);
   return { intent };
 }
@@ -249,7 +250,7 @@ export async function makePayment(
     ...chargeCard(options.paymentMethod, options.cardFingerprint, now),
   });
   if (receiptDue(chargeRow)) await queueReceiptMail(ctx.db, ctx.clock, chargeRow);
-  const charge = await toCharge(ctx.db, ctx.accountId, chargeRow);
+  const charge = await toCharge(ctx.db, ctx.accountId, chargeRow, originOf(ctx));
   if (declined) {
     const error: PaymentError = {
       type: 'card_error',
@@ -265,7 +266,7 @@ export async function makePayment(
       latest_charge_id: chargeRow.id,
       last_payment_error: JSON.stringify(error),
     });
-    const intent = toPaymentIntentResource(failed);
+    const intent = toPaymentIntentResource(failed, originOf(ctx));
     await recordEvents(ctx, [
       ...preceding,
       { type: 'charge.failed', object: charge },
@@ -282,7 +283,7 @@ export async function makePayment(
     amount_capturable: automatic ? 0 : row.amount,
     amount_received: automatic ? row.amount : 0,
   });
-  const intent = toPaymentIntentResource(paid);
+  const intent = toPaymentIntentResource(paid, originOf(ctx));
   await recordEvents(ctx, [
     ...preceding,
     { type: 'charge.succeeded', object: charge },

@@ -28,18 +28,27 @@ function paymentMethodOptions(stored: string | null): PaymentIntent['payment_met
   return { card: { ...(captureMethod === 'manual' ? { capture_method: captureMethod } : {}), request_three_d_secure: 'automatic' } };
 }
 
-/** The test helper that completes (or fails) an intent's customer action. */
+/**
+ * The test helper that completes (or fails) an intent's customer action: an API call the SDK makes
+ * against its own base URL (as every `/v1` path), so a path, unlike the page a browser opens.
+ */
 export function authenticationPath(id: string): string {
   return `/v1/test_helpers/payment_intents/${id}/authenticate`;
 }
 
 /**
  * The page where the customer completes (or fails) an authentication, served by this server
- * (customer-pages/). It opens only with the client secret in its query, which only API answers
- * carry: the same intent in an event names the page without it.
+ * (customer-pages/), as an absolute URL on its public origin: the merchant sends the browser there
+ * as given. It opens only with the client secret in its query, which only API answers carry
+ * ({@link withClientSecret}): the same intent in an event names the page without it.
  */
-export function redirectPagePath(id: string, clientSecret?: string): string {
-  return clientSecret === undefined ? `/authenticate/${id}` : `/authenticate/${id}?client_secret=${encodeURIComponent(clientSecret)}`;
+export function redirectPageUrl(origin: string, id: string): string {
+  return `${origin}/authenticate/${id}`;
+}
+
+/** The page's URL with the client secret that opens it. */
+export function withSecretInQuery(url: string, clientSecret: string): string {
+  return `${url}?client_secret=${encodeURIComponent(clientSecret)}`;
 }
 
 /**
@@ -57,20 +66,21 @@ export function withClientSecret(secrets: SecretBox, intent: PaymentIntent): Pay
   const action = intent.next_action;
   const next_action =
     action?.type === 'redirect_to_url'
-      ? { ...action, redirect_to_url: { ...action.redirect_to_url, url: redirectPagePath(intent.id, clientSecret) } }
+      ? { ...action, redirect_to_url: { ...action.redirect_to_url, url: withSecretInQuery(action.redirect_to_url.url, clientSecret) } }
       : action;
   return { ...intent, client_secret: clientSecret, next_action };
 }
 
-function nextAction(row: Omit<PaymentIntentRow, 'seq'>): PaymentIntent['next_action'] {
+function nextAction(row: Omit<PaymentIntentRow, 'seq'>, origin: string): PaymentIntent['next_action'] {
   if (row.status !== 'requires_action') return null;
   if (row.return_url === null || row.client_secret === null) {
     return { type: 'authenticate', authenticate: { url: authenticationPath(row.id) } };
   }
-  return { type: 'redirect_to_url', redirect_to_url: { url: redirectPagePath(row.id), return_url: row.return_url } };
+  return { type: 'redirect_to_url', redirect_to_url: { url: redirectPageUrl(origin, row.id), return_url: row.return_url } };
 }
 
-export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): PaymentIntent {
+/** The intent as the API shows it; `origin` is the public origin its page's URL is made on. */
+export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>, origin: string): PaymentIntent {
   const intent: PaymentIntent = {
     id: row.id,
     object: 'payment_intent',
@@ -88,7 +98,7 @@ export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>): Pay
     last_payment_error: row.last_payment_error === null ? null : (JSON.parse(row.last_payment_error) as PaymentError),
     latest_charge: row.latest_charge_id,
     metadata: parseMetadata(row.metadata),
-    next_action: nextAction(row),
+    next_action: nextAction(row, origin),
     payment_method: row.payment_method,
     setup_future_usage: row.setup_future_usage,
     status: row.status,

@@ -2,6 +2,7 @@ import { ApiError, notFound } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { findPaymentIntentForUpdate, type PaymentIntentRow, type PaymentIntentStatus } from './payment-intents.repo.js';
 import { toPaymentIntentResource } from './payment-intents.mapper.js';
+import { originOf } from '../shared/public-origin.js';
 
 /** What can be done to an intent, each in the statuses that allow it (the spec's PaymentIntentStatus table). */
 const ALLOWED = {
@@ -19,13 +20,13 @@ export type IntentAction = keyof typeof ALLOWED;
  * Throws 400 `payment_intent_unexpected_state`, naming the status and carrying the intent as it is,
  * unless the intent's status allows the action.
  */
-export function assertCan(row: PaymentIntentRow, action: IntentAction): void {
+export function assertCan(ctx: Pick<RequestContext, 'settings'>, row: PaymentIntentRow, action: IntentAction): void {
   if ((ALLOWED[action] as readonly PaymentIntentStatus[]).includes(row.status)) return;
   const allowed = ALLOWED[action].join(', ');
   throw new ApiError(
     'payment_intent_unexpected_state',
     `You cannot ${action} this PaymentIntent because it has a status of ${row.status}; only a PaymentIntent in ${allowed} can be.`,
-    { paymentIntent: toPaymentIntentResource(row) },
+    { paymentIntent: toPaymentIntentResource(row, originOf(ctx)) },
   );
 }
 

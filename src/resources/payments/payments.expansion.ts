@@ -9,6 +9,7 @@ import { toCharges } from './charges.mapper.js';
 import { findChargesByIds } from './charges.repo.js';
 import { findPaymentMethodsByIds } from './payment-methods.repo.js';
 import { toPaymentMethodResource } from './payment-methods.mapper.js';
+import { originOf } from '../shared/public-origin.js';
 
 type DeletedCustomer = components['schemas']['DeletedCustomer'];
 
@@ -36,7 +37,7 @@ export const chargeField: ExpandableField = {
   scope: 'charges:read',
   load: async (ctx, ids) => {
     const rows = await findChargesByIds(ctx.db, ctx.accountId, ids);
-    const charges = await toCharges(ctx.db, ctx.accountId, rows);
+    const charges = await toCharges(ctx.db, ctx.accountId, rows, originOf(ctx));
     return new Map(charges.map((charge) => [charge.id, charge]));
   },
   fields: chargeFields,
@@ -70,7 +71,7 @@ const paymentIntentField: ExpandableField = {
   scope: 'payment_intents:read',
   load: async (ctx, ids) => {
     const rows = await findPaymentIntentsByIds(ctx.db, ctx.accountId, ids);
-    return new Map(rows.map((row) => [row.id, toPaymentIntentResource(row)]));
+    return new Map(rows.map((row) => [row.id, toPaymentIntentResource(row, originOf(ctx))]));
   },
   fields: paymentIntentExpandableFields,
 };

@@ -15,9 +15,9 @@ export function newReceiptToken(): string {
   return `rcpt_${randomBase62(28)}`;
 }
 
-/** The receipt page of a charge, a path on the server's origin. */
-export function receiptPath(chargeId: string, token: string): string {
-  return `/receipts/${chargeId}/${token}`;
+/** The receipt page of a charge, an absolute URL on the server's public origin (src/public-origin.ts). */
+export function receiptUrl(origin: string, chargeId: string, token: string): string {
+  return `${origin}/receipts/${chargeId}/${token}`;
 }
 
 /** A receipt's number, `NNNN-NNNN`, as the widely used payments API prints them. */

@@ -23,6 +23,7 @@ import {
   type SetupIntent,
 } from './setup-intents.mapper.js';
 import { updateSetupIntentRow, type SetupIntentRow } from './setup-intents.repo.js';
+import { originOf } from '../shared/public-origin.js';
 
 /** A setup intent after a confirmation; `decline` when the card was declined (answered 402). */
 export interface SetupOutcome {
@@ -59,7 +60,7 @@ export async function attemptSetup(
       payment_method: method.id,
       last_setup_error: null,
     });
-    const setupIntent = toSetupIntentResource(waiting);
+    const setupIntent = toSetupIntentResource(waiting, originOf(ctx));
     await recordEvent(ctx, 'setup_intent.requires_action', setupIntent);
     return { setupIntent };
   }
@@ -86,7 +87,7 @@ export async function completeSetup(
     payment_method: method.id,
     last_setup_error: null,
   });
-  const setupIntent = toSetupIntentResource(succeeded);
+  const setupIntent = toSetupIntentResource(succeeded, originOf(ctx));
   await recordEvent(ctx, 'setup_intent.succeeded', setupIntent);
   return setupIntent;
 }
@@ -116,7 +117,7 @@ async function failSetup(
     payment_method: null,
     last_setup_error: JSON.stringify(error),
   });
-  const setupIntent = toSetupIntentResource(failed);
+  const setupIntent = toSetupIntentResource(failed, originOf(ctx));
   await recordEvent(ctx, 'setup_intent.setup_failed', setupIntent);
   return setupIntent;
 }

@@ -3,7 +3,7 @@ import type { SecretBox } from '../../domain/secret-box.js';
 import { parseMetadata } from '../shared/metadata.js';
 import { SETUP_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
 import { openClientSecret } from './client-secrets.js';
-import { redirectPagePath } from './payment-intents.mapper.js';
+import { redirectPageUrl, withSecretInQuery } from './payment-intents.mapper.js';
 import type { SetupIntentRow } from './setup-intents.repo.js';
 
 export type SetupIntent = components['schemas']['SetupIntent'];
@@ -38,12 +38,13 @@ export function withSetupClientSecret(secrets: SecretBox, intent: SetupIntent): 
   const action = intent.next_action;
   const next_action = action && {
     ...action,
-    redirect_to_url: { ...action.redirect_to_url, url: redirectPagePath(intent.id, clientSecret) },
+    redirect_to_url: { ...action.redirect_to_url, url: withSecretInQuery(action.redirect_to_url.url, clientSecret) },
   };
   return { ...intent, client_secret: clientSecret, next_action };
 }
 
-export function toSetupIntentResource(row: Omit<SetupIntentRow, 'seq'>): SetupIntent {
+/** The setup intent as the API shows it; `origin` is the public origin its page's URL is made on. */
+export function toSetupIntentResource(row: Omit<SetupIntentRow, 'seq'>, origin: string): SetupIntent {
   const intent: SetupIntent = {
     id: row.id,
     object: 'setup_intent',
@@ -65,7 +66,7 @@ export function toSetupIntentResource(row: Omit<SetupIntentRow, 'seq'>): SetupIn
       row.status === 'requires_action'
         ? {
             type: 'redirect_to_url',
-            redirect_to_url: { url: redirectPagePath(row.id), return_url: row.return_url },
+            redirect_to_url: { url: redirectPageUrl(origin, row.id), return_url: row.return_url },
           }
         : null,
     on_behalf_of: null,

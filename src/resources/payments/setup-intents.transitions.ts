@@ -6,6 +6,7 @@ import {
   type SetupIntentStatus,
 } from './setup-intents.repo.js';
 import { toSetupIntentResource } from './setup-intents.mapper.js';
+import { originOf } from '../shared/public-origin.js';
 
 /** What can be done to a setup intent, each in the statuses that allow it (the spec's SetupIntentStatus table). */
 const ALLOWED = {
@@ -22,13 +23,13 @@ export type SetupIntentAction = keyof typeof ALLOWED;
  * Throws 400 `setup_intent_unexpected_state`, naming the status and carrying the setup intent as
  * it is, unless its status allows the action.
  */
-export function assertSetupCan(row: SetupIntentRow, action: SetupIntentAction): void {
+export function assertSetupCan(ctx: Pick<RequestContext, 'settings'>, row: SetupIntentRow, action: SetupIntentAction): void {
   if ((ALLOWED[action] as readonly SetupIntentStatus[]).includes(row.status)) return;
   const allowed = ALLOWED[action].join(', ');
   throw new ApiError(
     'setup_intent_unexpected_state',
     `You cannot ${action} this SetupIntent because it has a status of ${row.status}; only a SetupIntent in ${allowed} can be.`,
-    { setupIntent: toSetupIntentResource(row) },
+    { setupIntent: toSetupIntentResource(row, originOf(ctx)) },
   );
 }
 

@@ -16,6 +16,7 @@ import { readMayLag } from '../shared/replica-reads.js';
 import { previousAttributes } from '../shared/updates.js';
 import { findRefund, insertRefund, listRefundRows, updateRefundMetadata } from '../payments/refunds.repo.js';
 import { toRefundResource, type Refund, type RefundCreateParams, type RefundUpdateParams } from '../payments/refunds.mapper.js';
+import { originOf } from '../shared/public-origin.js';
 
 /**
  * Refunds part or all of what is left of a succeeded charge, named by itself or by its payment
@@ -44,7 +45,7 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
       param: 'amount',
     });
   }
-  const before = await toCharge(ctx.db, ctx.accountId, charge);
+  const before = await toCharge(ctx.db, ctx.accountId, charge, originOf(ctx));
   const updatedCharge = await addRefundedAmount(ctx.db, ctx.accountId, charge.id, amount);
   if (!updatedCharge) {
     throw new ApiError('amount_too_large', 'The charge was refunded concurrently; retry the request.', { param: 'amount' });
@@ -64,7 +65,7 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
     }),
   );
   // `previous_attributes` holds only what changed: `refunded` only when this refund completed it.
-  const chargeAfter = await toCharge(ctx.db, ctx.accountId, updatedCharge);
+  const chargeAfter = await toCharge(ctx.db, ctx.accountId, updatedCharge, originOf(ctx));
   await recordEvents(ctx, [
     { type: 'refund.created', object: refund },
     { type: 'charge.refunded', object: chargeAfter, previousAttributes: previousAttributes(before, chargeAfter) },
@@ -127,7 +128,7 @@ async function releaseByRefund(ctx: RequestContext, intent: PaymentIntentRow, ch
     canceled_at: unixSeconds(ctx.clock),
     cancellation_reason: reason,
   });
-  await recordEvents(ctx, [...events, { type: 'payment_intent.canceled', object: toPaymentIntentResource(canceled) }]);
+  await recordEvents(ctx, [...events, { type: 'payment_intent.canceled', object: toPaymentIntentResource(canceled, originOf(ctx)) }]);
   return toRefundResource(refund);
 }
 

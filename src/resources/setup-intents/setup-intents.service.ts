@@ -39,6 +39,7 @@ import { allParamsRead } from '../shared/params.js';
 import { listOf, type PageParams } from '../shared/pagination.js';
 import { readMayLag } from '../shared/replica-reads.js';
 import { SETUP_INTENT_CLIENT_SECRET } from '../shared/sealed-secrets.js';
+import { originOf } from '../shared/public-origin.js';
 
 type TypeParams = Pick<
   SetupIntentCreateParams,
@@ -130,7 +131,7 @@ export async function createSetupIntent(
     return_url: return_url ?? null,
     created: unixSeconds(ctx.clock),
   });
-  const setupIntent = toSetupIntentResource(row);
+  const setupIntent = toSetupIntentResource(row, originOf(ctx));
   await recordEvent(ctx, 'setup_intent.created', setupIntent);
   if (!confirm || !method) return { setupIntent };
   return attemptSetup(ctx, row, method);
@@ -145,7 +146,7 @@ export async function retrieveSetupIntent(
   const row = await findSetupIntent(ctx.db, ctx.accountId, id);
   if (!row) throw notFound('setup_intent', id);
   assertClientSecretOf(ctx, row, query, 'query');
-  return toSetupIntentResource(row);
+  return toSetupIntentResource(row, originOf(ctx));
 }
 
 function assertClientSecretOf(
@@ -171,7 +172,7 @@ export async function listSetupIntents(
   const page = await readMayLag(ctx, (db) =>
     listSetupIntentRows(db, ctx.accountId, filters, query),
   );
-  return listOf('/v1/setup_intents', page, toSetupIntentResource);
+  return listOf('/v1/setup_intents', page, (row) => toSetupIntentResource(row, originOf(ctx)));
 }
 
 /**
@@ -196,7 +197,7 @@ export async function updateSetupIntent(
   } = params;
   allParamsRead(unread);
   const row = await requireLockedSetupIntent(ctx, id);
-  assertSetupCan(row, 'update');
+  assertSetupCan(ctx, row, 'update');
   const changes: SetupIntentChanges = { metadata: updatedMetadata(row.metadata, metadata) };
   if (description !== undefined) changes.description = description;
   if (
@@ -204,7 +205,7 @@ export async function updateSetupIntent(
     payment_method !== undefined ||
     payment_method_types !== undefined
   ) {
-    assertSetupCan(row, 'change the payment method of');
+    assertSetupCan(ctx, row, 'change the payment method of');
     if (customer !== undefined)
       changes.customer_id = (await requireCustomer(ctx, customer, 'customer')).id;
     if (payment_method_types !== undefined)
@@ -219,7 +220,7 @@ export async function updateSetupIntent(
       await resolvePaymentMethod(ctx, row.payment_method, customer, 'customer');
     }
   }
-  return toSetupIntentResource(await updateSetupIntentRow(ctx.db, ctx.accountId, id, changes));
+  return toSetupIntentResource(await updateSetupIntentRow(ctx.db, ctx.accountId, id, changes), originOf(ctx));
 }
 
 /** Confirms a setup intent with its payment method, or the one sent (see attemptSetup). */
@@ -233,7 +234,7 @@ export async function confirmSetupIntent(
   allParamsRead(unread);
   let row = await requireLockedSetupIntent(ctx, id);
   assertClientSecretOf(ctx, row, { client_secret, expand }, 'body');
-  assertSetupCan(row, 'confirm');
+  assertSetupCan(ctx, row, 'confirm');
   const reference = payment_method ?? row.payment_method;
   if (reference === null) {
     throw new ApiError(
@@ -258,12 +259,12 @@ export async function cancelSetupIntent(
   const { cancellation_reason, expand: _expand, ...unread } = params;
   allParamsRead(unread);
   const row = await requireLockedSetupIntent(ctx, id);
-  assertSetupCan(row, 'cancel');
+  assertSetupCan(ctx, row, 'cancel');
   const canceled = await updateSetupIntentRow(ctx.db, ctx.accountId, id, {
     status: 'canceled',
     cancellation_reason: cancellation_reason ?? null,
   });
-  const setupIntent = toSetupIntentResource(canceled);
+  const setupIntent = toSetupIntentResource(canceled, originOf(ctx));
   await recordEvent(ctx, 'setup_intent.canceled', setupIntent);
   return setupIntent;
 }
@@ -279,7 +280,7 @@ export async function authenticateSetupIntent(
   outcome: 'succeeded' | 'failed',
 ): Promise<SetupIntent> {
   const row = await requireLockedSetupIntent(ctx, id);
-  assertSetupCan(row, 'authenticate');
+  assertSetupCan(ctx, row, 'authenticate');
   const method = await findPaymentMethod(ctx.db, ctx.accountId, row.payment_method!);
   if (!method) throw notFound('PaymentMethod', row.payment_method!, 'payment_method');
   return outcome === 'succeeded'
