@@ -151,7 +151,7 @@ export type Charge = Node & {
   receiptEmail?: Maybe<Scalars['String']['output']>;
   /** The number on the e-mailed receipt; null until a receipt has been sent. */
   receiptNumber?: Maybe<Scalars['String']['output']>;
-  /** The receipt page (a path on this server), open to whoever holds the link; null for a failed charge. */
+  /** The receipt page, an absolute URL on this server's public origin (PUBLIC_URL, else the address the API listens on), open to whoever holds the link; null for a failed charge. */
   receiptUrl?: Maybe<Scalars['String']['output']>;
   refunded: Scalars['Boolean']['output'];
   refunds: Array<Refund>;
@@ -607,7 +607,12 @@ export type MutationUpdateWebhookEndpointArgs = {
 export type NextAction = {
   __typename?: 'NextAction';
   type: Scalars['String']['output'];
-  /** The test helper that completes (or fails) the action, relative to the API. */
+  /**
+   * Type redirect_to_url: the authentication page, an absolute URL on this server's public origin
+   * (PUBLIC_URL, else the address the API listens on), to send the browser to as given. Type
+   * authenticate: the test helper that completes (or fails) the action, a REST path relative to the
+   * API's base URL.
+   */
   url: Scalars['String']['output'];
 };
 

@@ -2651,7 +2651,7 @@ export interface components {
      *       "status": "succeeded",
      *       "receipt_email": null,
      *       "receipt_number": null,
-     *       "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *       "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *       "failure_code": null,
      *       "failure_message": null,
      *       "payment_method_details": {
@@ -2775,10 +2775,12 @@ export interface components {
       /** @description The number printed on the e-mailed receipt; null until a receipt has been sent. */
       receipt_number: components['schemas']['ReceiptNumber'] | null;
       /**
-       * @description The receipt of a paid charge: a page of this server (a path on its origin) that anyone
-       *     holding the link can open, without an API key, kept up to date with the charge and
-       *     its refunds. Null for a failed charge.
-       * @example /receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ
+       * Format: uri
+       * @description The receipt of a paid charge: a page of this server, an absolute URL on its public origin
+       *     (`PUBLIC_URL`, else the address the API listens on), that anyone holding the link can
+       *     open, without an API key, kept up to date with the charge and its refunds. Null for a
+       *     failed charge.
+       * @example http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ
        */
       receipt_url: string | null;
       /**
@@ -2957,7 +2959,7 @@ export interface components {
      *           "status": "succeeded",
      *           "receipt_email": null,
      *           "receipt_number": null,
-     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *           "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -3403,7 +3405,7 @@ export interface components {
      *           "status": "succeeded",
      *           "receipt_email": null,
      *           "receipt_number": null,
-     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *           "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -3548,7 +3550,7 @@ export interface components {
      *               "status": "succeeded",
      *               "receipt_email": null,
      *               "receipt_number": null,
-     *               "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *               "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *               "failure_code": null,
      *               "failure_message": null,
      *               "payment_method_details": {
@@ -4599,7 +4601,11 @@ export interface components {
       /** @constant */
       type: 'authenticate';
       authenticate: {
-        /** @description The test helper that completes (or fails) the action, relative to the API. */
+        /**
+         * @description The test helper that completes (or fails) the action: an API path, relative to the
+         *     API's base URL as every operation's (a call the client makes, not a page a browser
+         *     opens).
+         */
         url: string;
       };
     };
@@ -4608,7 +4614,7 @@ export interface components {
      * @example {
      *       "type": "redirect_to_url",
      *       "redirect_to_url": {
-     *         "url": "/authenticate/pi_kruVtkhFDKWCwCzaN4JSFcpR?client_secret=pi_kruVtkhFDKWCwCzaN4JSFcpR_secret_kDHdHUTYbPXwWsBxkr0O3Ya3",
+     *         "url": "http://127.0.0.1:4242/authenticate/pi_kruVtkhFDKWCwCzaN4JSFcpR?client_secret=pi_kruVtkhFDKWCwCzaN4JSFcpR_secret_kDHdHUTYbPXwWsBxkr0O3Ya3",
      *         "return_url": "https://shop.example.com/checkout/done"
      *       }
      *     }
@@ -4618,8 +4624,11 @@ export interface components {
       type: 'redirect_to_url';
       redirect_to_url: {
         /**
-         * @description The page of this server, relative to it, where the customer completes or fails the
-         *     authentication; it carries the intent's `client_secret`, without which it opens nothing.
+         * Format: uri
+         * @description The page of this server where the customer completes or fails the authentication, an
+         *     absolute URL on its public origin (`PUBLIC_URL`, else the address the API listens
+         *     on), to send the browser to as given; it carries the intent's `client_secret`,
+         *     without which it opens nothing (an event names the page without it).
          */
         url: string;
         return_url: components['schemas']['ReturnUrl'];
@@ -5259,7 +5268,7 @@ export interface components {
      * @example {
      *       "type": "redirect_to_url",
      *       "redirect_to_url": {
-     *         "url": "/authenticate/seti_1gJx2XKwLdNmP4qRsT6uVwYz?client_secret=seti_1gJx2XKwLdNmP4qRsT6uVwYz_secret_kDHdHUTYbPXwWsBxkr0O3Ya3",
+     *         "url": "http://127.0.0.1:4242/authenticate/seti_1gJx2XKwLdNmP4qRsT6uVwYz?client_secret=seti_1gJx2XKwLdNmP4qRsT6uVwYz_secret_kDHdHUTYbPXwWsBxkr0O3Ya3",
      *         "return_url": "https://shop.example.com/account/cards"
      *       }
      *     }
@@ -5269,8 +5278,11 @@ export interface components {
       type: 'redirect_to_url';
       redirect_to_url: {
         /**
-         * @description The page of this server, relative to it, where the customer completes or fails the
-         *     authentication; it carries the setup intent's `client_secret` (in API answers only).
+         * Format: uri
+         * @description The page of this server where the customer completes or fails the authentication, an
+         *     absolute URL on its public origin (`PUBLIC_URL`, else the address the API listens
+         *     on), to send the browser to as given; it carries the setup intent's `client_secret`
+         *     (in API answers only).
          */
         url: string;
         return_url: components['schemas']['ReturnUrl'] | null;
@@ -5533,7 +5545,7 @@ export interface components {
      *           "status": "succeeded",
      *           "receipt_email": null,
      *           "receipt_number": null,
-     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *           "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -5839,7 +5851,7 @@ export interface components {
      *           "status": "succeeded",
      *           "receipt_email": null,
      *           "receipt_number": null,
-     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *           "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -6073,7 +6085,7 @@ export interface components {
      *           "status": "succeeded",
      *           "receipt_email": null,
      *           "receipt_number": null,
-     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *           "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -6213,7 +6225,7 @@ export interface components {
      *           "status": "succeeded",
      *           "receipt_email": null,
      *           "receipt_number": null,
-     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *           "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -6514,7 +6526,7 @@ export interface components {
      *           "status": "succeeded",
      *           "receipt_email": null,
      *           "receipt_number": null,
-     *           "receipt_url": "/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *           "receipt_url": "http://127.0.0.1:4242/receipts/ch_IAOdl7ghvLJacrJqZmiTDF4z/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "payment_method_details": {
@@ -6621,7 +6633,7 @@ export interface components {
      *           "status": "succeeded",
      *           "receipt_email": null,
      *           "receipt_number": null,
-     *           "receipt_url": "/receipts/ch_d5OXCyVBvSKtPid7MxvtAssq/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
+     *           "receipt_url": "http://127.0.0.1:4242/receipts/ch_d5OXCyVBvSKtPid7MxvtAssq/rcpt_Yq3GhD0pBLs7xW2kNa9cVfTe5RmZ",
      *           "failure_code": null,
      *           "failure_message": null,
      *           "refunds": {
@@ -7688,7 +7700,7 @@ export interface components {
      *           "next_action": {
      *             "type": "redirect_to_url",
      *             "redirect_to_url": {
-     *               "url": "/authenticate/seti_1gJx2XKwLdNmP4qRsT6uVwYz",
+     *               "url": "http://127.0.0.1:4242/authenticate/seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *               "return_url": "https://shop.example.com/account/cards"
      *             }
      *           },

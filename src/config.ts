@@ -84,8 +84,9 @@ export interface Config {
   smtpUrl: string | undefined;
   mailFrom: string;
   /**
-   * `PUBLIC_URL`: the origin people reach this server at, which the links in receipt e-mails
-   * point at; unset: the address the API listens on.
+   * `PUBLIC_URL`: the origin people reach this server at, on which its absolute URLs are made (the
+   * authentication page of `next_action.redirect_to_url`, `receipt_url`, the links in receipt
+   * e-mails); unset: the address the API listens on (src/public-origin.ts).
    */
   publicUrl: string | undefined;
   /**
@@ -262,12 +263,19 @@ function redisUrl(value: string | undefined): string | undefined {
   return value;
 }
 
+const MAX_PUBLIC_ORIGIN_LENGTH = 100;
+
 function publicUrl(value: string | undefined): string | undefined {
   if (!value) return undefined;
   if (!URL.canParse(value) || !/^https?:$/.test(new URL(value).protocol)) {
     throw new Error('PUBLIC_URL must be an http:// or https:// URL');
   }
-  return new URL(value).origin;
+  const { origin } = new URL(value);
+  // The URLs made on it stay within the spec's maxLength (receipt_url 200, redirect_to_url 300).
+  if (origin.length > MAX_PUBLIC_ORIGIN_LENGTH) {
+    throw new Error(`PUBLIC_URL's origin must be at most ${MAX_PUBLIC_ORIGIN_LENGTH} characters`);
+  }
+  return origin;
 }
 
 function smtpUrl(value: string | undefined): string | undefined {

@@ -821,9 +821,10 @@ export type ChargeReceiptEmail = Email | null;
 export type ChargeReceiptNumber = ReceiptNumber | null;
 
 /**
- * The receipt of a paid charge: a page of this server (a path on its origin) that anyone
-holding the link can open, without an API key, kept up to date with the charge and
-its refunds. Null for a failed charge.
+ * The receipt of a paid charge: a page of this server, an absolute URL on its public origin
+(`PUBLIC_URL`, else the address the API listens on), that anyone holding the link can
+open, without an API key, kept up to date with the charge and its refunds. Null for a
+failed charge.
 
  * @maxLength 200
  */
@@ -918,9 +919,10 @@ a charge sends the receipt again, to it.
   /** The number printed on the e-mailed receipt; null until a receipt has been sent. */
   receipt_number: ChargeReceiptNumber;
   /**
-   * The receipt of a paid charge: a page of this server (a path on its origin) that anyone
-holding the link can open, without an API key, kept up to date with the charge and
-its refunds. Null for a failed charge.
+   * The receipt of a paid charge: a page of this server, an absolute URL on its public origin
+(`PUBLIC_URL`, else the address the API listens on), that anyone holding the link can
+open, without an API key, kept up to date with the charge and its refunds. Null for a
+failed charge.
 
    * @maxLength 200
    */
@@ -2229,7 +2231,10 @@ export interface PaymentError {
 
 export type NextActionAuthenticate = {
   /**
-   * The test helper that completes (or fails) the action, relative to the API.
+   * The test helper that completes (or fails) the action: an API path, relative to the
+API's base URL as every operation's (a call the client makes, not a page a browser
+opens).
+
    * @maxLength 200
    */
   url: string;
@@ -2247,8 +2252,10 @@ export interface NextAction {
 
 export type NextActionRedirectToUrlRedirectToUrl = {
   /**
-   * The page of this server, relative to it, where the customer completes or fails the
-authentication; it carries the intent's `client_secret`, without which it opens nothing.
+   * The page of this server where the customer completes or fails the authentication, an
+absolute URL on its public origin (`PUBLIC_URL`, else the address the API listens
+on), to send the browser to as given; it carries the intent's `client_secret`,
+without which it opens nothing (an event names the page without it).
 
    * @maxLength 300
    */
@@ -2865,8 +2872,10 @@ export type SetupIntentNextActionRedirectToUrlReturnUrl = ReturnUrl | null;
 
 export type SetupIntentNextActionRedirectToUrl = {
   /**
-   * The page of this server, relative to it, where the customer completes or fails the
-authentication; it carries the setup intent's `client_secret` (in API answers only).
+   * The page of this server where the customer completes or fails the authentication, an
+absolute URL on its public origin (`PUBLIC_URL`, else the address the API listens
+on), to send the browser to as given; it carries the setup intent's `client_secret`
+(in API answers only).
 
    * @maxLength 300
    */
