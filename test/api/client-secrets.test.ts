@@ -60,7 +60,7 @@ forEachDatabase('client secrets and publishable keys', (engine) => {
         expect(JSON.stringify(event)).not.to.include(intent.client_secret);
       }
       const action = events.find((event: any) => event.type === 'payment_intent.requires_action').data.object.next_action;
-      expect(action).to.deep.equal({ type: 'redirect_to_url', redirect_to_url: { url: `/authenticate/${intent.id}`, return_url: RETURN_URL } });
+      expect(action).to.deep.equal({ type: 'redirect_to_url', redirect_to_url: { url: `${server.url}/authenticate/${intent.id}`, return_url: RETURN_URL } });
     });
   });
 
@@ -70,7 +70,7 @@ forEachDatabase('client secrets and publishable keys', (engine) => {
       expect(intent.status).to.equal('requires_action');
       expect(intent.next_action).to.deep.equal({
         type: 'redirect_to_url',
-        redirect_to_url: { url: `/authenticate/${intent.id}?client_secret=${intent.client_secret}`, return_url: RETURN_URL },
+        redirect_to_url: { url: `${server.url}/authenticate/${intent.id}?client_secret=${intent.client_secret}`, return_url: RETURN_URL },
       });
     });
 

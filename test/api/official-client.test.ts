@@ -225,8 +225,8 @@ forEachDatabase('the official client library', (engine) => {
     const redirect = waiting.next_action!.redirect_to_url!;
     expect(redirect.return_url).to.equal('https://shop.example.com/cards');
     // The customer completes the authentication on the page the setup intent names.
-    const page = new URL(redirect.url!, server.url);
-    const answered = await fetch(new URL(page.pathname, server.url), {
+    const page = new URL(redirect.url!);
+    const answered = await fetch(new URL(page.pathname, page), {
       method: 'POST',
       body: new URLSearchParams({ client_secret: page.searchParams.get('client_secret')!, outcome: 'succeeded' }),
       redirect: 'manual',

@@ -60,8 +60,8 @@ function answerPage(
   setupIntent: any,
   outcome: 'succeeded' | 'failed',
 ): Promise<Response> {
-  const url = new URL(setupIntent.next_action.redirect_to_url.url, server.url);
-  return fetch(new URL(url.pathname, server.url), {
+  const url = new URL(setupIntent.next_action.redirect_to_url.url);
+  return fetch(new URL(url.pathname, url), {
     method: 'POST',
     body: new URLSearchParams({ client_secret: url.searchParams.get('client_secret')!, outcome }),
     redirect: 'manual',
@@ -331,7 +331,7 @@ forEachDatabase('setup intents', (engine) => {
         expect(waiting.next_action).to.deep.equal({
           type: 'redirect_to_url',
           redirect_to_url: {
-            url: `/authenticate/${waiting.id}?client_secret=${waiting.client_secret}`,
+            url: `${server.url}/authenticate/${waiting.id}?client_secret=${waiting.client_secret}`,
             return_url: RETURN_URL,
           },
         });
@@ -457,7 +457,7 @@ forEachDatabase('setup intents', (engine) => {
         { return_url: RETURN_URL },
       );
       const waiting = ok(res);
-      const page = await fetch(new URL(waiting.next_action.redirect_to_url.url, server.url));
+      const page = await fetch(waiting.next_action.redirect_to_url.url);
       expect(page.status).to.equal(200);
       const html = await page.text();
       expect(html)
@@ -775,7 +775,7 @@ forEachDatabase('setup intents', (engine) => {
       for (const event of events)
         expect(JSON.stringify(event)).not.to.include(waiting.client_secret);
       expect(events[0].data.object.next_action.redirect_to_url.url).to.equal(
-        `/authenticate/${waiting.id}`,
+        `${server.url}/authenticate/${waiting.id}`,
       );
     });
   });

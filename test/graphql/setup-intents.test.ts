@@ -113,12 +113,12 @@ forEachDatabase('GraphQL setup intents', (engine) => {
     // The mutation answers as REST's confirmation does: the page's link opens with the client secret.
     expect(waiting.nextAction.type).to.equal('redirect_to_url');
     expect(waiting.nextAction.url).to.match(
-      new RegExp(`^/authenticate/${waiting.id}\\?client_secret=${waiting.id}_secret_`),
+      new RegExp(`^${server.url}/authenticate/${waiting.id}\\?client_secret=${waiting.id}_secret_`),
     );
     const { setupIntent: read } = await data(RETRIEVE, { id: waiting.id });
     expect(read.nextAction).to.deep.equal({
       type: 'redirect_to_url',
-      url: `/authenticate/${waiting.id}`,
+      url: `${server.url}/authenticate/${waiting.id}`,
     });
     const { cancelSetupIntent: canceled } = await data(CANCEL, {
       id: waiting.id,

@@ -36,7 +36,7 @@ forEachDatabase('a charge receipt in a real browser', function (engine) {
     await server.api.post('/v1/refunds', { charge: charge.id, amount: 500 });
     const page = await browser.newPage();
     const problems = await collectPageProblems(page, server.url);
-    const response = await page.goto(`${server.url}${charge.receipt_url}`);
+    const response = await page.goto(charge.receipt_url);
     expect(response?.status()).to.equal(200);
     const headers = response!.headers();
     expect(headers['x-robots-tag']).to.equal('noindex, nofollow');

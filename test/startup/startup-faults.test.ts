@@ -139,6 +139,7 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
       [{ LOG_FORMAT: 'text' }, 'LOG_FORMAT must be json or pretty, got "text"'],
       [{ SMTP_URL: 'mail.example.com' }, 'SMTP_URL must be an smtp:// or smtps:// URL'],
       [{ PUBLIC_URL: 'pay.example.com' }, 'PUBLIC_URL must be an http:// or https:// URL'],
+      [{ PUBLIC_URL: `https://${'p'.repeat(93)}.com` }, "PUBLIC_URL's origin must be at most 100 characters"],
       [{ DATABASE_URL: 'mysql://x' }, 'DATABASE_URL must be a postgres:// URL (leave it unset for SQLite)'],
       [{ REQUEST_LOG_RETENTION_HOURS: '0' }, 'REQUEST_LOG_RETENTION_HOURS must be at least 1'],
       [{ WEB_CONCURRENCY: '0' }, 'WEB_CONCURRENCY must be a whole number of at least 1, or auto, got "0"'],
@@ -154,7 +155,7 @@ describe('start-up faults: one line on stderr, exit 1, nothing left running', fu
     const config = loadConfig({ WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'TRUE', METRICS_PUBLIC: 'false', PORT: '0' });
     expect(config).to.include({ port: 0, metricsPublic: false });
     expect(config.settings.webhookAllowPrivateNetworks).to.equal(true);
-    // The links of receipt e-mails are made from the origin alone.
+    // The absolute URLs (pages, receipts, e-mail links) are made from the origin alone.
     expect(loadConfig({ PUBLIC_URL: 'https://pay.example.com/shop/' }).publicUrl).to.equal('https://pay.example.com');
   });
 
