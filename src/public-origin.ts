@@ -28,11 +28,16 @@ export function listenerOrigin(host: string, port: number): string {
 export class PublicOrigin {
   private listeningPort: number | undefined;
 
+  private readonly configured: string | undefined;
+
+  /** `publicUrl` is reduced to its origin (as `loadConfig` does), whoever built the configuration. */
   constructor(
-    private readonly configured: string | undefined,
+    publicUrl: string | undefined,
     private readonly host: string,
     private readonly port: number,
-  ) {}
+  ) {
+    this.configured = publicUrl && new URL(publicUrl).origin;
+  }
 
   /** Records the port the API listens on. */
   listening(port: number): void {
