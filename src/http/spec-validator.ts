@@ -7,6 +7,7 @@ import { loadSpec, rememberSpecValidated, specValidatedBefore } from '../operati
 import { enforceDeclaredSecurity } from './declared-security.js';
 import { createRouteMatcher } from './route-matcher.js';
 import './request-state.js';
+import { compileOperationsOverSharedComponents } from './validator-shared-components.js';
 import { speedUpValidatorStartup } from './validator-startup.js';
 
 /** The validators made in this process, by whether they check responses too. */
@@ -34,6 +35,7 @@ export function specValidator(
   let middleware = validators.get(validateResponses);
   if (!middleware) {
     speedUpValidatorStartup();
+    compileOperationsOverSharedComponents();
     middleware = OpenApiValidator.middleware({
       apiSpec: structuredClone(loadSpec()) as never,
       // The spec is checked against the OpenAPI schema once per text: an unchanged spec passed before.
