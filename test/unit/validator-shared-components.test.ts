@@ -100,13 +100,17 @@ describe('express-openapi-validator operations compiled over the shared componen
   ).preProcess();
 
   /** Every operation's [name, schema] pairs, from the request or the response side of the spec. */
+  /** Every operation's distinct schemas (most error responses share one), named by their first use. */
   function operations(spec: Spec, pick: (operation: Spec) => unknown[]): Array<[string, unknown]> {
-    const found: Array<[string, unknown]> = [];
+    const found = new Map<string, [string, unknown]>();
     for (const [path, item] of Object.entries(spec.paths as Spec))
       for (const [method, operation] of Object.entries(item as Spec))
         if (typeof operation === 'object' && operation && 'responses' in operation)
-          pick(operation).forEach((schema, i) => found.push([`${method} ${path} #${i}`, schema]));
-    return found;
+          pick(operation).forEach((schema, i) => {
+            const text = JSON.stringify(schema);
+            if (!found.has(text)) found.set(text, [`${method} ${path} #${i}`, schema]);
+          });
+    return [...found.values()];
   }
 
   /**
@@ -139,13 +143,13 @@ describe('express-openapi-validator operations compiled over the shared componen
         jsonSchemas((response as Spec).content),
       ),
     );
-    expect(schemas.length).to.be.greaterThan(100);
+    expect(schemas.length).to.be.greaterThan(50);
     // As the response validator wraps a body.
     const wrap: Wrap = Object.assign(
       (schema: unknown) => ({ type: 'object', properties: { response: schema } }),
       { data: (value: unknown) => ({ response: value }) },
     );
-    expect(compare(ajv, apiDocRes, schemas, wrap)).to.be.greaterThan(1000);
+    expect(compare(ajv, apiDocRes, schemas, wrap)).to.be.greaterThan(500);
   });
 
   it("gives every JSON request body the validator's own verdict and errors", () => {
