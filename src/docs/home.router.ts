@@ -30,7 +30,7 @@ export const HOME_LINKS: readonly SitePage[] = [
   {
     path: '/guides/docs/integrating.md#receipts',
     title: 'Receipts',
-    what: "served from this origin at each paid charge's receipt_url (/receipts/…), opened without an API key",
+    what: "each paid charge's page at its receipt_url (/receipts/… on the receipts' origin), opened without an API key",
   },
 ];
 
@@ -80,7 +80,7 @@ ${HOME_LINKS.map((link) => `      <li><a href="${link.path}"><strong>${link.titl
     </ul>
     <h2>First call</h2>
     <p>Authenticate with the key the first start saved in <code>DATA_DIR/dev-api-key</code>:</p>
-    <pre><code>curl -u "$(cat data/dev-api-key):" http://127.0.0.1:4242/v1/charges</code></pre>
+    <pre><code>curl -u "$(cat data/dev-api-key):" ${escapeHtml(facts.publicOrigin?.() ?? 'http://127.0.0.1:4242')}/v1/charges</code></pre>
     <p>The <a href="/guides/">guides</a> go on from there: a five-minute tour, then every call.</p>
   </main>
 </body>

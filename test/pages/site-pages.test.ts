@@ -113,6 +113,8 @@ forEachDatabase('the pages in a real browser: one header, and a home page saying
     const receiptsOrigin = new URL(charge.receipt_url).origin;
     expect(await fact('receipts-origin')).to.equal(receiptsOrigin);
     expect(await page.locator('[data-fact="receipts-origin"] a').getAttribute('href')).to.equal(`${receiptsOrigin}/`);
+    // The first call it shows goes to the same origin.
+    expect(await page.locator('main pre').innerText()).to.contain(`${receiptsOrigin}/v1/charges`);
     // Styled like the dashboard, not the browser's default serif.
     const font = await page.locator('body').evaluate((body) => (globalThis as any).getComputedStyle(body).fontFamily);
     expect(font).to.match(/system-ui/);
