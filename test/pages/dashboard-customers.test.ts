@@ -170,6 +170,9 @@ forEachDatabase('/dashboard customers, and what it says of this server, in a rea
       'No saved payment methods.',
       'No setup intents.',
     ]);
+    // Lists that fit on one page have no Newer and Older to press.
+    expect(await emptyDetail.locator('.pager').count()).to.equal(3);
+    expect(await emptyDetail.locator('.pager:visible').count()).to.equal(0);
     expect(problems).to.deep.equal([]);
   });
 

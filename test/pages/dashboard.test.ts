@@ -406,6 +406,8 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     await tab.page.selectOption('select.status-filter', 'succeeded');
     await eventually(async () => expect(await shownIds()).to.deep.equal(ids(first)), 10_000);
     expect(await tab.page.locator('button.newer').isDisabled()).to.equal(true);
+    // More than a page: the pager is shown (it is hidden when the list fits on one).
+    expect(await tab.page.locator('.pager').isVisible()).to.equal(true);
     await keepScreenshot(tab.page, `dashboard-deliveries-${engine}`);
 
     await tab.page.locator('button.older').click();
