@@ -119,6 +119,7 @@ export function createApp(deps: AppDeps): Express {
     database: deps.db.dialect,
     readReplica: deps.readDb !== undefined && deps.readDb !== deps.db,
     apiProcesses: deps.apiProcesses ?? 1,
+    publicOrigin: deps.settings.publicOrigin,
   });
   const dashboard = createDashboardRouter({
     retryScheduleSeconds: deps.webhookRetryScheduleSeconds ?? [],

@@ -4,6 +4,7 @@ import helmet from 'helmet';
 import type { Dialect } from '../db/database.js';
 import { projectFile } from '../operations/project-files.js';
 import { loadSpec } from '../operations/spec.js';
+import { escapeHtml } from '../pages/html-text.js';
 import { SITE_PAGES, siteHeader, siteStylesheet, type SitePage } from '../pages/site-chrome.js';
 
 /** What the home page says runs here. */
@@ -14,6 +15,12 @@ export interface HomeFacts {
   readReplica: boolean;
   /** How many API processes serve this port (`WEB_CONCURRENCY`, see cluster.ts). */
   apiProcesses: number;
+  /**
+   * The origin of the URLs the server gives out (`PUBLIC_URL`, or its listener's), where each
+   * charge's `receipt_url` points; read at the first request, once the server listens (port 0 picks
+   * its port then). Left out: the page does not state it.
+   */
+  publicOrigin?: () => string;
 }
 
 /** Where a person goes from the server's root, each with what it is: the header's pages and the contract. */
@@ -23,7 +30,7 @@ export const HOME_LINKS: readonly SitePage[] = [
   {
     path: '/guides/docs/integrating.md#receipts',
     title: 'Receipts',
-    what: "served from this origin at each paid charge's receipt_url (/receipts/…), opened without an API key",
+    what: "each paid charge's page at its receipt_url (/receipts/… on the receipts' origin), opened without an API key",
   },
 ];
 
@@ -33,6 +40,13 @@ const ENGINES: Record<Dialect, string> = { sqlite: 'SQLite', postgres: 'PostgreS
 function versions(): { server: string; contract: string } {
   const { version } = JSON.parse(fs.readFileSync(projectFile('package.json'), 'utf8')) as { version: string };
   return { server: version, contract: (loadSpec().info as { version: string }).version };
+}
+
+/** The fact naming the receipts' origin, linked: receipt pages and receipt e-mails point there. */
+function receiptsOrigin(facts: HomeFacts): string {
+  if (!facts.publicOrigin) return '';
+  const origin = escapeHtml(facts.publicOrigin());
+  return `      <div><dt>Receipts' origin</dt><dd data-fact="receipts-origin"><a href="${origin}/">${origin}</a></dd></div>`;
 }
 
 function renderPage(facts: HomeFacts): string {
@@ -58,6 +72,7 @@ function renderPage(facts: HomeFacts): string {
 ${fact('version', 'Version', `${server} (API contract ${contract})`)}
 ${fact('database', 'Database', database)}
 ${fact('api-processes', 'API processes', String(facts.apiProcesses))}
+${receiptsOrigin(facts)}
     </dl>
     <h2>Pages</h2>
     <ul class="cards">
@@ -65,7 +80,7 @@ ${HOME_LINKS.map((link) => `      <li><a href="${link.path}"><strong>${link.titl
     </ul>
     <h2>First call</h2>
     <p>Authenticate with the key the first start saved in <code>DATA_DIR/dev-api-key</code>:</p>
-    <pre><code>curl -u "$(cat data/dev-api-key):" http://127.0.0.1:4242/v1/charges</code></pre>
+    <pre><code>curl -u "$(cat data/dev-api-key):" ${escapeHtml(facts.publicOrigin?.() ?? 'http://127.0.0.1:4242')}/v1/charges</code></pre>
     <p>The <a href="/guides/">guides</a> go on from there: a five-minute tour, then every call.</p>
   </main>
 </body>
@@ -75,15 +90,17 @@ ${HOME_LINKS.map((link) => `      <li><a href="${link.path}"><strong>${link.titl
 
 /**
  * `GET /`: the page a person sees on opening the server's address: what runs here (version,
- * database, API processes) and the pages to go on to, under the header every page shares; and
- * that header's stylesheet. Static once built, with helmet's HTML headers.
+ * database, API processes, the receipts' origin) and the pages to go on to, under the header every
+ * page shares; and that header's stylesheet. Built at the first request (the server listens by
+ * then), then static, with helmet's HTML headers.
  */
 export function createHomeRouter(facts: HomeFacts): RequestHandler {
-  const page = renderPage(facts);
+  let page: string | undefined;
   const stylesheet = siteStylesheet();
   const router = express.Router();
   const pageHeaders = helmet();
   router.get('/', pageHeaders, (_req, res) => {
+    page ??= renderPage(facts);
     res.set('Cache-Control', 'no-cache').type('html').send(page);
   });
   router.get(stylesheet.url, pageHeaders, (_req, res) => {

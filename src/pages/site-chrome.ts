@@ -46,7 +46,7 @@ export function siteStylesheet(): SiteStylesheet {
 export function siteHeader(current: string): string {
   const links = SITE_PAGES.map((page) => {
     const marked = page.path === current ? ' aria-current="page"' : '';
-    return `<a href="${page.path}"${marked}>${page.title}</a>`;
+    return `<a href="${page.path}" data-label="${page.title}"${marked}>${page.title}</a>`;
   }).join('');
   const home = current === '/' ? ' aria-current="page"' : '';
   return (

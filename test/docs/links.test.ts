@@ -42,6 +42,18 @@ describe('README.md and docs/: links', () => {
     expect(broken).to.deep.equal([]);
   });
 
+  it('every guide under docs/ opens with who it is for', () => {
+    const openings = documentation()
+      .filter((file) => file !== 'README.md')
+      .map((file) => {
+        const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+        // The first paragraph after the title.
+        const paragraph = text.split('\n\n').find((block) => !block.startsWith('#')) ?? '';
+        return { file, opening: paragraph.replace(/\s+/g, ' ').slice(0, 60) };
+      });
+    expect(openings.filter(({ opening }) => !/^For [a-z]/.test(opening))).to.deep.equal([]);
+  });
+
   it('the README stays a front page (at most 250 lines) and links every guide under docs/', () => {
     expect(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8').split('\n').length).to.be.at.most(250);
     const linked = new Set(linksOf(fs.readFileSync(path.join(ROOT, 'README.md'), 'utf8'), 'README.md').map((link) => link.target.split('#')[0]));

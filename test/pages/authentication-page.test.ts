@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
-import { browserAvailable, collectPageProblems, launchBrowser } from '../helpers/browser.js';
+import { browserAvailable, collectPageProblems, keepScreenshot, launchBrowser } from '../helpers/browser.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { useTestServer } from '../helpers/test-server.js';
 
@@ -52,6 +52,7 @@ forEachDatabase('the authentication page in a real browser (3-D Secure by redire
     expect(await page.locator('[data-field="merchant"]').textContent()).to.be.a('string').and.not.equal('');
     const styled = await page.locator('button[value="succeeded"]').evaluate((b) => (globalThis as any).getComputedStyle(b).cursor);
     expect(styled, 'site.css styles the buttons').to.equal('pointer');
+    await keepScreenshot(page, `authentication-page-${engine}`);
     await Promise.all([page.waitForURL(`${merchant.url}/**`), page.getByRole('button', { name: button }).click()]);
     await page.locator('h1').waitFor();
     expect(await page.locator('h1').textContent()).to.equal('Back at the shop');

@@ -71,6 +71,7 @@ forEachDatabase('/dashboard customers, and what it says of this server, in a rea
     expect(await jennyRow.locator('td.name').innerText()).to.equal('Jenny Rosen');
     expect(await jennyRow.locator('td.email').innerText()).to.equal('jenny.rosen@example.com');
     expect(await page.locator(`tr.customer[data-id="${ada.id}"] td.name`).innerText()).to.equal(markup);
+    await keepScreenshot(page, `dashboard-customers-${engine}`);
 
     // The API's e-mail filter: only Ada.
     await page.fill('input.email-filter', 'ada@example.com');
@@ -169,6 +170,9 @@ forEachDatabase('/dashboard customers, and what it says of this server, in a rea
       'No saved payment methods.',
       'No setup intents.',
     ]);
+    // Lists that fit on one page have no Newer and Older to press.
+    expect(await emptyDetail.locator('.pager').count()).to.equal(3);
+    expect(await emptyDetail.locator('.pager:visible').count()).to.equal(0);
     expect(problems).to.deep.equal([]);
   });
 

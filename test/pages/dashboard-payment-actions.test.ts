@@ -174,6 +174,7 @@ forEachDatabase('/dashboard acting on a payment in a real browser', function (en
     expect(await tab.detail.locator('tr.charge td.captured').innerText()).to.equal('15.00 USD');
     expect(await timeline(tab)).to.deep.equal(events);
     expect(await tab.detail.locator('.action-capture').count(), 'nothing left to capture').to.equal(0);
+    await keepScreenshot(tab.page, `dashboard-captured-${engine}`);
     // The only problems are the answer the test dropped.
     expect(tab.problems.filter((problem) => !/capture|ERR_CONNECTION_RESET/.test(problem))).to.deep.equal([]);
   });
@@ -264,12 +265,14 @@ forEachDatabase('/dashboard acting on a payment in a real browser', function (en
       { payment_intent: intent.id, amount: 1500 },
     ]);
     // Two confirmations, two keys.
+    for (const post of tab.posts) expect(post.idempotencyKey).to.match(/^dashboard-[0-9a-f]{32}$/);
     expect(new Set(tab.posts.map((post) => post.idempotencyKey)).size).to.equal(2);
     expect(await tab.detail.locator('tr.charge td.refunded').innerText()).to.equal('20.00 USD');
     const events = await eventsOfPayment(intent.id);
     expect(events.filter(([type]) => type === 'refund.created')).to.have.length(2);
     expect(await timeline(tab)).to.deep.equal(events);
     expect(await tab.detail.locator('.actions').count(), 'nothing left to do').to.equal(0);
+    await keepScreenshot(tab.page, `dashboard-refunded-${engine}`);
     expect(tab.problems).to.deep.equal([]);
   });
 
@@ -285,6 +288,7 @@ forEachDatabase('/dashboard acting on a payment in a real browser', function (en
     await outcome(tab, 'Canceled the payment.');
 
     expect(tab.posts.map((post) => post.body)).to.deep.equal([{ cancellation_reason: 'requested_by_customer' }]);
+    expect(tab.posts[0].idempotencyKey).to.match(/^dashboard-[0-9a-f]{32}$/);
     expect((await server.api.get(`/v1/payment_intents/${intent.id}`)).body).to.include({
       status: 'canceled',
       cancellation_reason: 'requested_by_customer',

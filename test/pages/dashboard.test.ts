@@ -153,7 +153,16 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     }
     // Without a key the page asks for one and calls no API.
     expect(tab.requests.filter((request) => request.url.includes('/v1/'))).to.deep.equal([]);
+    // Its controls are styled by dashboard.css, not left to the browser's defaults.
+    const submit = await tab.page.locator('#key-form button[type="submit"]').evaluate((button) => {
+      const style = (globalThis as any).getComputedStyle(button);
+      return { font: style.fontFamily, radius: style.borderRadius, background: style.backgroundColor };
+    });
+    expect(submit.font).to.match(/system-ui/);
+    expect(submit.radius).to.equal('6px');
+    expect(submit.background, 'the accent').to.equal('rgb(9, 105, 218)');
     expect(tab.problems).to.deep.equal([]);
+    await keepScreenshot(tab.page, `dashboard-key-${engine}`);
   });
 
   it("asks again for a refused key, showing the API's error message", async () => {
@@ -341,6 +350,7 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     expect(await tab.page.locator('tr.payment').evaluateAll((trs) => trs.map((tr) => (tr as any).dataset.id))).to.deep.equal(listed);
     expect(await row.locator('td.status').innerText()).to.equal('succeeded');
     expect(await row.locator('td.amount').innerText()).to.equal('20.00 USD');
+    await keepScreenshot(tab.page, `dashboard-payments-${engine}`);
 
     await row.locator('a.open-payment').click();
     await tab.page.waitForURL(`${server.url}/dashboard#payment/${intent.id}`);
@@ -355,13 +365,20 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     expect(await chargeRow.locator('td.refunded').innerText()).to.equal('5.00 USD');
     const released = page.locator(`tr.timeline-event[data-type="refund.created"]`);
     expect(await released.locator('td.state').innerText()).to.equal('5.00 USD refunded');
+    await keepScreenshot(tab.page, `dashboard-payment-${engine}`);
 
     // The page's address is a link: opened afresh (the key is still in this tab), it shows the same.
     await tab.page.reload();
     expect(await timelineRows(tab)).to.deep.equal(expected);
 
-    // An event about the intent, in the events view, links to the same page.
+    // An event about the intent, in the events view, links to the same page. The tabs stand still
+    // as the current one changes.
+    const tabBoxes = () =>
+      tab.page.locator('#tabs a').evaluateAll((links) => links.map((link) => Math.round(link.getBoundingClientRect().x)));
+    const tabsOnPayments = await tabBoxes();
     await tab.page.locator('#tabs a[data-view="events"]').click();
+    await tab.page.locator('#tabs a[data-view="events"][aria-current="page"]').waitFor();
+    expect(await tabBoxes()).to.deep.equal(tabsOnPayments);
     const [, succeededId] = expected.at(-1)!;
     await tab.page.locator(`tr.event[data-id="${succeededId}"] a.payment-link`).click();
     await tab.page.waitForURL(`${server.url}/dashboard#payment/${intent.id}`);
@@ -389,6 +406,9 @@ forEachDatabase('/dashboard in a real browser', function (engine) {
     await tab.page.selectOption('select.status-filter', 'succeeded');
     await eventually(async () => expect(await shownIds()).to.deep.equal(ids(first)), 10_000);
     expect(await tab.page.locator('button.newer').isDisabled()).to.equal(true);
+    // More than a page: the pager is shown (it is hidden when the list fits on one).
+    expect(await tab.page.locator('.pager').isVisible()).to.equal(true);
+    await keepScreenshot(tab.page, `dashboard-deliveries-${engine}`);
 
     await tab.page.locator('button.older').click();
     await eventually(async () => expect(await shownIds()).to.deep.equal(ids(second)), 10_000);

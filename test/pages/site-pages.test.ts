@@ -33,7 +33,12 @@ async function headerStyle(page: Page): Promise<{ display: string; font: string;
   return page.locator('header.site-header').evaluate((header) => {
     const style = (globalThis as any).getComputedStyle(header);
     const { x, y, height } = header.getBoundingClientRect();
-    return { display: style.display, font: style.fontFamily, borderBottom: style.borderBottomStyle, box: `${x},${y} ${height}px` };
+    // Where each link stands: marking the current page must not move the others.
+    const links = [...header.querySelectorAll('a')].map((anchor: any) => {
+      const box = anchor.getBoundingClientRect();
+      return `${Math.round(box.x)}+${Math.round(box.width)}`;
+    });
+    return { display: style.display, font: style.fontFamily, borderBottom: style.borderBottomStyle, box: `${x},${y} ${height}px; links at ${links.join(' ')}` };
   });
 }
 
@@ -91,17 +96,25 @@ forEachDatabase('the pages in a real browser: one header, and a home page saying
     const home = seen.get('/')!;
     expect(home.links.map((link) => link.text)).to.deep.equal(['payments-api', 'API reference', 'GraphQL', 'Dashboard', 'Guides']);
     for (const [pathname, header] of seen) expect(header.links, pathname).to.deep.equal(home.links);
-    // At the window's top left on every page, and as tall: the pages' own styles do not move it.
+    // At the window's top left on every page, as tall, each link in the same place: the pages' own
+    // styles and the marked link do not move it.
     expect([...boxes]).to.have.length(1);
     expect([...boxes][0]).to.match(/^0,0 /);
   });
 
-  it('/ states the version, the database engine and the number of API processes', async () => {
+  it("/ states the version, the database engine, the number of API processes and the receipts' origin", async () => {
     const { page, problems } = await open('/');
     const fact = (name: string) => page.locator(`[data-fact="${name}"]`).innerText();
     expect(await fact('version')).to.equal(`${SERVER_VERSION} (API contract ${CONTRACT_VERSION})`);
     expect(await fact('database')).to.equal(engine === 'sqlite' ? 'SQLite' : 'PostgreSQL');
     expect(await fact('api-processes')).to.equal('1');
+    // The origin a charge's receipt_url points to, linked.
+    const charge = (await server.api.post('/v1/charges', { amount: 2000, currency: 'usd', source: 'tok_visa' })).body;
+    const receiptsOrigin = new URL(charge.receipt_url).origin;
+    expect(await fact('receipts-origin')).to.equal(receiptsOrigin);
+    expect(await page.locator('[data-fact="receipts-origin"] a').getAttribute('href')).to.equal(`${receiptsOrigin}/`);
+    // The first call it shows goes to the same origin.
+    expect(await page.locator('main pre').innerText()).to.contain(`${receiptsOrigin}/v1/charges`);
     // Styled like the dashboard, not the browser's default serif.
     const font = await page.locator('body').evaluate((body) => (globalThis as any).getComputedStyle(body).fontFamily);
     expect(font).to.match(/system-ui/);

@@ -17,6 +17,11 @@ export function createPager({ fetchPage, showPage, report }) {
   let lastId;
   const newer = h('button', { type: 'button', class: 'newer', disabled: true }, '← Newer');
   const older = h('button', { type: 'button', class: 'older', disabled: true }, 'Older →');
+  // Shown only when there is another page to go to: a list that fits on one page has no pager.
+  const element = h('div', { class: 'pager', hidden: true }, newer, older);
+  const settle = () => {
+    element.hidden = newer.disabled && older.disabled;
+  };
   // Past the newest rows there is nothing: an empty page (rows deleted meanwhile) starts over.
   newer.addEventListener('click', () => go(firstId ? { ending_before: firstId } : {}));
   older.addEventListener('click', () => go({ starting_after: lastId }));
@@ -31,6 +36,7 @@ export function createPager({ fetchPage, showPage, report }) {
     } catch (error) {
       if (request !== latestRequest) return;
       [newer.disabled, older.disabled] = before;
+      settle();
       report(error);
       return;
     }
@@ -44,10 +50,11 @@ export function createPager({ fetchPage, showPage, report }) {
     // Having moved one way, the pages we came from lie the other way.
     newer.disabled = goingNewer ? !list.has_more : !goingOlder;
     older.disabled = goingOlder ? !list.has_more || !lastId : goingNewer ? !lastId : !list.has_more;
+    settle();
   }
 
   return {
-    element: h('div', { class: 'pager' }, newer, older),
+    element,
     /** Shows the newest page (on opening, or after a filter changed). */
     first: () => go({}),
     /** Shows the current page again (after a retry or a replay changed rows). */
