@@ -33,7 +33,7 @@ import { newId } from '../domain/ids.js';
 import { findNul, nulError } from '../domain/nul-guard.js';
 import { SubscriptionEndedError } from '../live-events/event-subscription.js';
 import type { Authenticator } from '../auth/authenticator.js';
-import { countRequest, rateLimitKey, type RateLimiter } from '../http/rate-limit.js';
+import { countRequest, rateLimitKey, type RateLimiter } from '../edge/rate-limit.js';
 import type { Logger } from '../logging/logger.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
 import type { Grant } from '../operations/scopes.js';

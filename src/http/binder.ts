@@ -14,7 +14,7 @@ import {
 } from '../operations/run-operation.js';
 import { preflightOf } from '../resources/handlers.js';
 import './request-state.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from '../edge/request-id.js';
 import { writeJson } from './write-json.js';
 
 /**
