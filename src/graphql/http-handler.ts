@@ -3,6 +3,7 @@ import { GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import '../http/request-state.js';
 import { CONTENT_DIGEST_MISMATCH, checkContentDigest, isContentDigestMismatch } from '../http/bodies.js';
+import { requestContextFrom } from '../edge/request-context.js';
 import { requestIdOf } from '../edge/request-id.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
 import { safeExecutionResult } from './errors.js';
@@ -55,19 +56,19 @@ export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
       // Postgres refuses U+0000: in literals here; in variables, with the other request parameters.
       const nul = findNulLiteral(verdict.document, params.query);
       if (nul) return apiErrorResponse(nulError(nul), requestIdOf(context.res));
-      const principal = raw.principal!;
       return {
         schema,
         document: verdict.document,
         operationName: params.operationName,
         variableValues: params.variables,
         // The edge answered every request without valid credentials: a principal is here.
-        contextValue: createGraphQLContext(deps, {
-          accountId: principal.kind === 'account' ? principal.accountId : 'admin',
-          grant: principal.kind === 'account' ? principal.grant : 'all',
-          requestId: requestIdOf(context.res),
-          idempotencyKey: raw.get('idempotency-key') ?? null,
-        }),
+        contextValue: createGraphQLContext(
+          deps,
+          requestContextFrom(raw.principal!, {
+            requestId: requestIdOf(context.res),
+            idempotencyKey: raw.get('idempotency-key') ?? null,
+          }, deps),
+        ),
       };
     },
     onOperation: (req, _args, result) => safeExecutionResult(result, requestIdOf(req.context.res), deps.logger),
