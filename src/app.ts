@@ -112,7 +112,7 @@ export function createApp(deps: AppDeps): Express {
   ];
   const infrastructure: RequestHandler[] = [healthChecks(deps.db)];
   const routes = routeOperations();
-  // What answers before the API's checks; measured and logged from the request metrics on.
+  // The steps that count and record the requests past the pages, probes and scrapes.
   const counted: RequestHandler[] = [];
   if (deps.metrics) {
     const { registry } = deps.metrics;
