@@ -20,6 +20,7 @@ const LAYERS = [
   // `cli`, the `payments` command, is a client of the server: it reaches it through the SDK, and
   // shares only what lies below the doors (ids, the webhook signing).
   ['auth', 'webhooks', 'live-events', 'cli'],
+  ['edge'],
   ['http'],
   ['graphql'],
   // `customer-pages`: what a merchant's customer opens (the authentication page of a redirect).

@@ -11,42 +11,24 @@ import { createHomeRouter } from './docs/home.router.js';
 import { createGraphiQLRouter } from './graphql/graphiql.router.js';
 import { createReceiptsRouter } from './receipts/receipts.router.js';
 import type { EventStream } from './live-events/event-stream.js';
-import { createGraphQLRouter } from './graphql/http-handler.js';
+import { createGraphQLDoor, GRAPHQL_PATH } from './graphql/graphql-door.js';
 import type { Clock } from './domain/clock.js';
 import type { SecretBox } from './domain/secret-box.js';
 import type { Authenticator } from './auth/authenticator.js';
-import { authenticateEarly } from './http/authenticate-early.js';
-import { bindOperation, dispatchOperations } from './http/binder.js';
+import { createEdge } from './edge/edge.js';
+import type { RateLimiter } from './edge/rate-limit.js';
+import { DEFAULT_HTTP_TIMEOUTS } from './edge/server-timeouts.js';
+import { recordRequestLogs } from './edge/request-log.js';
+import { chain } from './edge/step-chain.js';
 import { createErrorMapper, lastResortErrorHandler } from './http/error-mapper.js';
-import { createBodyReader } from './http/bodies.js';
-import { readRequestParameters } from './http/request-parameters.js';
-import { handlers } from './resources/handlers.js';
-import { replayIdempotentRequests } from './http/idempotent-replay.js';
-import type { Handler, OperationId } from './operations/operations.js';
-import { assignRequestId } from './http/request-id.js';
+import { answerOAuthErrors } from './http/oauth-errors.js';
+import { createRestDoor } from './http/rest-door.js';
 import { routeOperations } from './operations/routes.js';
-import { cacheValidatorRoutePatterns } from './http/validator-route-cache.js';
-import { limitRequestsPerCredential, type RateLimiter } from './http/rate-limit.js';
-import {
-  inviteExpectedBodies,
-  refuseOversizedBodies,
-  refuseRepeatedHeaders,
-} from './http/request-guards.js';
-import { limitBodyTime } from './http/request-timeouts.js';
-import { DEFAULT_HTTP_TIMEOUTS } from './http/server-timeouts.js';
-import { negotiateVersion } from './http/versioning.js';
 import type { Logger } from './logging/logger.js';
-import { logRequests } from './http/request-logging.js';
-import { recordRequestLogs } from './http/request-log.js';
 import type { RequestLogBuffer } from './resources/request-logs/request-log-buffer.js';
 import { measureRequests } from './metrics/measure-requests.js';
 import { serveMetrics } from './metrics/metrics-endpoint.js';
 import { RequestMetrics } from './metrics/request-metrics.js';
-import { specValidator } from './http/spec-validator.js';
-import { chain } from './http/step-chain.js';
-import { allowPublishableCrossOrigin } from './http/cross-origin.js';
-import { answerOAuthErrors } from './http/oauth-errors.js';
-import { prepareOAuthRequests } from './http/oauth-requests.js';
 
 export interface AppDeps {
   db: Database;
@@ -103,17 +85,13 @@ const jsonSecurityHeaders = helmet({
   xXssProtection: false,
 });
 
-/** Assembles the Express app: ids, headers, versioning, bodies, validation, handlers, errors. */
+/** Assembles the Express app: the edge, its doors (REST, GraphQL), and the error handlers. */
 export function createApp(deps: AppDeps): Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('etag', false);
   app.set('query parser', 'extended');
 
-  // Every step before the error handlers is one layer of Express's router (step-chain.ts).
-  const steps: Array<RequestHandler | RequestHandler[]> = [];
-  steps.push(assignRequestId);
-  if (deps.logger.isLevelEnabled('info')) steps.push(logRequests(deps.logger));
   // Pages first (receipts among them), with helmet's full set of headers for HTML; everything after answers JSON.
   const home = createHomeRouter({
     database: deps.db.dialect,
@@ -124,24 +102,22 @@ export function createApp(deps: AppDeps): Express {
   const dashboard = createDashboardRouter({
     retryScheduleSeconds: deps.webhookRetryScheduleSeconds ?? [],
   });
-  const authentication = createAuthenticationPageRouter(deps);
-  steps.push(
-    skippedByApiPaths(
-      home,
-      createDocsRouter(),
-      createGraphiQLRouter(),
-      dashboard,
-      createGuidesRouter(),
-      createReceiptsRouter(deps.db),
-      authentication,
-    ),
-  );
-  steps.push(jsonSecurityHeaders);
-  steps.push(healthChecks(deps.db));
+  const pages = [
+    home,
+    createDocsRouter(),
+    createGraphiQLRouter(),
+    dashboard,
+    createGuidesRouter(),
+    createReceiptsRouter(deps.db),
+    createAuthenticationPageRouter(deps),
+  ];
+  const infrastructure: RequestHandler[] = [healthChecks(deps.db)];
   const routes = routeOperations();
+  // The steps that count and record the requests past the pages, probes and scrapes.
+  const counted: RequestHandler[] = [];
   if (deps.metrics) {
     const { registry } = deps.metrics;
-    steps.push(
+    infrastructure.push(
       serveMetrics({
         registry,
         authorize: deps.metrics.public ? undefined : deps.auth.limited.adminBasic,
@@ -149,47 +125,26 @@ export function createApp(deps: AppDeps): Express {
     );
     // After pages, probes and scrapes, which are not API traffic; before everything else, so that the
     // duration covers the whole pipeline and 404s, 429s and GraphQL are counted too.
-    steps.push(measureRequests(new RequestMetrics(registry, routes)));
+    counted.push(measureRequests(new RequestMetrics(registry, routes)));
   }
   // The request log: past pages, probes and scrapes, which no account makes, and before the checks and
   // authentication, so that a logged request's duration covers them.
-  if (deps.requestLog) steps.push(recordRequestLogs(deps.requestLog, deps.clock));
-  // Nothing below waits for a body longer than this (408), or at all for a request it refuses anyway:
-  // a declared body over 1 MB (413), a repeated Authorization or Idempotency-Key (400), refused
-  // credentials (401, or 429 once the address has failed too often).
-  steps.push(limitBodyTime(deps.bodyTimeoutMs ?? DEFAULT_HTTP_TIMEOUTS.bodyMs));
-  steps.push(refuseOversizedBodies);
-  steps.push(refuseRepeatedHeaders);
-  steps.push(negotiateVersion);
-  // Browsers' preflights carry no credential: answered before authentication.
-  steps.push(allowPublishableCrossOrigin());
-  steps.push(authenticateEarly(deps.auth));
-  // Before bodies and validation, so a refused request costs one counter update and nothing more.
-  if (deps.rateLimiter) steps.push(limitRequestsPerCredential(deps.rateLimiter));
-  // Only now, past every check that refuses a request unread, is a waiting client asked for its body.
-  steps.push(inviteExpectedBodies);
-  steps.push(
-    createGraphQLRouter({
-      ...deps,
-      trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false,
+  if (deps.requestLog) counted.push(recordRequestLogs(deps.requestLog, deps.clock));
+  const rest = createRestDoor(deps, routes);
+  const graphql = createGraphQLDoor({
+    ...deps,
+    trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false,
+  });
+  app.use(
+    createEdge({
+      logger: deps.logger,
+      auth: deps.auth,
+      rateLimiter: deps.rateLimiter,
+      bodyTimeoutMs: deps.bodyTimeoutMs ?? DEFAULT_HTTP_TIMEOUTS.bodyMs,
+      front: [beforeTheApi(pages, infrastructure), ...counted],
+      doors: { mounted: { [GRAPHQL_PATH]: graphql }, otherwise: rest },
     }),
   );
-  steps.push(createBodyReader(routes));
-  // Path and query strictly, like form bodies: NUL refused, `limit=1e1` refused (the validator would coerce it).
-  steps.push(readRequestParameters(routes));
-  steps.push(replayIdempotentRequests(deps));
-  cacheValidatorRoutePatterns();
-  steps.push(specValidator(deps.validateResponses, deps.auth, routes));
-  // The token endpoint's HTTP Basic client credentials, allowance and headers (RFC 6749).
-  steps.push(prepareOAuthRequests(deps.auth.failures));
-  const bound = new Map(
-    routes.map((route) => [
-      route.operationId,
-      bindOperation(route, handlers[route.operationId] as Handler<OperationId>, deps),
-    ]),
-  );
-  steps.push(dispatchOperations(bound));
-  app.use(chain(steps));
   // The token endpoint answers its errors in RFC 6749's shape; everything else reaches the mapper.
   app.use(answerOAuthErrors(deps.auth.failures));
   app.use(createErrorMapper(deps.logger));
@@ -201,13 +156,20 @@ export function createApp(deps: AppDeps): Express {
 }
 
 /**
- * The pages' routers, which `/v1/...` requests skip with one prefix test instead of walking their
- * dozen routes one pattern at a time (no page lives under `/v1/`).
+ * The pages (helmet's full headers), then the JSON subset of helmet's headers, then the probes and
+ * scrapes, as one step that `/v1/...` requests pass with one prefix test and the JSON headers,
+ * instead of walking the pages' dozen routes one pattern at a time (no page, probe or scrape lives
+ * under `/v1/`).
  */
-function skippedByApiPaths(...routers: express.RequestHandler[]): express.RequestHandler {
-  const pages = express.Router();
-  pages.use(...routers);
-  return (req, res, next) => (req.path.startsWith('/v1/') ? next() : pages(req, res, next));
+function beforeTheApi(
+  pages: RequestHandler[],
+  infrastructure: RequestHandler[],
+): RequestHandler {
+  const router = express.Router();
+  router.use(...pages);
+  const others = chain([router, jsonSecurityHeaders, ...infrastructure]);
+  return (req, res, next) =>
+    req.path.startsWith('/v1/') ? jsonSecurityHeaders(req, res, next) : others(req, res, next);
 }
 
 /** `/healthz` and `/readyz`: both prove the database answers (the server listens only once migrated). */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { ServiceSettings } from './operations/operations.js';
 import type { RateLimitWindow } from './db/rate-limit-store.js';
 import type { AuthFailureWindow } from './auth/auth-failures.js';
-import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './http/server-timeouts.js';
+import { DEFAULT_HTTP_TIMEOUTS, type HttpTimeouts } from './edge/server-timeouts.js';
 import type { LogFormat } from './logging/logger.js';
 import { DEFAULT_EVENT_RETENTION_DAYS } from './resources/events/events.retention.js';
 import { DEFAULT_RETRY_SCHEDULE_SECONDS } from './webhooks/retry-policy.js';

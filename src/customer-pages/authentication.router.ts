@@ -4,7 +4,7 @@ import type { Database } from '../db/database.js';
 import type { Clock } from '../domain/clock.js';
 import { isApiError } from '../domain/errors.js';
 import type { SecretBox } from '../domain/secret-box.js';
-import { requestIdOf } from '../http/request-id.js';
+import { requestIdOf } from '../edge/request-id.js';
 import type { RequestContext, ServiceSettings } from '../operations/operations.js';
 import { isClientSecret } from '../resources/payments/client-secrets.js';
 import { findAccount } from '../resources/accounts/accounts.repo.js';

@@ -1,7 +1,6 @@
 import type { EventStream } from '../live-events/event-stream.js';
 import type { OperationDeps } from '../operations/run-operation.js';
 import type { RequestContext } from '../operations/operations.js';
-import type { Grant } from '../operations/scopes.js';
 import type { Logger } from '../logging/logger.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
@@ -23,27 +22,7 @@ export type GraphQLContext = {
   deps: GraphQLDeps;
 };
 
-/** Who is asking, as established by the transport (HTTP headers, or a WebSocket's `connection_init`). */
-export interface GraphQLCaller {
-  accountId: string;
-  /** What the caller's credentials may do. */
-  grant: Grant;
-  requestId: string;
-  /** The HTTP request's `Idempotency-Key` header, if any. */
-  idempotencyKey: string | null;
-}
-
-export function createGraphQLContext(deps: GraphQLDeps, caller: GraphQLCaller): GraphQLContext {
-  const request: RequestContext = {
-    accountId: caller.accountId,
-    grant: caller.grant,
-    requestId: caller.requestId,
-    idempotencyKey: caller.idempotencyKey,
-    db: deps.db,
-    readDb: deps.readDb ?? deps.db,
-    clock: deps.clock,
-    settings: deps.settings,
-    secrets: deps.secrets,
-  };
+/** The context of one operation, around the request context its transport made (`requestContextFrom`). */
+export function createGraphQLContext(deps: GraphQLDeps, request: RequestContext): GraphQLContext {
   return { request, loaders: createLoaders(request), deps };
 }

@@ -3,7 +3,8 @@ import { GraphQLError } from 'graphql';
 import { createHandler } from 'graphql-http/lib/use/express';
 import '../http/request-state.js';
 import { CONTENT_DIGEST_MISMATCH, checkContentDigest, isContentDigestMismatch } from '../http/bodies.js';
-import { requestIdOf } from '../http/request-id.js';
+import { requestContextFrom } from '../edge/request-context.js';
+import { requestIdOf } from '../edge/request-id.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
 import { safeExecutionResult } from './errors.js';
 import { createDocumentChecker } from './document-checker.js';
@@ -19,13 +20,16 @@ export interface GraphQLHttpDeps extends GraphQLDeps {
   limits?: GraphQLLimits;
 }
 
+/** The path of the GraphQL endpoint, for HTTP and WebSocket alike. */
+export const GRAPHQL_PATH = '/graphql';
+
 const ONE_MEGABYTE = 1024 * 1024;
-/** As authenticate-early.ts answers refused credentials on /graphql: the REST code as the reason. */
+/** As the door answers refused credentials (graphql-door.ts): the REST code as the reason. */
 const DIGEST_MISMATCH_EXTENSIONS = { code: 'UNAUTHENTICATED', reason: 'signature_invalid' };
 
 /**
  * `POST /graphql` and `GET /graphql` (queries only), served by graphql-http with the same API keys
- * as REST, checked before this router by `authenticateEarly`, which it must follow. Before execution: the persisted document is looked up if the request names one, the
+ * as REST, which the edge checked before (graphql-door.ts). Before execution: the persisted document is looked up if the request names one, the
  * document is parsed within the token limit, validated, and held to the depth, cost and alias
  * limits (a 400 that says which); a string holding U+0000, in a literal or a variable, is a 400
  * `parameter_invalid` naming it, as in REST. Execution errors keep the REST error codes; unexpected ones are
@@ -52,18 +56,19 @@ export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
       // Postgres refuses U+0000: in literals here; in variables, with the other request parameters.
       const nul = findNulLiteral(verdict.document, params.query);
       if (nul) return apiErrorResponse(nulError(nul), requestIdOf(context.res));
-      const principal = raw.principal!;
       return {
         schema,
         document: verdict.document,
         operationName: params.operationName,
         variableValues: params.variables,
-        contextValue: createGraphQLContext(deps, {
-          accountId: principal.kind === 'account' ? principal.accountId : 'admin',
-          grant: principal.kind === 'account' ? principal.grant : 'all',
-          requestId: requestIdOf(context.res),
-          idempotencyKey: raw.get('idempotency-key') ?? null,
-        }),
+        // The edge answered every request without valid credentials: a principal is here.
+        contextValue: createGraphQLContext(
+          deps,
+          requestContextFrom(raw.principal!, {
+            requestId: requestIdOf(context.res),
+            idempotencyKey: raw.get('idempotency-key') ?? null,
+          }, deps),
+        ),
       };
     },
     onOperation: (req, _args, result) => safeExecutionResult(result, requestIdOf(req.context.res), deps.logger),
@@ -74,16 +79,13 @@ export function createGraphQLRouter(deps: GraphQLHttpDeps): RequestHandler {
 
   const router = Router();
   router.all(
-    '/graphql',
+    GRAPHQL_PATH,
     varyOnAccept,
-    // No authentication here: authenticateEarly (app.ts) has answered every request to /graphql
-    // without valid credentials (401 in GraphQL's shape) and left the principal of the others.
     express.text({ type: () => true, limit: ONE_MEGABYTE, verify: checkContentDigest }),
     graphql,
   );
-  router.use('/graphql', bodyErrors);
-  // Only /graphql enters the router, so REST requests do not pay for matching its routes.
-  return (req, res, next) => (req.path === '/graphql' ? router(req, res, next) : next());
+  router.use(GRAPHQL_PATH, bodyErrors);
+  return router;
 }
 
 /** The same URL serves GraphiQL to browsers, so caches must key JSON answers on `Accept` too. */

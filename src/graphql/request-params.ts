@@ -3,7 +3,7 @@ import type { Request as ExpressRequest } from 'express';
 import type { Queryable } from '../db/database.js';
 import type { ApiError } from '../domain/errors.js';
 import { findNul, nulError } from '../domain/nul-guard.js';
-import { requestIdOf } from '../http/request-id.js';
+import { requestIdOf } from '../edge/request-id.js';
 import { apiErrorExtensions } from '../operations/error-extensions.js';
 import { resolveDocument } from './persisted-documents.js';
 

@@ -32,20 +32,19 @@ import { isApiError } from '../domain/errors.js';
 import { newId } from '../domain/ids.js';
 import { findNul, nulError } from '../domain/nul-guard.js';
 import { SubscriptionEndedError } from '../live-events/event-subscription.js';
-import type { Authenticator } from '../auth/authenticator.js';
-import { countRequest, rateLimitKey, type RateLimiter } from '../http/rate-limit.js';
+import type { AccountPrincipal, Authenticator } from '../auth/authenticator.js';
+import { countRequest, rateLimitKey, type RateLimiter } from '../edge/rate-limit.js';
+import { requestContextFrom } from '../edge/request-context.js';
 import type { Logger } from '../logging/logger.js';
 import { createGraphQLContext, type GraphQLContext, type GraphQLDeps } from './context.js';
-import type { Grant } from '../operations/scopes.js';
 import { errorFromEnvelope, safeExecutionResult } from './errors.js';
 import { createDocumentChecker } from './document-checker.js';
 import { DEFAULT_GRAPHQL_LIMITS, type GraphQLLimits } from './limits.js';
 import { findNulLiteral } from './nul-literals.js';
+import { GRAPHQL_PATH } from './http-handler.js';
 import { graphQLSchema } from './schema.js';
 import { serveGraphQLWs } from './ws-transport.js';
 
-/** The path of the GraphQL endpoint, for HTTP and WebSocket alike. */
-const GRAPHQL_PATH = '/graphql';
 /** The largest message a client may send (the HTTP endpoint's body limit). */
 const MAX_MESSAGE_BYTES = 1024 * 1024;
 /** Operations one connection may run at once; each holds a subscriber buffer. */
@@ -65,9 +64,8 @@ const CREDENTIAL_RECHECK_MS = 1000;
 
 /** What a connection remembers once its `connection_init` is accepted. */
 interface Caller {
-  accountId: string;
-  /** What its credential may do. */
-  grant: Grant;
+  /** The account its credential belongs to. */
+  principal: AccountPrincipal;
   /** The credential it was accepted with, checked again while the socket is open. */
   authorization: string;
   /** The key of the rate limiter its connection and subscriptions are counted against. */
@@ -147,11 +145,11 @@ function serverOptions(deps: GraphQLSubscriptionDeps): Options {
       }
       if ('errors' in checked) return checked.errors;
       // graphql-ws runs this only on an acknowledged connection, so onConnect has set the account.
-      const caller = { accountId: ctx.extra.accountId!, grant: ctx.extra.grant!, requestId: newId('request'), idempotencyKey: null };
-      return { ...checked.args, variableValues: payload.variables, contextValue: createGraphQLContext(deps, caller) };
+      const request = requestContextFrom(ctx.extra.principal!, { requestId: newId('request'), idempotencyKey: null }, deps);
+      return { ...checked.args, variableValues: payload.variables, contextValue: createGraphQLContext(deps, request) };
     },
     onOperation(ctx, id, _payload, args) {
-      logger.debug({ req_id: requestIdOf(args), account: ctx.extra.accountId, subscription: id }, 'GraphQL subscription started');
+      logger.debug({ req_id: requestIdOf(args), account: ctx.extra.principal?.accountId, subscription: id }, 'GraphQL subscription started');
     },
     onNext: (_ctx, _id, _payload, args, result) => formatted(safeExecutionResult(result, requestIdOf(args), logger)),
     onError: (_ctx, _id, _payload, errors) => safeStreamErrors(errors, logger),
@@ -215,8 +213,7 @@ async function authenticate(
   }
   if (!result.ok) return result.message;
   if (result.principal.kind !== 'account') return 'Subscriptions need an API key.';
-  extra.accountId = result.principal.accountId;
-  extra.grant = result.principal.grant;
+  extra.principal = result.principal;
   extra.authorization = header;
   extra.rateLimitKey = rateLimitKey(result.principal, header);
   return null;

@@ -4,7 +4,6 @@ import type {
   Handler,
   OperationId,
   OperationInput,
-  RequestContext,
 } from '../operations/operations.js';
 import type { RouteOperation } from '../operations/routes.js';
 import {
@@ -14,7 +13,8 @@ import {
 } from '../operations/run-operation.js';
 import { preflightOf } from '../resources/handlers.js';
 import './request-state.js';
-import { requestIdOf } from './request-id.js';
+import { requestContextFrom } from '../edge/request-context.js';
+import { requestIdOf } from '../edge/request-id.js';
 import { writeJson } from './write-json.js';
 
 /**
@@ -29,21 +29,10 @@ export function bindOperation(
 ): RequestHandler {
   const preflight = preflightOf(route.operationId);
   return async (req: Request, res: Response) => {
-    const principal = req.principal;
-    // One value: a repeated Idempotency-Key was refused before (request-guards.ts).
+    // One value: a repeated Idempotency-Key was refused before (request-guards.ts). The validator
+    // let the request through, so the principal its security asks for is here.
     const idempotencyKey = (req.headers['idempotency-key'] as string | undefined) ?? null;
-    const ctx: RequestContext = {
-      accountId: principal?.kind === 'account' ? principal.accountId : 'admin',
-      // The validator let the request through, so a principal is here; the operator holds every scope.
-      grant: principal?.kind === 'account' ? principal.grant : 'all',
-      requestId: requestIdOf(res),
-      idempotencyKey,
-      db: deps.db,
-      readDb: deps.readDb ?? deps.db,
-      clock: deps.clock,
-      settings: deps.settings,
-      secrets: deps.secrets,
-    };
+    const ctx = requestContextFrom(req.principal, { requestId: requestIdOf(res), idempotencyKey }, deps);
     // The validator decoded the path parameters when it matched the operation.
     const path = req.openapi?.pathParams ?? {};
     const input = {

@@ -6,7 +6,7 @@ import { violationError, type SchemaViolation } from '../operations/validation-e
 import { unusableCredentials, type SchemeName } from '../auth/authenticator.js';
 import { refusal } from '../auth/auth-result.js';
 import './request-state.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from '../edge/request-id.js';
 
 /** One failed check of express-openapi-validator, e.g. `{ path: '/body/amount', errorCode: 'type.openapi.validation' }`. */
 interface ValidationItem {

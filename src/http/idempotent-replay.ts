@@ -2,7 +2,7 @@ import type { RequestHandler } from 'express';
 import type { Queryable } from '../db/database.js';
 import { findReplay, idempotentPost, requestFingerprint, type IdempotencySettings } from '../operations/idempotency.js';
 import './request-state.js';
-import { requestIdOf } from './request-id.js';
+import { requestIdOf } from '../edge/request-id.js';
 
 export interface ReplayDeps extends IdempotencySettings {
   db: Queryable;

@@ -1,4 +1,5 @@
 import type { Request, RequestHandler, Response } from 'express';
+import { doorOf } from '../edge/door.js';
 import '../http/request-state.js';
 import type { RequestMetrics } from './request-metrics.js';
 
@@ -23,11 +24,11 @@ export function measureRequests(metrics: RequestMetrics): RequestHandler {
 
 /**
  * The operation label: the spec's operationId once the validator matched one (a 400 or 401 of an
- * operation included), `graphql`, or `other` for what matched nothing (404, 405, a 429 refused
- * before matching). Never the URL, which holds ids.
+ * operation included), else the door's: `graphql`, or `other` for what matched nothing (404, 405,
+ * a 429 refused before matching). Never the URL, which holds ids.
  */
 function operationOf(req: Request): string {
   const operationId = req.openapi?.schema.operationId;
   if (operationId) return operationId;
-  return req.path === '/graphql' ? 'graphql' : 'other';
+  return doorOf(req).label;
 }

@@ -2,7 +2,7 @@ import type { Server } from 'node:http';
 import express from 'express';
 import { ApiError, DATABASE_RETRY_AFTER_SECONDS } from '../domain/errors.js';
 import { createErrorMapper } from '../http/error-mapper.js';
-import { assignRequestId } from '../http/request-id.js';
+import { assignRequestId } from '../edge/request-id.js';
 import type { Logger } from '../logging/logger.js';
 import { serveMetrics, type MetricsEndpointOptions } from './metrics-endpoint.js';
 

@@ -8,13 +8,13 @@
  *   without credentials or with refused ones get their 401 without touching this
  *   allowance. Guessing is limited per client address instead, by the failed-authentication
  *   limit (auth-failures.ts), which counts every refused credential whatever its value.
- * - Only the API is limited: `/v1/…` (including unprefixed paths that versioning already
- *   rewrote to `/v1/…`) and `/graphql`. Health checks, docs and `/admin` never are. Over
+ * - Only an account's requests are limited: those the door authenticated with an account's
+ *   credential (REST's `/v1/…`, GraphQL). Health checks, docs and `/admin` never are. Over
  *   WebSocket, each `connection_init` and each subscription counts as one request of its key
  *   (see `countRequest` and graphql/subscriptions.ts).
  * - Every counted response carries `RateLimit-Limit`, `RateLimit-Remaining`, `RateLimit-Reset`
- *   and `RateLimit-Policy`; a refused one is a 429 with `Retry-After`, in the REST error envelope
- *   or, on `/graphql`, in GraphQL's `{"errors": […]}` shape.
+ *   and `RateLimit-Policy`; a refused one is a 429 with `Retry-After`, in the door's shape (REST's
+ *   error envelope, GraphQL's `{"errors": […]}`).
  * - A refusal happens before the idempotency layer, so a 429 is never stored as a key's response:
  *   the client's retry with the same `Idempotency-Key` runs the request.
  */
@@ -23,19 +23,16 @@ import type { RequestHandler, Response } from 'express';
 import { RateLimiterRes, type RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { AccountPrincipal } from '../auth/authenticator.js';
 import { ApiError } from '../domain/errors.js';
-import './request-state.js';
-import { refuse } from './refusals.js';
+import { doorOf } from './door.js';
 
 /** Counts requests per key over a window, shared by every API process (see `createRequestRateLimiter`). */
 export type RateLimiter = Pick<RateLimiterAbstract, 'consume' | 'points' | 'duration'>;
-
-const LIMITED_PATHS = /^\/(v\d+|graphql)(\/|$)/;
 
 /** Counts each API request against its credential's allowance and refuses it with 429 once spent. */
 export function limitRequestsPerCredential(limiter: RateLimiter): RequestHandler {
   return async (req, res, next) => {
     const principal = req.principal;
-    if (principal?.kind !== 'account' || !LIMITED_PATHS.test(req.path)) return next();
+    if (principal?.kind !== 'account') return next();
     let outcome: RateLimiterRes;
     try {
       outcome = await limiter.consume(rateLimitKey(principal, req.headers.authorization));
@@ -43,7 +40,7 @@ export function limitRequestsPerCredential(limiter: RateLimiter): RequestHandler
       // The limiter rejects with a RateLimiterRes when the allowance is spent, with an Error when it failed.
       if (!(rejection instanceof RateLimiterRes)) return next(rejection);
       setRateLimitHeaders(res, limiter, rejection);
-      return refuse(req, res, next, tooManyRequests(limiter, rejection));
+      return doorOf(req).refuse(tooManyRequests(limiter, rejection), req, res, next);
     }
     setRateLimitHeaders(res, limiter, outcome);
     next();

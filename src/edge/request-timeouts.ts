@@ -1,6 +1,6 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, Response } from 'express';
 import { ApiError } from '../domain/errors.js';
-import { graphQLRefusal } from './refusals.js';
+import { doorOf } from './door.js';
 import { hasBody } from './request-guards.js';
 import { requestIdOf } from './request-id.js';
 
@@ -11,22 +11,18 @@ import { requestIdOf } from './request-id.js';
  * `requestTimeout` is set above it as a backstop, see server-timeouts.ts).
  *
  * When the time is up and the body has not all arrived:
- * - nothing answered yet: 408 `request_timeout` in the error envelope (GraphQL's shape on
- *   `/graphql`) with `Connection: close`, after which Node closes the connection; the body reader
+ * - nothing answered yet: 408 `request_timeout` in the door's shape (`refusalBody`) with `Connection: close`, after which Node closes the connection; the body reader
  *   still waiting on the body then fails quietly (the response is already sent);
  * - already answered (a 401, 413 or 429 given before the body was read, whose remainder Node reads
  *   and discards to keep the connection): the connection is closed.
  * Requests without a body, or whose body is already in, cost one check.
  */
-export function limitBodyTime(timeoutMs: number): RequestHandler {
-  return (req, res, next) => {
-    if (req.complete || !hasBody(req)) return next();
-    const timer = setTimeout(() => bodyTimedOut(req, res, timeoutMs), timeoutMs);
-    const stop = () => clearTimeout(timer);
-    req.once('end', stop);
-    req.once('close', stop);
-    next();
-  };
+export function startBodyTimer(req: Request, res: Response, timeoutMs: number): void {
+  if (req.complete || !hasBody(req)) return;
+  const timer = setTimeout(() => bodyTimedOut(req, res, timeoutMs), timeoutMs);
+  const stop = () => clearTimeout(timer);
+  req.once('end', stop);
+  req.once('close', stop);
 }
 
 function bodyTimedOut(req: Request, res: Response, timeoutMs: number): void {
@@ -40,7 +36,7 @@ function bodyTimedOut(req: Request, res: Response, timeoutMs: number): void {
     `The request body did not arrive within ${timeoutMs / 1000} s of its headers; the connection is closed.`,
   );
   const requestId = requestIdOf(res);
-  const payload = req.path === '/graphql' ? graphQLRefusal(error, requestId) : { error: error.toBody(requestId) };
+  const payload = doorOf(req).refusalBody(error, requestId);
   // Written directly: no later step of the pipeline runs for this response (response validation
   // included, which would wait on the body like the rest).
   res.statusCode = error.status;

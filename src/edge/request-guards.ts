@@ -1,7 +1,6 @@
-import type { IncomingMessage, RequestListener, Server } from 'node:http';
-import type { RequestHandler } from 'express';
+import type { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
+import type { Request } from 'express';
 import { ApiError } from '../domain/errors.js';
-import { refuse } from './refusals.js';
 
 /** The largest body any operation accepts (REST and GraphQL alike). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -13,23 +12,17 @@ export function hasBody(req: IncomingMessage): boolean {
 }
 
 /**
- * A declared `Content-Length` over 1 MB is refused with 413 before a byte of the body is read
+ * The 413 of a declared `Content-Length` over 1 MB, given before a byte of the body is read
  * (a chunked body over the limit is refused by the body reader once 1 MB has arrived). Whatever
  * of the body the client still sends is read and discarded so that the connection can be
  * reused; a client that stops sending it is disconnected by the body timer (request-timeouts.ts).
  */
-export const refuseOversizedBodies: RequestHandler = (req, res, next) => {
+export function oversizedBody(req: Request): ApiError | undefined {
   const length = req.headers['content-length'];
   // Seven digits at least: the common case costs a length test.
-  if (length === undefined || length.length < 7 || !(Number(length) > MAX_BODY_BYTES))
-    return next();
-  refuse(
-    req,
-    res,
-    next,
-    new ApiError('request_too_large', 'The request body is larger than 1 MB.'),
-  );
-};
+  if (length === undefined || length.length < 7 || !(Number(length) > MAX_BODY_BYTES)) return;
+  return new ApiError('request_too_large', 'The request body is larger than 1 MB.');
+}
 
 /** Headers a request may send once at most, by lower-case name, and as they are named in errors. */
 const SINGLE_HEADERS = ['authorization', 'idempotency-key'] as const;
@@ -39,12 +32,12 @@ const HEADER_NAMES = {
 } as const;
 
 /**
- * Refuses a request that sends `Authorization` or `Idempotency-Key` more than once with 400
- * `parameter_invalid` naming the header: Node's parser would keep the first `Authorization`
+ * The 400 `parameter_invalid` of a request that sends `Authorization` or `Idempotency-Key` more
+ * than once, naming the header: Node's parser would keep the first `Authorization`
  * (which one the client meant is anyone's guess) and join two `Idempotency-Key`s into one key
  * that neither copy of the request would match. Read from the raw headers, which keep every copy.
  */
-export const refuseRepeatedHeaders: RequestHandler = (req, res, next) => {
+export function repeatedHeader(req: Request): ApiError | undefined {
   const raw = req.rawHeaders;
   const counts = [0, 0];
   for (let i = 0; i < raw.length; i += 2) {
@@ -55,10 +48,9 @@ export const refuseRepeatedHeaders: RequestHandler = (req, res, next) => {
     if (which < 0 || ++counts[which] < 2) continue;
     const header = HEADER_NAMES[SINGLE_HEADERS[which]];
     const message = `Send one ${header} header: this request has ${countOf(raw, SINGLE_HEADERS[which])}.`;
-    return refuse(req, res, next, new ApiError('parameter_invalid', message, { param: header }));
+    return new ApiError('parameter_invalid', message, { param: header });
   }
-  next();
-};
+}
 
 function countOf(raw: string[], lowerName: string): number {
   let count = 0;
@@ -69,8 +61,8 @@ function countOf(raw: string[], lowerName: string): number {
 /**
  * Lets the app decide `Expect: 100-continue` (RFC 9110 §10.1.1) instead of Node, which would
  * invite every body at once: requests that ask are handed to the app like any other, and
- * `inviteExpectedBodies`, placed after the checks that refuse a request unread (size, repeated
- * headers, credentials), sends the `100 Continue`. A refused client is told so without having
+ * the edge's last step, after the checks that refuse a request unread (size, repeated headers,
+ * credentials, rate limits), sends the `100 Continue` (`inviteExpectedBody`). A refused client is told so without having
  * sent its body.
  */
 export function serveExpectContinue(server: Server, app: RequestListener): void {
@@ -78,7 +70,6 @@ export function serveExpectContinue(server: Server, app: RequestListener): void 
 }
 
 /** Sends `100 Continue` to a request that waits for it (see `serveExpectContinue`). */
-export const inviteExpectedBodies: RequestHandler = (req, res, next) => {
+export function inviteExpectedBody(req: Request, res: ServerResponse): void {
   if (req.headers.expect?.toLowerCase() === '100-continue' && !res.headersSent) res.writeContinue();
-  next();
-};
+}
