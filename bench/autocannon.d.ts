@@ -15,6 +15,8 @@ declare module 'autocannon' {
       connections?: number;
       /** Seconds. */
       duration?: number;
+      /** Stop after this many requests (instead of after `duration`). */
+      amount?: number;
       timeout?: number;
       method?: string;
       headers?: Record<string, string>;

@@ -20,8 +20,12 @@
  * BENCH_WEBHOOK_LATENCY_SAMPLES (200), BENCH_WEBHOOK_BACKLOG (100000), BENCH_REDIS_URL
  * (redis://127.0.0.1:6379; set empty to skip the Redis row), BENCH_EVENTS (10000000),
  * BENCH_PURGE_EVENTS (1000000; a tenth on Postgres), BENCH_CLAIMS (2000), BENCH_COST_ROUNDS (3),
- * BENCH_ONLY (`cost`, `http`, `webhooks`, `cores` or `events`: run only that part; the other parts'
- * results already in bench/last-results.json are kept).
+ * BENCH_ONLY (`cost`, `http`, `webhooks`, `cores`, `events` or `auth`: run only that part; the other
+ * parts' results already in bench/last-results.json are kept), BENCH_AUTH_ROUNDS (3).
+ *
+ * The auth part (not in a full run, whose http part has the same rows once): only the secret key's
+ * GET and the signed GET (RFC 9421) beside it, BENCH_AUTH_ROUNDS times on each database, each
+ * right after a bare-route run, as the http part measures them.
  *
  * First, the cost part (bench/cost.ts): each server pinned alone on a CPU, its CPU µs per request
  * for the GET by id, the JSON POST and a form POST, beside bare node:http, the bare Express routes
@@ -94,11 +98,12 @@ const settings: LoadSettings = {
   warmupSeconds: numberFromEnv('BENCH_WARMUP_SECONDS', 1),
 };
 const only = process.env.BENCH_ONLY || undefined;
-const PARTS = ['cost', 'http', 'webhooks', 'cores', 'events'] as const;
+const PARTS = ['cost', 'http', 'webhooks', 'cores', 'events', 'auth'] as const;
 if (only !== undefined && !(PARTS as readonly string[]).includes(only))
   throw new Error(`BENCH_ONLY must be one of ${PARTS.join(', ')}`);
 /** Whether this run includes `part` (every part, unless BENCH_ONLY names one). */
-const runs = (part: (typeof PARTS)[number]) => only === undefined || only === part;
+const runs = (part: (typeof PARTS)[number]) =>
+  only === part || (only === undefined && part !== 'auth');
 const deepRows = Math.floor(numberFromEnv('BENCH_DEEP_ROWS', 1_000_000));
 const deepDepth = Math.floor(deepRows * 0.999);
 
@@ -353,6 +358,56 @@ async function runPass(shared: SharedServers, database: Pass['database']): Promi
   };
 }
 
+/**
+ * The auth part: the secret key's GET and the signed GET beside it, as the http part measures
+ * them, `BENCH_AUTH_ROUNDS` times, on a server of its own.
+ */
+async function runAuthPass(baseline: ServerProcess, database: Pass['database']): Promise<Pass> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'payments-bench-'));
+  cleanups.push(() => fs.rmSync(dataDir, { recursive: true, force: true }));
+  const env = serverEnv(dataDir);
+  if (database === 'postgres') {
+    const created = await createPostgresDatabase(process.env.BENCH_DATABASE_URL!);
+    cleanups.push(created.drop);
+    env.DATABASE_URL = created.url;
+  }
+  const server = await startNode(
+    `server (${database})`,
+    ['--import', 'tsx', 'src/main.ts'],
+    env,
+    '/healthz',
+  );
+  const interleaver = createInterleaver(database);
+  const getBaseline: Baseline = { url: baseline.url, scenario: baselineScenario, settings };
+  const [keyScenario, ...methods] = await authScenarios(server, ADMIN);
+  const signed = methods.find((method) => method.signHeaders)!;
+  const rounds = Math.floor(numberFromEnv('BENCH_AUTH_ROUNDS', 3));
+  const ratios: number[] = [];
+  for (let round = 1; round <= rounds; round++) {
+    const byKey = await interleaver.against(getBaseline, {
+      url: server.url,
+      scenario: { ...keyScenario, name: `${keyScenario.name} (round ${round})` },
+    });
+    const row = await interleaver.against(getBaseline, {
+      url: server.url,
+      scenario: { ...signed, name: `${signed.name} (round ${round})` },
+    });
+    ratios.push(row.ratioToBaseline / byKey.ratioToBaseline);
+    target(row, '≥ 0.90 × secret key', ratios[ratios.length - 1], 0.9);
+  }
+  await stopServer(server);
+  const sorted = [...ratios].sort((a, b) => a - b);
+  return {
+    database,
+    rows: [meanOf(baselineScenario.name, interleaver.baselineRuns), ...interleaver.rows],
+    baselineRuns: interleaver.baselineRuns,
+    notes: [
+      `${settings.connections} connections, ${settings.seconds} s per run after ${settings.warmupSeconds} s of warm-up.`,
+      `signed × secret key, by round: ${ratios.map((r) => r.toFixed(2)).join(', ')}; median ${sorted[Math.floor(sorted.length / 2)].toFixed(2)}.`,
+    ],
+  };
+}
+
 /** What the growth rows need: the pass's server and baselines, and the small database's rows. */
 interface GrowthContext {
   interleaver: Interleaver;
@@ -452,6 +507,20 @@ async function main(): Promise<void> {
     if (failed.length)
       console.log(`\nWARNING: failed requests in: ${failed.map((row) => row.name).join('; ')}`);
     results = { ...results, started, machine, settings, deepRows, passes };
+  }
+
+  if (runs('auth')) {
+    const baseline = await startNode(
+      'baseline',
+      ['--import', 'tsx', 'bench/baseline-server.ts'],
+      {},
+      baselineScenario.path,
+    );
+    const passes: Pass[] = [];
+    for (const database of databases) passes.push(await runAuthPass(baseline, database));
+    await stopServer(baseline);
+    console.log(passes.map(formatPass).join('\n\n'));
+    results = { ...results, auth: { started, machine, settings, passes } };
   }
 
   if (runs('webhooks')) {

@@ -6,10 +6,10 @@ import type { Queryable } from '../db/database.js';
 import { unixSeconds, type Clock } from '../domain/clock.js';
 import type { SecretBox } from '../domain/secret-box.js';
 import type { Grant } from '../operations/scopes.js';
-import { recordSeenSignature } from '../resources/signing-keys/seen-signatures.repo.js';
 import { findWorkingSigningKey } from '../resources/signing-keys/signing-keys.repo.js';
 import { placeOf, SIGNING_KEY_SECRET } from '../resources/shared/sealed-secrets.js';
 import { fail, grantOf, type AuthFailure, type AuthResult } from './auth-result.js';
+import { createReplayStore } from './replay-store.js';
 
 /*
  * HTTP message signatures (RFC 9421) under an account's signing key, `hmac-sha256`: the spec's
@@ -23,7 +23,9 @@ import { fail, grantOf, type AuthFailure, type AuthResult } from './auth-result.
  * - its value is the HMAC-SHA256 of the signature base (RFC 9421 §2.5) keyed with the UTF-8 bytes of
  *   the key's whole secret (`hmsec_…`), compared in constant time;
  * - it was not used before: its nonce (or, without one, its value) is recorded in the database under
- *   a unique key, so that a replay is refused by every process, until the signature is too old anyway.
+ *   a unique key before the request is answered, so that a replay is refused by every process and
+ *   after a restart, until the signature is too old anyway (replay-store.ts: the signatures verified
+ *   together are recorded by one statement).
  *
  * The body is not read here (credentials are checked before any body is read: authenticate-early.ts).
  * The SHA-256 the body must have, from the covered `Content-Digest` (RFC 9530), is left on the
@@ -67,6 +69,7 @@ interface KnownKey {
 export function createSignatureVerifier(deps: { db: Queryable; clock: Clock; secrets: SecretBox }): SignatureVerifier {
   const { db, clock, secrets } = deps;
   const keys = new LRUCache<string, KnownKey>({ max: 10_000, ttl: KEY_CACHE_MS });
+  const seen = createReplayStore(db);
 
   const keyOf = async (keyid: string): Promise<KnownKey | undefined> => {
     let key = keys.get(keyid);
@@ -95,7 +98,7 @@ export function createSignatureVerifier(deps: { db: Queryable; clock: Clock; sec
     if (digest && !digest.ok) return digest;
     // Recorded last, once everything else holds, so that a refused request does not use up its nonce.
     const replay = replayDigest(params.keyid, params.nonce, signed.signature);
-    const fresh = await recordSeenSignature(db, replay, replayExpiry(params.created));
+    const fresh = await seen.record(replay, replayExpiry(params.created));
     if (!fresh) {
       return refused('This signature was already used: sign every request afresh (a new created time or nonce).');
     }

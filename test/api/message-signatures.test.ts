@@ -15,7 +15,11 @@ import {
   type SignedResponse,
 } from '../helpers/message-signer.js';
 import { ADMIN, ADMIN_AUTHORIZATION, useTestServer } from '../helpers/test-server.js';
-import { purgeSeenSignatures } from '../../src/resources/signing-keys/seen-signatures.repo.js';
+import { requireProcesses } from '../helpers/fast-run.js';
+import {
+  purgeSeenSignatures,
+  recordSeenSignatures,
+} from '../../src/resources/signing-keys/seen-signatures.repo.js';
 
 const ADMIN_HEADERS = { Authorization: ADMIN_AUTHORIZATION };
 const NO_ACCOUNT = 'acct_000000000000000000000000';
@@ -485,6 +489,83 @@ forEachDatabase('message signatures', (engine) => {
       await purgeSeenSignatures(server.db, now());
       expect(await count()).to.equal(0);
     });
+
+    it('are recorded many to a statement, each new one answered as new and a recorded one as used', async () => {
+      const expires = now() + 330;
+      const first = await recordSeenSignatures(server.db, [
+        { digest: 'a'.repeat(64), expires },
+        { digest: 'b'.repeat(64), expires },
+      ]);
+      expect([...first].sort()).to.deep.equal(['a'.repeat(64), 'b'.repeat(64)]);
+      const second = await recordSeenSignatures(server.db, [
+        { digest: 'b'.repeat(64), expires },
+        { digest: 'c'.repeat(64), expires },
+      ]);
+      expect([...second]).to.deep.equal(['c'.repeat(64)]);
+    });
+
+    it('the same request sent many times at once: one is answered, the others refused', async () => {
+      const key = await admin().issue(server.accountIds.first);
+      for (const request of [
+        signed(key, 'POST', '/v1/customers', json({ name: 'Raced' })),
+        signed(key, 'GET', '/v1/customers', undefined, { nonce: 'raced' }),
+      ]) {
+        const answers = await Promise.all(Array.from({ length: 12 }, () => send(request)));
+        expect(answers.filter((res) => res.status === 200)).to.have.length(1);
+        for (const res of answers.filter((res) => res.status !== 200)) expectRefused(res, /already used/);
+      }
+      // Signatures verified together, each once, are all answered.
+      const fresh = await Promise.all(
+        Array.from({ length: 12 }, (_, i) => send(signed(key, 'GET', '/v1/customers', undefined, { nonce: `n${i}` }))),
+      );
+      expect(fresh.map((res) => res.status)).to.deep.equal(fresh.map(() => 200));
+      expect((await server.api.get('/v1/customers')).body.data).to.have.length(1);
+    });
+  });
+
+  // A signature is committed to the database before its request is answered: an API process that
+  // is killed right after an answer has nothing to forget, and the next one refuses the replay.
+  describe('across a restart', () => {
+    const BOOTSTRAP_KEY = 'sk_test_signaturesrestart';
+    let database: TestDatabase;
+    const processes: ApiProcess[] = [];
+    afterEach(async () => {
+      await Promise.all(processes.splice(0).map((p) => p.stop()));
+      await database?.drop();
+    });
+
+    it('a request replayed to the next process, after the first was killed right after answering, is refused', async function () {
+      requireProcesses(this);
+      this.timeout(90_000);
+      database = await createDatabase(engine);
+      const env = { BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password };
+      const [first] = await startApiProcessesInTurn(database.target, env, 1, processes);
+      const account = await new ApiClient(first.url).post(
+        '/admin/accounts',
+        { name: 'Restarted', email: 'restarted@example.com' },
+        { headers: ADMIN_HEADERS },
+      );
+      const key = await adminOf(first.url).issue(account.body.id);
+      // The processes run on the real clock.
+      const requests = Array.from({ length: 8 }, (_, i) =>
+        signRequest(
+          { method: 'GET', url: `${first.url}/v1/customers`, headers: {} },
+          { keyId: key.id, secret: key.secret, created: Math.floor(Date.now() / 1000), nonce: `restart${i}` },
+        ),
+      );
+      // Answered together (their signatures recorded by one statement), then SIGKILL: no shutdown.
+      const answers = await Promise.all(requests.map((request) => send(request)));
+      expect(answers.map((res) => res.status)).to.deep.equal(requests.map(() => 200));
+      await first.crash();
+
+      const [next] = await startApiProcessesInTurn(database.target, env, 1, processes);
+      for (const request of requests) expectRefused(await send(request, next.url), /already used/);
+      const fresh = signRequest(
+        { method: 'GET', url: `${first.url}/v1/customers`, headers: {} },
+        { keyId: key.id, secret: key.secret, created: Math.floor(Date.now() / 1000), nonce: 'after' },
+      );
+      expect((await send(fresh, next.url)).status).to.equal(200);
+    });
   });
 
   // Over Postgres any number of API processes share one database, so a signature used on one is used on all.
@@ -528,6 +609,35 @@ forEachDatabase('message signatures', (engine) => {
         expect((await send(sign('fresh'), b.url)).status).to.equal(200);
         const customers = await new ApiClient(a.url, account.body.api_key).get('/v1/customers');
         expect(customers.body.data).to.have.length(2);
+      });
+
+      it('the same request sent to two processes at once is answered by one of them only', async function () {
+        this.timeout(90_000);
+        database = await createDatabase('postgres');
+        const env = { BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password };
+        const [a, b] = await startApiProcessesInTurn(database.target, env, 2, processes);
+        const account = await new ApiClient(a.url).post(
+          '/admin/accounts',
+          { name: 'Raced', email: 'raced@example.com' },
+          { headers: ADMIN_HEADERS },
+        );
+        const key = await adminOf(a.url).issue(account.body.id);
+        const request = signRequest(
+          {
+            method: 'POST',
+            url: `${a.url}/v1/customers`,
+            headers: { 'content-type': 'application/json' },
+            body: '{"name":"Raced"}',
+          },
+          { keyId: key.id, secret: key.secret, created: Math.floor(Date.now() / 1000) },
+        );
+        const answers = await Promise.all(
+          Array.from({ length: 16 }, (_, i) => send(request, i % 2 === 0 ? a.url : b.url)),
+        );
+        expect(answers.filter((res) => res.status === 200)).to.have.length(1);
+        for (const res of answers.filter((res) => res.status !== 200)) expectRefused(res, /already used/);
+        const customers = await new ApiClient(b.url, account.body.api_key).get('/v1/customers');
+        expect(customers.body.data).to.have.length(1);
       });
     });
   }

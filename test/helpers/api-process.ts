@@ -14,6 +14,8 @@ export interface ApiProcess {
   url: string;
   /** Stops it by PID and waits for it to exit. */
   stop(): Promise<void>;
+  /** Kills it by PID with SIGKILL, as a crash would end it (no shutdown of its own), and waits for it to exit. */
+  crash(): Promise<void>;
   /** The last 8,000 characters it wrote (stdout and stderr). */
   output(): string;
   /** Whether it has exited (by itself or stopped). */
@@ -67,13 +69,17 @@ export async function startApiProcess(target: DatabaseTarget, env: Record<string
     if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGTERM');
     await exited;
   };
+  const crash = async () => {
+    if (child.exitCode === null && child.signalCode === null) process.kill(child.pid!, 'SIGKILL');
+    await exited;
+  };
 
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + START_TIMEOUT_MS;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`API process exited with ${child.exitCode}:\n${output}`);
     const ready = await fetch(`${url}/healthz`).then((res) => res.ok, () => false);
-    if (ready) return { url, stop, output: () => output, hasExited: () => child.exitCode !== null || child.signalCode !== null };
+    if (ready) return { url, stop, crash, output: () => output, hasExited: () => child.exitCode !== null || child.signalCode !== null };
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`API process not ready after ${START_TIMEOUT_MS} ms:\n${output}`);
