@@ -10,6 +10,7 @@ import { at, describeDiff, fromPointer, toPointer, type Change, type OpenApiDocu
 import { applyPolicy } from './api-diff-policy.js';
 import { contractRules } from './api-diff-rules.js';
 import { SHAPE_MARKER, withAlignedShapes } from './api-diff-shapes.js';
+import { withoutUnchanged } from './api-diff-unchanged.js';
 
 /** One edit of the contract: what changed, where it was made, and each place it shows. */
 export interface ChangeGroup {
@@ -107,13 +108,17 @@ function worthReporting(changes: readonly Change[], inUse: ReadonlySet<string>):
   });
 }
 
-/** The differences between two versions of the contract. */
-export function compareContracts(published: OpenApiDocument, current: OpenApiDocument): ContractDiff {
+/**
+ * The differences between two versions of the contract. `whole` compares every operation and
+ * schema, including those that are the same on both sides (for the test that compares both ways).
+ */
+export function compareContracts(published: OpenApiDocument, current: OpenApiDocument, { whole = false } = {}): ContractDiff {
   // The aligned copies have the same pointers as the files, so changes are located in them.
   const [before, after] = withAlignedShapes(published, current);
+  const [compared, comparedTo] = whole ? [before, after] : withoutUnchanged(before, after);
   // The library writes its rewritten schemas into the documents it is given: it gets copies, so
   // that changes are located in the documents as written.
-  const { diffs } = apiCompare(structuredClone(before), structuredClone(after), { rules: contractRules(versionOf(before, after)) });
+  const { diffs } = apiCompare(structuredClone(compared), structuredClone(comparedTo), { rules: contractRules(versionOf(before, after)) });
   const real = applyPolicy(diffs.filter((diff) => !diff.path.includes(SHAPE_MARKER)));
   const inUse = new Set([...schemasInUse(before), ...schemasInUse(after)]);
   const changes = worthReporting(real.map((diff) => describeDiff(diff, before, after)), inUse);
