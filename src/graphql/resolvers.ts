@@ -163,6 +163,8 @@ export const resolvers: Resolvers = withFieldScopes({
   Refund: {
     charge: async (refund, _, ctx) => (await ctx.loaders.charge.load(expandableId(refund.charge)))!,
     paymentIntent: (refund, _, ctx) => (refund.payment_intent ? ctx.loaders.paymentIntent.load(refund.payment_intent) : null),
+    customer: (refund, _, ctx) => (refund.customer ? ctx.loaders.customer.load(expandableId(refund.customer)) : null),
+    paymentMethod: (refund) => (refund.payment_method === null ? null : expandableId(refund.payment_method)),
   },
 
   Event: {
