@@ -134,6 +134,10 @@ export const resolvers: Resolvers = withFieldScopes({
     sellerMessage: (outcome) => outcome.seller_message,
   },
 
+  BillingDetails: {
+    taxId: (details) => details.tax_id,
+  },
+
   Charge: {
     amountCaptured: (charge) => charge.amount_captured,
     amountRefunded: (charge) => charge.amount_refunded,
