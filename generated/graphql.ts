@@ -87,6 +87,8 @@ export type BillingDetails = {
   email?: Maybe<Scalars['String']['output']>;
   name?: Maybe<Scalars['String']['output']>;
   phone?: Maybe<Scalars['String']['output']>;
+  /** The cardholder's taxpayer identification number. */
+  taxId?: Maybe<Scalars['String']['output']>;
 };
 
 export type CancellationReason =
@@ -793,10 +795,14 @@ export type Refund = Node & {
   charge: Charge;
   created: Scalars['Int']['output'];
   currency: Scalars['String']['output'];
+  /** The customer of the refunded charge; null when it has none. */
+  customer?: Maybe<Customer>;
   id: Scalars['ID']['output'];
   metadata: Scalars['Metadata']['output'];
   /** The payment intent of the refunded charge (null for charges made before payment intents). */
   paymentIntent?: Maybe<PaymentIntent>;
+  /** The payment method the refunded charge was paid with (its id); null for a charge made from a token. */
+  paymentMethod?: Maybe<Scalars['String']['output']>;
   reason?: Maybe<Scalars['String']['output']>;
 };
 
@@ -1257,6 +1263,7 @@ export type BillingDetailsResolvers<
   email?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   name?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   phone?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
+  taxId?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
 };
 
 export type CardResolvers<
@@ -1711,9 +1718,11 @@ export type RefundResolvers<
   charge?: Resolver<ResolversTypes['Charge'], ParentType, ContextType>;
   created?: Resolver<ResolversTypes['Int'], ParentType, ContextType>;
   currency?: Resolver<ResolversTypes['String'], ParentType, ContextType>;
+  customer?: Resolver<Maybe<ResolversTypes['Customer']>, ParentType, ContextType>;
   id?: Resolver<ResolversTypes['ID'], ParentType, ContextType>;
   metadata?: Resolver<ResolversTypes['Metadata'], ParentType, ContextType>;
   paymentIntent?: Resolver<Maybe<ResolversTypes['PaymentIntent']>, ParentType, ContextType>;
+  paymentMethod?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   reason?: Resolver<Maybe<ResolversTypes['String']>, ParentType, ContextType>;
   __isTypeOf?: IsTypeOfResolverFn<ParentType, ContextType>;
 };

@@ -2633,7 +2633,8 @@ export interface components {
      *         "address": null,
      *         "email": "jenny@example.com",
      *         "name": "Jenny Rosen",
-     *         "phone": null
+     *         "phone": null,
+     *         "tax_id": null
      *       },
      *       "disputed": false,
      *       "metadata": {
@@ -2941,7 +2942,8 @@ export interface components {
      *             "address": null,
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "metadata": {
@@ -3041,7 +3043,10 @@ export interface components {
      *       "amount": 500,
      *       "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
      *       "currency": "usd",
+     *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "customer_account": null,
      *       "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *       "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *       "reason": "requested_by_customer",
      *       "status": "succeeded",
      *       "metadata": {},
@@ -3061,8 +3066,25 @@ export interface components {
       /** @description The refunded charge's id, or the charge itself with `expand[]=charge`. */
       charge: components['schemas']['ObjectId'] | components['schemas']['Charge'];
       currency: components['schemas']['Currency'];
+      /**
+       * @description The customer of the refunded charge (null when the charge has none), or the customer itself
+       *     with `expand[]=customer` (`{id, object: customer, deleted: true}` once it was deleted).
+       */
+      customer:
+        | components['schemas']['ObjectId']
+        | components['schemas']['Customer']
+        | components['schemas']['DeletedCustomer']
+        | null;
+      /** @description Null: customers as accounts (Accounts v2) are not offered; see `customer`. */
+      customer_account: null;
       /** @description The payment intent of the refunded charge (null for charges made before payment intents). */
       payment_intent: components['schemas']['ObjectId'] | null;
+      /**
+       * @description The payment method the refunded charge was paid with (null for a charge paid with a test
+       *     token before payment methods were kept), or the payment method itself with `expand[]=payment_method`.
+       */
+      payment_method:
+        components['schemas']['ObjectId'] | components['schemas']['PaymentMethod'] | null;
       reason: components['schemas']['RefundReason'] | null;
       /** @enum {string} */
       status: 'succeeded';
@@ -3115,7 +3137,10 @@ export interface components {
      *           "amount": 500,
      *           "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
      *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "customer_account": null,
      *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *           "reason": "requested_by_customer",
      *           "status": "succeeded",
      *           "metadata": {},
@@ -3387,7 +3412,8 @@ export interface components {
      *             "address": null,
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "metadata": {
@@ -3532,7 +3558,8 @@ export interface components {
      *                 "address": null,
      *                 "email": "jenny@example.com",
      *                 "name": "Jenny Rosen",
-     *                 "phone": null
+     *                 "phone": null,
+     *                 "tax_id": null
      *               },
      *               "disputed": false,
      *               "metadata": {
@@ -4167,7 +4194,7 @@ export interface components {
      */
     StatementDescriptorSuffix: string;
     /**
-     * @description The cardholder's billing address, e-mail, name and phone, as given.
+     * @description The cardholder's billing address, e-mail, name, phone and taxpayer id, as given.
      * @example {
      *       "address": {
      *         "city": "San Francisco",
@@ -4179,7 +4206,8 @@ export interface components {
      *       },
      *       "email": "jenny@example.com",
      *       "name": "Jenny Rosen",
-     *       "phone": null
+     *       "phone": null,
+     *       "tax_id": null
      *     }
      */
     BillingDetails: {
@@ -4187,6 +4215,8 @@ export interface components {
       email: string | null;
       name: string | null;
       phone: string | null;
+      /** @description The cardholder's taxpayer identification number, as given. */
+      tax_id: string | null;
     };
     /**
      * @example {
@@ -4200,6 +4230,8 @@ export interface components {
       email?: string | null;
       name?: string | null;
       phone?: string | null;
+      /** @description The cardholder's taxpayer identification number. */
+      tax_id?: string | null;
     };
     /**
      * @description The outcome of a check of what was given with the card; null when it was not given.
@@ -4284,7 +4316,8 @@ export interface components {
      *         },
      *         "email": "jenny@example.com",
      *         "name": "Jenny Rosen",
-     *         "phone": null
+     *         "phone": null,
+     *         "tax_id": null
      *       },
      *       "card": {
      *         "brand": "visa",
@@ -4312,6 +4345,7 @@ export interface components {
      *         "wallet": null
      *       },
      *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *       "customer_account": null,
      *       "metadata": {},
      *       "type": "card"
      *     }
@@ -4326,6 +4360,8 @@ export interface components {
       card: components['schemas']['PaymentMethodCard'];
       /** @description The customer it is attached to, or the customer itself with `expand[]=customer`. */
       customer: components['schemas']['ObjectId'] | components['schemas']['Customer'] | null;
+      /** @description Null: customers as accounts (Accounts v2) are not offered; see `customer`. */
+      customer_account: null;
       metadata: components['schemas']['Metadata'];
       /** @constant */
       type: 'card';
@@ -4424,7 +4460,8 @@ export interface components {
      *             },
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "card": {
      *             "brand": "visa",
@@ -4452,6 +4489,7 @@ export interface components {
      *             "wallet": null
      *           },
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "customer_account": null,
      *           "metadata": {},
      *           "type": "card"
      *         }
@@ -4542,7 +4580,8 @@ export interface components {
      *           },
      *           "email": "jenny@example.com",
      *           "name": "Jenny Rosen",
-     *           "phone": null
+     *           "phone": null,
+     *           "tax_id": null
      *         },
      *         "card": {
      *           "brand": "visa",
@@ -4570,6 +4609,7 @@ export interface components {
      *           "wallet": null
      *         },
      *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *         "customer_account": null,
      *         "metadata": {},
      *         "type": "card"
      *       }
@@ -4695,7 +4735,13 @@ export interface components {
      *       "review": null,
      *       "source": null,
      *       "transfer_data": null,
-     *       "transfer_group": null
+     *       "transfer_group": null,
+     *       "allowed_payment_method_types": null,
+     *       "customer_account": null,
+     *       "excluded_payment_method_types": null,
+     *       "managed_payments": null,
+     *       "payment_method_configuration_details": null,
+     *       "payment_record": null
      *     }
      */
     PaymentIntent: {
@@ -4782,6 +4828,18 @@ export interface components {
       transfer_data: null;
       /** @description Null; Connect is not offered. */
       transfer_group: null;
+      /** @description Null: an intent takes no list of allowed payment method types here; `payment_method_types` lists those it accepts. */
+      allowed_payment_method_types: null;
+      /** @description Null: customers as accounts (Accounts v2) are not offered; see `customer`. */
+      customer_account: null;
+      /** @description Null: an intent takes no list of excluded payment method types here (`card`, the only type, is never excluded). */
+      excluded_payment_method_types: null;
+      /** @description Null; Managed Payments (a merchant of record) is not offered. */
+      managed_payments: null;
+      /** @description Null; payment method configurations are not offered. */
+      payment_method_configuration_details: null;
+      /** @description Null; Payment Records are not offered. */
+      payment_record: null;
     };
     /**
      * @description A payment method type; `card` is the only one offered here.
@@ -5121,7 +5179,13 @@ export interface components {
      *           "review": null,
      *           "source": null,
      *           "transfer_data": null,
-     *           "transfer_group": null
+     *           "transfer_group": null,
+     *           "allowed_payment_method_types": null,
+     *           "customer_account": null,
+     *           "excluded_payment_method_types": null,
+     *           "managed_payments": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_record": null
      *         }
      *       ],
      *       "has_more": false,
@@ -5219,7 +5283,8 @@ export interface components {
      *           },
      *           "email": "jenny@example.com",
      *           "name": "Jenny Rosen",
-     *           "phone": null
+     *           "phone": null,
+     *           "tax_id": null
      *         },
      *         "card": {
      *           "brand": "visa",
@@ -5247,6 +5312,7 @@ export interface components {
      *           "wallet": null
      *         },
      *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *         "customer_account": null,
      *         "metadata": {},
      *         "type": "card"
      *       }
@@ -5294,6 +5360,7 @@ export interface components {
      * @example {
      *       "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *       "object": "setup_intent",
+     *       "allowed_payment_method_types": null,
      *       "application": null,
      *       "automatic_payment_methods": {
      *         "allow_redirects": "always",
@@ -5303,6 +5370,7 @@ export interface components {
      *       "created": 1795536393,
      *       "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *       "description": null,
+     *       "excluded_payment_method_types": null,
      *       "flow_directions": null,
      *       "last_setup_error": null,
      *       "latest_attempt": null,
@@ -5332,6 +5400,8 @@ export interface components {
       id: components['schemas']['ObjectId'];
       /** @constant */
       object: 'setup_intent';
+      /** @description Null: a setup intent takes no list of allowed payment method types here; `payment_method_types` lists those it accepts. */
+      allowed_payment_method_types: null;
       /** @description No Connect applications here. */
       application: null;
       automatic_payment_methods: components['schemas']['AutomaticPaymentMethods'] | null;
@@ -5353,6 +5423,8 @@ export interface components {
         | components['schemas']['DeletedCustomer']
         | null;
       description: string | null;
+      /** @description Null: a setup intent takes no list of excluded payment method types here (`card`, the only type, is never excluded). */
+      excluded_payment_method_types: null;
       /** @description Money moves inbound only here. */
       flow_directions: null;
       last_setup_error: components['schemas']['SetupError'] | null;
@@ -5455,6 +5527,7 @@ export interface components {
      *         {
      *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *           "object": "setup_intent",
+     *           "allowed_payment_method_types": null,
      *           "application": null,
      *           "automatic_payment_methods": {
      *             "allow_redirects": "always",
@@ -5464,6 +5537,7 @@ export interface components {
      *           "created": 1795536393,
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": null,
+     *           "excluded_payment_method_types": null,
      *           "flow_directions": null,
      *           "last_setup_error": null,
      *           "latest_attempt": null,
@@ -5527,7 +5601,8 @@ export interface components {
      *             "address": null,
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "metadata": {
@@ -5833,7 +5908,8 @@ export interface components {
      *             "address": null,
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "metadata": {
@@ -5999,7 +6075,8 @@ export interface components {
      *             "address": null,
      *             "email": null,
      *             "name": null,
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "outcome": {
@@ -6067,7 +6144,8 @@ export interface components {
      *             "address": null,
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "metadata": {
@@ -6209,7 +6287,10 @@ export interface components {
      *                 "amount": 500,
      *                 "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
      *                 "currency": "usd",
+     *                 "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *                 "customer_account": null,
      *                 "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *                 "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *                 "reason": "requested_by_customer",
      *                 "status": "succeeded",
      *                 "metadata": {},
@@ -6260,7 +6341,8 @@ export interface components {
      *             "address": null,
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "outcome": {
@@ -6333,7 +6415,10 @@ export interface components {
      *           "amount": 500,
      *           "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
      *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "customer_account": null,
      *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *           "reason": "requested_by_customer",
      *           "status": "succeeded",
      *           "metadata": {},
@@ -6375,7 +6460,10 @@ export interface components {
      *           "amount": 500,
      *           "charge": "ch_IAOdl7ghvLJacrJqZmiTDF4z",
      *           "currency": "usd",
+     *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "customer_account": null,
      *           "payment_intent": "pi_xZUcuMJ6fCURInbjblaALvji",
+     *           "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *           "reason": "requested_by_customer",
      *           "status": "succeeded",
      *           "metadata": {
@@ -6465,7 +6553,13 @@ export interface components {
      *           "review": null,
      *           "source": null,
      *           "transfer_data": null,
-     *           "transfer_group": null
+     *           "transfer_group": null,
+     *           "allowed_payment_method_types": null,
+     *           "customer_account": null,
+     *           "excluded_payment_method_types": null,
+     *           "managed_payments": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_record": null
      *         }
      *       }
      *     }
@@ -6508,7 +6602,8 @@ export interface components {
      *             "address": null,
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "metadata": {
@@ -6653,7 +6748,10 @@ export interface components {
      *                 "source_transfer_reversal": null,
      *                 "transfer_reversal": null,
      *                 "currency": "usd",
+     *                 "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *                 "customer_account": null,
      *                 "payment_intent": "pi_xRo5ACR8yc0PB285lJKCyIFU",
+     *                 "payment_method": "pm_OvJ6NbZ3PuLUeVkgNKytqSv4",
      *                 "reason": null,
      *                 "status": "succeeded",
      *                 "metadata": {}
@@ -6692,7 +6790,8 @@ export interface components {
      *             "address": null,
      *             "email": null,
      *             "name": null,
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "disputed": false,
      *           "outcome": {
@@ -6771,6 +6870,12 @@ export interface components {
      *           "source": null,
      *           "transfer_data": null,
      *           "transfer_group": null,
+     *           "allowed_payment_method_types": null,
+     *           "customer_account": null,
+     *           "excluded_payment_method_types": null,
+     *           "managed_payments": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_record": null,
      *           "amount_capturable": 0,
      *           "amount_received": 0,
      *           "canceled_at": null,
@@ -6842,6 +6947,12 @@ export interface components {
      *           "source": null,
      *           "transfer_data": null,
      *           "transfer_group": null,
+     *           "allowed_payment_method_types": null,
+     *           "customer_account": null,
+     *           "excluded_payment_method_types": null,
+     *           "managed_payments": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_record": null,
      *           "amount_capturable": 0,
      *           "amount_received": 0,
      *           "canceled_at": null,
@@ -6916,6 +7027,12 @@ export interface components {
      *           "source": null,
      *           "transfer_data": null,
      *           "transfer_group": null,
+     *           "allowed_payment_method_types": null,
+     *           "customer_account": null,
+     *           "excluded_payment_method_types": null,
+     *           "managed_payments": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_record": null,
      *           "amount_capturable": 2000,
      *           "amount_received": 0,
      *           "canceled_at": null,
@@ -6987,6 +7104,12 @@ export interface components {
      *           "source": null,
      *           "transfer_data": null,
      *           "transfer_group": null,
+     *           "allowed_payment_method_types": null,
+     *           "customer_account": null,
+     *           "excluded_payment_method_types": null,
+     *           "managed_payments": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_record": null,
      *           "amount_capturable": 0,
      *           "amount_received": 0,
      *           "canceled_at": null,
@@ -7021,7 +7144,8 @@ export interface components {
      *                 },
      *                 "email": "jenny@example.com",
      *                 "name": "Jenny Rosen",
-     *                 "phone": null
+     *                 "phone": null,
+     *                 "tax_id": null
      *               },
      *               "card": {
      *                 "brand": "visa",
@@ -7049,6 +7173,7 @@ export interface components {
      *                 "wallet": null
      *               },
      *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "customer_account": null,
      *               "metadata": {},
      *               "type": "card"
      *             }
@@ -7109,6 +7234,12 @@ export interface components {
      *           "source": null,
      *           "transfer_data": null,
      *           "transfer_group": null,
+     *           "allowed_payment_method_types": null,
+     *           "customer_account": null,
+     *           "excluded_payment_method_types": null,
+     *           "managed_payments": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_record": null,
      *           "amount_capturable": 0,
      *           "amount_received": 0,
      *           "canceled_at": 1795540012,
@@ -7404,7 +7535,8 @@ export interface components {
      *             },
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "card": {
      *             "brand": "visa",
@@ -7432,6 +7564,7 @@ export interface components {
      *             "wallet": null
      *           },
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "customer_account": null,
      *           "metadata": {},
      *           "type": "card"
      *         }
@@ -7476,7 +7609,8 @@ export interface components {
      *             },
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "card": {
      *             "brand": "visa",
@@ -7504,6 +7638,7 @@ export interface components {
      *             "wallet": null
      *           },
      *           "customer": null,
+     *           "customer_account": null,
      *           "metadata": {},
      *           "type": "card"
      *         },
@@ -7555,7 +7690,8 @@ export interface components {
      *             },
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "card": {
      *             "brand": "visa",
@@ -7583,6 +7719,7 @@ export interface components {
      *             "wallet": null
      *           },
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "customer_account": null,
      *           "metadata": {},
      *           "type": "card"
      *         },
@@ -7621,6 +7758,7 @@ export interface components {
      *         "object": {
      *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *           "object": "setup_intent",
+     *           "allowed_payment_method_types": null,
      *           "application": null,
      *           "automatic_payment_methods": {
      *             "allow_redirects": "always",
@@ -7630,6 +7768,7 @@ export interface components {
      *           "created": 1795536393,
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": null,
+     *           "excluded_payment_method_types": null,
      *           "flow_directions": null,
      *           "last_setup_error": null,
      *           "latest_attempt": null,
@@ -7682,6 +7821,7 @@ export interface components {
      *         "object": {
      *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *           "object": "setup_intent",
+     *           "allowed_payment_method_types": null,
      *           "application": null,
      *           "automatic_payment_methods": {
      *             "allow_redirects": "always",
@@ -7691,6 +7831,7 @@ export interface components {
      *           "created": 1795536393,
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": null,
+     *           "excluded_payment_method_types": null,
      *           "flow_directions": null,
      *           "last_setup_error": null,
      *           "latest_attempt": null,
@@ -7749,6 +7890,7 @@ export interface components {
      *         "object": {
      *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *           "object": "setup_intent",
+     *           "allowed_payment_method_types": null,
      *           "application": null,
      *           "automatic_payment_methods": {
      *             "allow_redirects": "always",
@@ -7758,6 +7900,7 @@ export interface components {
      *           "created": 1795536393,
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": null,
+     *           "excluded_payment_method_types": null,
      *           "flow_directions": null,
      *           "last_setup_error": {
      *             "type": "card_error",
@@ -7780,7 +7923,8 @@ export interface components {
      *                 },
      *                 "email": "jenny@example.com",
      *                 "name": "Jenny Rosen",
-     *                 "phone": null
+     *                 "phone": null,
+     *                 "tax_id": null
      *               },
      *               "card": {
      *                 "brand": "visa",
@@ -7808,6 +7952,7 @@ export interface components {
      *                 "wallet": null
      *               },
      *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "customer_account": null,
      *               "metadata": {},
      *               "type": "card"
      *             }
@@ -7862,6 +8007,7 @@ export interface components {
      *         "object": {
      *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *           "object": "setup_intent",
+     *           "allowed_payment_method_types": null,
      *           "application": null,
      *           "automatic_payment_methods": {
      *             "allow_redirects": "always",
@@ -7871,6 +8017,7 @@ export interface components {
      *           "created": 1795536393,
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": null,
+     *           "excluded_payment_method_types": null,
      *           "flow_directions": null,
      *           "last_setup_error": null,
      *           "latest_attempt": null,
@@ -7923,6 +8070,7 @@ export interface components {
      *         "object": {
      *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *           "object": "setup_intent",
+     *           "allowed_payment_method_types": null,
      *           "application": null,
      *           "automatic_payment_methods": {
      *             "allow_redirects": "always",
@@ -7932,6 +8080,7 @@ export interface components {
      *           "created": 1795536393,
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": null,
+     *           "excluded_payment_method_types": null,
      *           "flow_directions": null,
      *           "last_setup_error": null,
      *           "latest_attempt": null,
@@ -8706,6 +8855,12 @@ export interface components {
      *         "source": null,
      *         "transfer_data": null,
      *         "transfer_group": null,
+     *         "allowed_payment_method_types": null,
+     *         "customer_account": null,
+     *         "excluded_payment_method_types": null,
+     *         "managed_payments": null,
+     *         "payment_method_configuration_details": null,
+     *         "payment_record": null,
      *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
@@ -8749,6 +8904,7 @@ export interface components {
      *       "setup_intent": {
      *         "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *         "object": "setup_intent",
+     *         "allowed_payment_method_types": null,
      *         "application": null,
      *         "automatic_payment_methods": {
      *           "allow_redirects": "always",
@@ -8758,6 +8914,7 @@ export interface components {
      *         "created": 1795536393,
      *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *         "description": null,
+     *         "excluded_payment_method_types": null,
      *         "flow_directions": null,
      *         "last_setup_error": null,
      *         "latest_attempt": null,
@@ -8821,7 +8978,8 @@ export interface components {
      *           },
      *           "email": "jenny@example.com",
      *           "name": "Jenny Rosen",
-     *           "phone": null
+     *           "phone": null,
+     *           "tax_id": null
      *         },
      *         "card": {
      *           "brand": "visa",
@@ -8849,12 +9007,14 @@ export interface components {
      *           "wallet": null
      *         },
      *         "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *         "customer_account": null,
      *         "metadata": {},
      *         "type": "card"
      *       },
      *       "setup_intent": {
      *         "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *         "object": "setup_intent",
+     *         "allowed_payment_method_types": null,
      *         "application": null,
      *         "automatic_payment_methods": {
      *           "allow_redirects": "always",
@@ -8864,6 +9024,7 @@ export interface components {
      *         "created": 1795536393,
      *         "customer": null,
      *         "description": null,
+     *         "excluded_payment_method_types": null,
      *         "flow_directions": null,
      *         "last_setup_error": {
      *           "type": "card_error",
@@ -8886,7 +9047,8 @@ export interface components {
      *               },
      *               "email": "jenny@example.com",
      *               "name": "Jenny Rosen",
-     *               "phone": null
+     *               "phone": null,
+     *               "tax_id": null
      *             },
      *             "card": {
      *               "brand": "visa",
@@ -8914,6 +9076,7 @@ export interface components {
      *               "wallet": null
      *             },
      *             "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *             "customer_account": null,
      *             "metadata": {},
      *             "type": "card"
      *           }
@@ -9034,6 +9197,12 @@ export interface components {
      *         "source": null,
      *         "transfer_data": null,
      *         "transfer_group": null,
+     *         "allowed_payment_method_types": null,
+     *         "customer_account": null,
+     *         "excluded_payment_method_types": null,
+     *         "managed_payments": null,
+     *         "payment_method_configuration_details": null,
+     *         "payment_record": null,
      *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
@@ -9068,7 +9237,8 @@ export interface components {
      *               },
      *               "email": "jenny@example.com",
      *               "name": "Jenny Rosen",
-     *               "phone": null
+     *               "phone": null,
+     *               "tax_id": null
      *             },
      *             "card": {
      *               "brand": "visa",
@@ -9096,6 +9266,7 @@ export interface components {
      *               "wallet": null
      *             },
      *             "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *             "customer_account": null,
      *             "metadata": {},
      *             "type": "card"
      *           }
@@ -9281,6 +9452,12 @@ export interface components {
      *         "source": null,
      *         "transfer_data": null,
      *         "transfer_group": null,
+     *         "allowed_payment_method_types": null,
+     *         "customer_account": null,
+     *         "excluded_payment_method_types": null,
+     *         "managed_payments": null,
+     *         "payment_method_configuration_details": null,
+     *         "payment_record": null,
      *         "receipt_email": null,
      *         "created": 1795536972,
      *         "livemode": false,
@@ -9315,7 +9492,8 @@ export interface components {
      *               },
      *               "email": "jenny@example.com",
      *               "name": "Jenny Rosen",
-     *               "phone": null
+     *               "phone": null,
+     *               "tax_id": null
      *             },
      *             "card": {
      *               "brand": "visa",
@@ -9343,6 +9521,7 @@ export interface components {
      *               "wallet": null
      *             },
      *             "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *             "customer_account": null,
      *             "metadata": {},
      *             "type": "card"
      *           }
@@ -9432,7 +9611,8 @@ export interface components {
      *             },
      *             "email": "jenny@example.com",
      *             "name": "Jenny Rosen",
-     *             "phone": null
+     *             "phone": null,
+     *             "tax_id": null
      *           },
      *           "card": {
      *             "brand": "visa",
@@ -9460,12 +9640,14 @@ export interface components {
      *             "wallet": null
      *           },
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *           "customer_account": null,
      *           "metadata": {},
      *           "type": "card"
      *         },
      *         "setup_intent": {
      *           "id": "seti_1gJx2XKwLdNmP4qRsT6uVwYz",
      *           "object": "setup_intent",
+     *           "allowed_payment_method_types": null,
      *           "application": null,
      *           "automatic_payment_methods": {
      *             "allow_redirects": "always",
@@ -9475,6 +9657,7 @@ export interface components {
      *           "created": 1795536393,
      *           "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
      *           "description": null,
+     *           "excluded_payment_method_types": null,
      *           "flow_directions": null,
      *           "last_setup_error": null,
      *           "latest_attempt": null,
@@ -9539,6 +9722,12 @@ export interface components {
      *           "source": null,
      *           "transfer_data": null,
      *           "transfer_group": null,
+     *           "allowed_payment_method_types": null,
+     *           "customer_account": null,
+     *           "excluded_payment_method_types": null,
+     *           "managed_payments": null,
+     *           "payment_method_configuration_details": null,
+     *           "payment_record": null,
      *           "receipt_email": null,
      *           "created": 1795536972,
      *           "livemode": false,
@@ -9573,7 +9762,8 @@ export interface components {
      *                 },
      *                 "email": "jenny@example.com",
      *                 "name": "Jenny Rosen",
-     *                 "phone": null
+     *                 "phone": null,
+     *                 "tax_id": null
      *               },
      *               "card": {
      *                 "brand": "visa",
@@ -9601,6 +9791,7 @@ export interface components {
      *                 "wallet": null
      *               },
      *               "customer": "cus_D0e4AGBrgVjbtsKZu2euAbcm",
+     *               "customer_account": null,
      *               "metadata": {},
      *               "type": "card"
      *             }
@@ -9943,6 +10134,11 @@ export interface operations {
          *     `lt`, `lte` in any combination, or one exact second (`created=1700000000`).
          */
         created?: components['parameters']['Created'];
+        /**
+         * @description Fields of every listed object to expand into the objects they name, prefixed with `data.`
+         *     (`expand[]=data.customer`); nested fields after a dot, up to 4 levels with `data`.
+         */
+        expand?: components['parameters']['ExpandList'];
         /** @description Only customers with exactly this e-mail address. */
         email?: components['schemas']['Email'];
       };

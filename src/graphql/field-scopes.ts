@@ -37,6 +37,7 @@ export const FIELD_SCOPES: Readonly<Record<string, Scope | null>> = {
   'Charge.paymentIntent': 'payment_intents:read',
   'Refund.charge': 'charges:read',
   'Refund.paymentIntent': 'payment_intents:read',
+  'Refund.customer': 'customers:read',
   'PaymentIntent.customer': 'customers:read',
   'PaymentIntent.latestCharge': 'charges:read',
   'SetupIntent.customer': 'customers:read',

@@ -134,6 +134,10 @@ export const resolvers: Resolvers = withFieldScopes({
     sellerMessage: (outcome) => outcome.seller_message,
   },
 
+  BillingDetails: {
+    taxId: (details) => details.tax_id,
+  },
+
   Charge: {
     amountCaptured: (charge) => charge.amount_captured,
     amountRefunded: (charge) => charge.amount_refunded,
@@ -163,6 +167,8 @@ export const resolvers: Resolvers = withFieldScopes({
   Refund: {
     charge: async (refund, _, ctx) => (await ctx.loaders.charge.load(expandableId(refund.charge)))!,
     paymentIntent: (refund, _, ctx) => (refund.payment_intent ? ctx.loaders.paymentIntent.load(refund.payment_intent) : null),
+    customer: (refund, _, ctx) => (refund.customer ? ctx.loaders.customer.load(expandableId(refund.customer)) : null),
+    paymentMethod: (refund) => (refund.payment_method === null ? null : expandableId(refund.payment_method)),
   },
 
   Event: {

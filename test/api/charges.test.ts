@@ -54,7 +54,7 @@ forEachDatabase('charges', (engine) => {
       });
       expect(res.body.payment_method).to.equal(null);
       expect(res.body.outcome).to.deep.equal(APPROVED);
-      expect(res.body.billing_details).to.deep.equal({ address: null, email: null, name: null, phone: null });
+      expect(res.body.billing_details).to.deep.equal({ address: null, email: null, name: null, phone: null, tax_id: null });
       expect(res.body.disputed).to.equal(false);
       // Captured at once, through a payment intent of its own.
       expect(res.body).to.include({ amount_captured: 2000, captured: true });
@@ -63,7 +63,7 @@ forEachDatabase('charges', (engine) => {
     });
 
     it("shows the expiry and billing details of the payment method an intent paid with, as they were at the payment", async () => {
-      const billing = { name: 'Jenny Rosen', email: 'jenny@example.com', phone: null, address: null };
+      const billing = { name: 'Jenny Rosen', email: 'jenny@example.com', phone: null, address: null, tax_id: null };
       const pm = (
         await server.api.post('/v1/payment_methods', {
           type: 'card',

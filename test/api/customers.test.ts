@@ -175,6 +175,40 @@ forEachDatabase('customers', (engine) => {
       const filtered = await server.api.get('/v1/customers?email=a%40example.com');
       expect(filtered.body.data.map((c: any) => c.id)).to.deep.equal([a.id]);
     });
+
+    it('expands each default payment method with expand[]=data.invoice_settings.default_payment_method', async () => {
+      const card = await server.api.post('/v1/payment_methods', { type: 'card', card: { token: 'tok_visa' } });
+      expect(card.status, JSON.stringify(card.body)).to.equal(200);
+      const customer = await aCustomer(server.api);
+      const attach = `/v1/payment_methods/${card.body.id}/attach`;
+      expect((await server.api.post(attach, { customer: customer.id })).status).to.equal(200);
+      const withCard = (
+        await server.api.post(`/v1/customers/${customer.id}`, {
+          invoice_settings: { default_payment_method: card.body.id },
+        })
+      ).body;
+      const without = await aCustomer(server.api);
+      const res = await server.api.get(
+        '/v1/customers?expand[]=data.invoice_settings.default_payment_method',
+      );
+      expect(res.status, JSON.stringify(res.body)).to.equal(200);
+      const defaults = res.body.data.map((c: any) => [c.id, c.invoice_settings.default_payment_method]);
+      expect(defaults).to.deep.equal([
+        [without.id, null],
+        [withCard.id, { ...card.body, customer: withCard.id }],
+      ]);
+      // Unexpanded, the list holds the id, as the retrieve does.
+      const plain = await server.api.get('/v1/customers');
+      expect(plain.body.data[1].invoice_settings.default_payment_method).to.equal(card.body.id);
+    });
+
+    it('refuses an expand path without data., or of a field that does not expand, naming it', async () => {
+      for (const path of ['invoice_settings.default_payment_method', 'data.default_source', 'data.nope']) {
+        const res = await server.api.get(`/v1/customers?expand[]=${path}`);
+        const error = expectError(res, 400, 'parameter_invalid', 'expand[0]');
+        expect(error.message).to.equal(`This property cannot be expanded (${path}).`);
+      }
+    });
   });
 
   describe('listCustomerCharges', () => {

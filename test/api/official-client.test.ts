@@ -204,6 +204,17 @@ forEachDatabase('the official client library', (engine) => {
     expect(listed.data.map((si) => si.id)).to.deep.equal([setupIntent.id]);
     const retrieved = await stripe.setupIntents.retrieve(setupIntent.id, { expand: ['payment_method'] });
     expect((retrieved.payment_method as Stripe.PaymentMethod).card?.last4).to.equal('4242');
+    // The card as the customer's default, read from the list of customers, expanded.
+    await stripe.customers.update(customer.id, { invoice_settings: { default_payment_method: paymentMethod } });
+    const customers = await stripe.customers.list({ expand: ['data.invoice_settings.default_payment_method'] });
+    const byDefault = customers.data.map((c) => [c.id, (c.invoice_settings.default_payment_method as Stripe.PaymentMethod).id]);
+    expect(byDefault).to.deep.equal([[customer.id, paymentMethod]]);
+    // A refund of the payment names its customer and payment method, and expands them.
+    const refund = await stripe.refunds.create({ payment_intent: paid.id, amount: 500 }, { idempotencyKey: 'refund-6735' });
+    expect(refund).to.include({ customer: customer.id, payment_method: paymentMethod, customer_account: null });
+    const expanded = await stripe.refunds.retrieve(refund.id, { expand: ['customer', 'payment_method'] });
+    expect((expanded.customer as Stripe.Customer).email).to.equal('jenny@example.com');
+    expect((expanded.payment_method as Stripe.PaymentMethod).card?.last4).to.equal('4242');
   });
 
   it('authenticates a card that asks on setup only, then charges it off-session without the customer', async () => {

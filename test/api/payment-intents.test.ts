@@ -236,6 +236,12 @@ forEachDatabase('payment intents', (engine) => {
         source: null,
         transfer_data: null,
         transfer_group: null,
+        allowed_payment_method_types: null,
+        customer_account: null,
+        excluded_payment_method_types: null,
+        managed_payments: null,
+        payment_method_configuration_details: null,
+        payment_record: null,
       });
       expect(await eventsOldestFirst(server.api)).to.deep.equal([['payment_intent.created', intent]]);
     });

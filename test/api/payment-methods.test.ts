@@ -39,8 +39,9 @@ forEachDatabase('payment methods', (engine) => {
         livemode: false,
         type: 'card',
         customer: null,
+        customer_account: null,
         metadata: { order: '6735' },
-        billing_details: { address: null, email: null, name: 'Jenny Rosen', phone: null },
+        billing_details: { address: null, email: null, name: 'Jenny Rosen', phone: null, tax_id: null },
       });
       expect(pm.card).to.deep.include({
         brand: 'visa',
@@ -188,6 +189,20 @@ forEachDatabase('payment methods', (engine) => {
       expect(event.data.previous_attributes).to.have.keys('billing_details', 'card', 'metadata');
       const patched = ok(await server.api.patch(`/v1/payment_methods/${pm.id}`, { metadata: { label: '' } }));
       expect(patched.metadata).to.deep.equal({});
+    });
+
+    it("keeps the cardholder's tax id as given, shows it on the charges paid with the card, and unsets it when empty", async () => {
+      const pm = await aCard(server.api, VISA, { billing_details: { tax_id: '000.000.000-00' } });
+      expect(pm.billing_details).to.include({ tax_id: '000.000.000-00', name: null });
+      const intent = ok(
+        await server.api.post('/v1/payment_intents', { amount: 500, currency: 'usd', payment_method: pm.id, confirm: true }),
+      );
+      const charge = ok(await server.api.get(`/v1/charges/${intent.latest_charge}`));
+      expect(charge.billing_details).to.deep.equal(pm.billing_details);
+      const renamed = ok(await server.api.post(`/v1/payment_methods/${pm.id}`, { billing_details: { name: 'Jenny Rosen' } }));
+      expect(renamed.billing_details).to.include({ tax_id: '000.000.000-00', name: 'Jenny Rosen' });
+      const unset = ok(await server.api.post(`/v1/payment_methods/${pm.id}`, { 'billing_details[tax_id]': '' }, { form: true }));
+      expect(unset.billing_details).to.include({ tax_id: null, name: 'Jenny Rosen' });
     });
 
     it('lists newest first, by customer, and a customer\'s own list', async () => {

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import type { ApiClient } from '../helpers/api-client.js';
-import { aCharge, expectError } from '../helpers/builders.js';
+import { aCharge, aCustomer, expectError } from '../helpers/builders.js';
 import { withoutClientSecret } from '../helpers/client-secret.js';
 import { forEachDatabase } from '../helpers/databases.js';
 import { useTestServer } from '../helpers/test-server.js';
@@ -253,6 +253,74 @@ forEachDatabase('refunds', (engine) => {
       expectError(await server.api.post('/v1/refunds', { charge: charge.id }), 400, 'charge_already_refunded', 'charge');
       const byIntent = await server.api.post('/v1/refunds', { payment_intent: charge.payment_intent });
       expectError(byIntent, 400, 'charge_already_refunded', 'payment_intent');
+    });
+  });
+
+  describe("a refund's customer and payment method", () => {
+    /** A customer's payment, by intent with a saved card; the charge. */
+    async function aCustomerPayment(): Promise<{ customer: any; charge: any }> {
+      const customer = await aCustomer(server.api);
+      const intent = await server.api.post('/v1/payment_intents', {
+        amount: 2000,
+        currency: 'usd',
+        customer: customer.id,
+        payment_method: 'pm_card_visa',
+        confirm: true,
+      });
+      expect(intent.status, JSON.stringify(intent.body)).to.equal(200);
+      const charge = (await server.api.get(`/v1/charges/${intent.body.latest_charge}`)).body;
+      return { customer, charge };
+    }
+
+    it("are the refunded charge's, in the answer, on retrieve, in lists and in refund.created", async () => {
+      const { customer, charge } = await aCustomerPayment();
+      expect(charge.payment_method).to.match(/^pm_/);
+      const refund = await aRefund(server.api, { payment_intent: charge.payment_intent, amount: 500 });
+      expect(refund).to.include({
+        customer: customer.id,
+        payment_method: charge.payment_method,
+        customer_account: null,
+      });
+      expect((await server.api.get(`/v1/refunds/${refund.id}`)).body).to.deep.equal(refund);
+      expect((await server.api.get(`/v1/refunds?charge=${charge.id}`)).body.data).to.deep.equal([refund]);
+      expect((await server.api.get(`/v1/charges/${charge.id}`)).body.refunds.data).to.deep.equal([refund]);
+      const created = (await eventsOldestFirst(server.api)).find(([type]) => type === 'refund.created');
+      expect(created?.[1]).to.deep.equal(refund);
+    });
+
+    it('are null for a token charge with no customer', async () => {
+      const charge = await aCharge(server.api);
+      const refund = await aRefund(server.api, { charge: charge.id });
+      expect(refund).to.include({ customer: null, payment_method: null, customer_account: null });
+    });
+
+    it('expand to the customer and the payment method, and the customer once deleted', async () => {
+      const { customer, charge } = await aCustomerPayment();
+      const refund = await aRefund(server.api, { charge: charge.id, amount: 100 });
+      const expanded = await server.api.get(
+        `/v1/refunds/${refund.id}?expand[]=customer&expand[]=payment_method`,
+      );
+      expect(expanded.status, JSON.stringify(expanded.body)).to.equal(200);
+      expect(expanded.body.customer).to.include({ id: customer.id, object: 'customer', email: customer.email });
+      expect(expanded.body.payment_method).to.include({ id: charge.payment_method, object: 'payment_method' });
+      const listed = await server.api.get(`/v1/refunds?expand[]=data.customer`);
+      expect(listed.body.data[0].customer).to.include({ id: customer.id, object: 'customer' });
+      expect((await server.api.delete(`/v1/customers/${customer.id}`)).status).to.equal(200);
+      const afterDelete = await server.api.get(`/v1/refunds/${refund.id}?expand[]=customer`);
+      expect(afterDelete.body.customer).to.deep.equal({ id: customer.id, object: 'customer', deleted: true });
+      expect((await server.api.get(`/v1/refunds/${refund.id}`)).body.customer).to.equal(customer.id);
+    });
+
+    it('shows the customer set on the charge after the refund', async () => {
+      const charge = await aCharge(server.api, { amount: 2000 });
+      const refund = await aRefund(server.api, { charge: charge.id, amount: 500 });
+      expect(refund.customer).to.equal(null);
+      const customer = await aCustomer(server.api);
+      const updated = await server.api.post(`/v1/charges/${charge.id}`, { customer: customer.id });
+      expect(updated.status, JSON.stringify(updated.body)).to.equal(200);
+      expect((await server.api.get(`/v1/refunds/${refund.id}`)).body.customer).to.equal(customer.id);
+      const later = await aRefund(server.api, { charge: charge.id });
+      expect(later.customer).to.equal(customer.id);
     });
   });
 

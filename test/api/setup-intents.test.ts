@@ -123,11 +123,13 @@ forEachDatabase('setup intents', (engine) => {
       expect(when).to.be.a('number');
       expect(rest).to.deep.equal({
         object: 'setup_intent',
+        allowed_payment_method_types: null,
         application: null,
         automatic_payment_methods: { allow_redirects: 'always', enabled: true },
         cancellation_reason: null,
         customer: customer.id,
         description: null,
+        excluded_payment_method_types: null,
         flow_directions: null,
         last_setup_error: null,
         latest_attempt: null,

@@ -38,6 +38,18 @@ const adminHeaders = () => ({ Authorization: ADMIN_AUTHORIZATION });
 const newCustomer = async (api: ApiClient) => idOf(await api.post('/v1/customers', {}));
 const newCharge = async (api: ApiClient) =>
   idOf(await api.post('/v1/charges', { amount: 50_000, currency: 'usd', source: 'tok_visa', customer: await newCustomer(api) }));
+/** A charge paid with a saved card by a customer, so that a refund of it can expand both. */
+const newCardCharge = async (api: ApiClient) => {
+  const paid = await api.post('/v1/payment_intents', {
+    amount: 50_000,
+    currency: 'usd',
+    customer: await newCustomer(api),
+    payment_method: 'pm_card_visa',
+    confirm: true,
+  });
+  expect(paid.status, JSON.stringify(paid.body)).to.equal(200);
+  return (paid.body as { latest_charge: string }).latest_charge;
+};
 const newChargeWithoutCustomer = async (api: ApiClient) =>
   idOf(await api.post('/v1/charges', { amount: 50_000, currency: 'usd', source: 'tok_visa' }));
 /** An intent in requires_payment_method with a latest charge (a declined attempt), so every field can show. */
@@ -93,7 +105,7 @@ const pathFixtures: Record<string, (api: ApiClient, made: Record<string, string>
     idOf(await asAdmin(api).post(`/admin/accounts/${made.AccountId}/signing_keys`, {}, { headers: adminHeaders() })),
   CustomerId: newCustomer,
   ChargeId: newCharge,
-  RefundId: async (api) => idOf(await api.post('/v1/refunds', { charge: await newCharge(api), amount: 100 })),
+  RefundId: async (api) => idOf(await api.post('/v1/refunds', { charge: await newCardCharge(api), amount: 100 })),
   PaymentIntentId: newIntent,
   PaymentMethodId: (api) => newCard(api),
   // With a customer and a payment method, so that both can be expanded.
@@ -170,7 +182,8 @@ const references: Record<
   (api: ApiClient, seed: number, operation: BodyOperation, body: Record<string, unknown>, url: string) => unknown
 > = {
   customer: (api) => newCustomer(api),
-  charge: (api) => newCharge(api),
+  // A refund's charge: paid with a card by a customer, so that `expand` can show both.
+  charge: (api) => newCardCharge(api),
   // A refund may name its charge's intent too: the one of the charge already in the body.
   payment_intent: async (api, _seed, _operation, body) =>
     (await api.get(`/v1/charges/${body.charge as string}`)).body.payment_intent as string,

@@ -206,7 +206,9 @@ const PARITY: ParityLists = {
       gap: true,
     },
     ...[
+      'allowed_payment_method_types',
       'application',
+      'excluded_payment_method_types',
       'flow_directions',
       'latest_attempt',
       'mandate',
@@ -215,7 +217,7 @@ const PARITY: ParityLists = {
       'single_use_mandate',
     ].map((field) => ({
       rest: `SetupIntent.${field}` as FieldRef,
-      reason: 'Always null here (no Connect, mandates, setup attempts or configurations): kept in REST for the payments API\'s clients.',
+      reason: 'Always null here (no Connect, mandates, setup attempts, configurations or lists of allowed and excluded types): kept in REST for the payments API\'s clients.',
     })),
     {
       rest: 'SetupIntent.payment_method_options',
@@ -236,7 +238,7 @@ const PARITY: ParityLists = {
       reason: 'A connection; REST lists them at GET /v1/customers/{id}/charges.',
     },
     ...restOnly(
-      'Always the same value here (no balances, billing, coupons, sources, test clocks, Connect or Radar): REST shows them so that code written for the widely used payments API finds the fields it reads.',
+      'Always the same value here (no balances, billing, coupons, sources, test clocks, Connect, Radar, customers as accounts, Managed Payments, payment records, payment method configurations or lists of allowed and excluded types): REST shows them so that code written for the widely used payments API finds the fields it reads.',
       'Customer.balance',
       'Customer.currency',
       'Customer.default_source',
@@ -253,6 +255,12 @@ const PARITY: ParityLists = {
       'PaymentIntent.source',
       'PaymentIntent.transfer_data',
       'PaymentIntent.transfer_group',
+      'PaymentIntent.allowed_payment_method_types',
+      'PaymentIntent.customer_account',
+      'PaymentIntent.excluded_payment_method_types',
+      'PaymentIntent.managed_payments',
+      'PaymentIntent.payment_method_configuration_details',
+      'PaymentIntent.payment_record',
       'Charge.application',
       'Charge.application_fee',
       'Charge.application_fee_amount',
@@ -276,6 +284,7 @@ const PARITY: ParityLists = {
       'PaymentMethodDetails.card.transaction_link_id',
       'PaymentMethodDetails.card.wallet',
       'Refund.balance_transaction',
+      'Refund.customer_account',
       'Refund.receipt_number',
       'Refund.source_transfer_reversal',
       'Refund.transfer_reversal',

@@ -5,7 +5,7 @@ import { firstErrorCode, graphql } from '../helpers/graphql-client.js';
 import { startTestServer, useTestServer } from '../helpers/test-server.js';
 
 const CHARGE_FIELDS = `id created amount amountRefunded currency description metadata paid refunded state
-  failureCode failureMessage card { brand expMonth expYear last4 } billingDetails { address { city } email name phone } disputed
+  failureCode failureMessage card { brand expMonth expYear last4 } billingDetails { address { city } email name phone taxId } disputed
   customer { id email } refunds { id amount }`;
 
 forEachDatabase('GraphQL queries', (engine) => {
@@ -41,10 +41,42 @@ forEachDatabase('GraphQL queries', (engine) => {
         expYear: rest.payment_method_details.card.exp_year,
         last4: rest.payment_method_details.card.last4,
       },
-      billingDetails: rest.billing_details,
+      billingDetails: { address: null, email: null, name: null, phone: null, taxId: null },
       disputed: false,
       customer: { id: customer.id, email: customer.email },
       refunds: [{ id: res.body.data!.charge.refunds[0].id, amount: 500 }],
+    });
+  });
+
+  it("answers refund(id) with the refunded charge's customer and payment method", async () => {
+    const customer = await aCustomer(server.api);
+    const pm = await server.api.post('/v1/payment_methods', {
+      type: 'card',
+      card: { token: 'tok_visa' },
+      billing_details: { tax_id: '000.000.000-00' },
+    });
+    const intent = await server.api.post('/v1/payment_intents', {
+      amount: 2000,
+      currency: 'usd',
+      customer: customer.id,
+      payment_method: pm.body.id,
+      confirm: true,
+    });
+    expect(intent.status, JSON.stringify(intent.body)).to.equal(200);
+    const refund = (await server.api.post('/v1/refunds', { payment_intent: intent.body.id, amount: 500 })).body;
+    const token = (await server.api.post('/v1/refunds', { charge: (await aCharge(server.api)).id })).body;
+
+    const fields = 'id customer { id email } paymentMethod charge { billingDetails { taxId } }';
+    const res = await query(`{ a: refund(id: "${refund.id}") { ${fields} } b: refund(id: "${token.id}") { ${fields} } }`);
+    expect(res.body.errors).to.equal(undefined);
+    expect(res.body.data).to.deep.equal({
+      a: {
+        id: refund.id,
+        customer: { id: customer.id, email: customer.email },
+        paymentMethod: pm.body.id,
+        charge: { billingDetails: { taxId: '000.000.000-00' } },
+      },
+      b: { id: token.id, customer: null, paymentMethod: null, charge: { billingDetails: { taxId: null } } },
     });
   });
 

@@ -122,6 +122,20 @@ forEachDatabase('GraphQL scopes of restricted keys', (engine) => {
     expectRefused(res, ['charge', 'customer'], 'customers:read');
   });
 
+  it("answers a refund's customer without customers:read as null with an error, its payment method's id with refunds:read", async () => {
+    const customer = await aCustomer(server.api);
+    const charge = await aCharge(server.api, { customer: customer.id });
+    const refund = (await server.api.post('/v1/refunds', { charge: charge.id, amount: 100 })).body;
+    const key = await restrictedKey(['refunds:read']);
+
+    const res = await graphql(server.url, key, `query ($id: ID!) { refund(id: $id) { id paymentMethod customer { id } } }`, {
+      id: refund.id,
+    });
+    expect(res.body.data).to.deep.equal({ refund: { id: refund.id, paymentMethod: null, customer: null } });
+    expect(res.body.errors).to.have.length(1);
+    expectRefused(res, ['refund', 'customer'], 'customers:read');
+  });
+
   it('refuses a root field without its scope while the others of the document resolve', async () => {
     const customer = await aCustomer(server.api);
     const key = await restrictedKey(['charges:read']);

@@ -1073,9 +1073,23 @@ export const RefundReason = {
 export type RefundCharge = ObjectId | Charge;
 
 /**
+ * The customer of the refunded charge (null when the charge has none), or the customer itself
+with `expand[]=customer` (`{id, object: customer, deleted: true}` once it was deleted).
+
+ */
+export type RefundCustomer = ObjectId | Customer | DeletedCustomer | null;
+
+/**
  * The payment intent of the refunded charge (null for charges made before payment intents).
  */
 export type RefundPaymentIntent = ObjectId | null;
+
+/**
+ * The payment method the refunded charge was paid with (null for a charge paid with a test
+token before payment methods were kept), or the payment method itself with `expand[]=payment_method`.
+
+ */
+export type RefundPaymentMethod = ObjectId | PaymentMethod | null;
 
 export type RefundReasonProperty = RefundReason | null;
 
@@ -1095,8 +1109,18 @@ export interface Refund {
   /** The refunded charge's id, or the charge itself with `expand[]=charge`. */
   charge: RefundCharge;
   currency: Currency;
+  /** The customer of the refunded charge (null when the charge has none), or the customer itself
+with `expand[]=customer` (`{id, object: customer, deleted: true}` once it was deleted).
+ */
+  customer: RefundCustomer;
+  /** Null: customers as accounts (Accounts v2) are not offered; see `customer`. */
+  customer_account: null;
   /** The payment intent of the refunded charge (null for charges made before payment intents). */
   payment_intent: RefundPaymentIntent;
+  /** The payment method the refunded charge was paid with (null for a charge paid with a test
+token before payment methods were kept), or the payment method itself with `expand[]=payment_method`.
+ */
+  payment_method: RefundPaymentMethod;
   reason: RefundReasonProperty;
   status: RefundStatus;
   metadata: Metadata;
@@ -1907,7 +1931,13 @@ export type BillingDetailsName = string | null;
 export type BillingDetailsPhone = string | null;
 
 /**
- * The cardholder's billing address, e-mail, name and phone, as given.
+ * The cardholder's taxpayer identification number, as given.
+ * @maxLength 64
+ */
+export type BillingDetailsTaxId = string | null;
+
+/**
+ * The cardholder's billing address, e-mail, name, phone and taxpayer id, as given.
  */
 export interface BillingDetails {
   address: BillingDetailsAddress;
@@ -1917,6 +1947,11 @@ export interface BillingDetails {
   name: BillingDetailsName;
   /** @maxLength 40 */
   phone: BillingDetailsPhone;
+  /**
+   * The cardholder's taxpayer identification number, as given.
+   * @maxLength 64
+   */
+  tax_id: BillingDetailsTaxId;
 }
 
 /**
@@ -1934,6 +1969,12 @@ export type BillingDetailsParamsName = string | null;
  */
 export type BillingDetailsParamsPhone = string | null;
 
+/**
+ * The cardholder's taxpayer identification number.
+ * @maxLength 64
+ */
+export type BillingDetailsParamsTaxId = string | null;
+
 export interface BillingDetailsParams {
   /** The fields sent replace those of the address; an empty one unsets it. */
   address?: AddressParams;
@@ -1943,6 +1984,11 @@ export interface BillingDetailsParams {
   name?: BillingDetailsParamsName;
   /** @maxLength 40 */
   phone?: BillingDetailsParamsPhone;
+  /**
+   * The cardholder's taxpayer identification number.
+   * @maxLength 64
+   */
+  tax_id?: BillingDetailsParamsTaxId;
 }
 
 /**
@@ -2050,6 +2096,8 @@ export interface PaymentMethod {
   card: PaymentMethodCard;
   /** The customer it is attached to, or the customer itself with `expand[]=customer`. */
   customer: PaymentMethodCustomer;
+  /** Null: customers as accounts (Accounts v2) are not offered; see `customer`. */
+  customer_account: null;
   metadata: Metadata;
   type: 'card';
 }
@@ -2431,6 +2479,18 @@ method types the account offers (here, cards); null otherwise.
   transfer_data: null;
   /** Null; Connect is not offered. */
   transfer_group: null;
+  /** Null: an intent takes no list of allowed payment method types here; `payment_method_types` lists those it accepts. */
+  allowed_payment_method_types: null;
+  /** Null: customers as accounts (Accounts v2) are not offered; see `customer`. */
+  customer_account: null;
+  /** Null: an intent takes no list of excluded payment method types here (`card`, the only type, is never excluded). */
+  excluded_payment_method_types: null;
+  /** Null; Managed Payments (a merchant of record) is not offered. */
+  managed_payments: null;
+  /** Null; payment method configurations are not offered. */
+  payment_method_configuration_details: null;
+  /** Null; Payment Records are not offered. */
+  payment_record: null;
 }
 
 /**
@@ -2941,6 +3001,8 @@ the card when it asks for it), as the widely used payments API's SetupIntent doe
 export interface SetupIntent {
   id: ObjectId;
   object: 'setup_intent';
+  /** Null: a setup intent takes no list of allowed payment method types here; `payment_method_types` lists those it accepts. */
+  allowed_payment_method_types: null;
   /** No Connect applications here. */
   application: null;
   automatic_payment_methods: SetupIntentAutomaticPaymentMethods;
@@ -2957,6 +3019,8 @@ logs, and give it to this customer only.
   customer: SetupIntentCustomer;
   /** @maxLength 500 */
   description: SetupIntentDescription;
+  /** Null: a setup intent takes no list of excluded payment method types here (`card`, the only type, is never excluded). */
+  excluded_payment_method_types: null;
   /** Money moves inbound only here. */
   flow_directions: null;
   last_setup_error: SetupIntentLastSetupError;
@@ -4633,6 +4697,14 @@ export type ListCustomersParams = {
    */
   created?: CreatedParameter;
   /**
+ * Fields of the response to expand: each field holding an id is replaced by the object it
+names (`customer`, `charge`, `charge.customer`; `data.customer` in lists). A field that
+cannot be expanded answers 400 `parameter_invalid` naming it.
+
+ * @maxItems 20
+ */
+  expand?: ExpandListParameter;
+  /**
    * Only customers with exactly this e-mail address.
    */
   email?: Email;
@@ -5972,6 +6044,15 @@ export const getListCustomersUrl = (params?: ListCustomersParams) => {
   const normalizedParams = new URLSearchParams();
 
   Object.entries(params || {}).forEach(([key, value]) => {
+    const explodeParameters = ['expand'];
+
+    if (Array.isArray(value) && explodeParameters.includes(key)) {
+      value.forEach((v) => {
+        normalizedParams.append(key, v === null ? 'null' : v.toString());
+      });
+      return;
+    }
+
     if (value !== undefined) {
       normalizedParams.append(key, value === null ? 'null' : value.toString());
     }

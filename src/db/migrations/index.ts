@@ -19,6 +19,7 @@ import * as setupIntents from './0017_setup_intents.js';
 import * as documentedFields from './0018_documented_fields.js';
 import * as chargeCards from './0019_charge_cards.js';
 import * as chargeOutcomes from './0020_charge_outcomes.js';
+import * as refundPayers from './0021_refund_payers.js';
 
 /**
  * Every migration, in order. Listed here rather than found on disk, so they load the same way
@@ -45,6 +46,7 @@ export const MIGRATIONS: ReadonlyArray<[name: string, migration: Knex.Migration]
   ['0018_documented_fields', documentedFields],
   ['0019_charge_cards', chargeCards],
   ['0020_charge_outcomes', chargeOutcomes],
+  ['0021_refund_payers', refundPayers],
 ];
 
 export const migrationSource: Knex.MigrationSource<Knex.Migration> = {

@@ -22,6 +22,7 @@ import {
   type ChargeRow,
 } from '../payments/charges.repo.js';
 import { queueReceiptMail, receiptDue, receiptNumberOf } from '../payments/receipts.js';
+import { setRefundsCustomer } from '../payments/refunds.repo.js';
 import {
   toCharge,
   toCharges,
@@ -119,6 +120,10 @@ export async function updateCharge(ctx: RequestContext, id: string, params: Char
   if (!updated) throw notFound('charge', id);
   // Another update set a customer first: this one is refused whole (its transaction rolls back).
   if (customer !== undefined && updated.customer_id !== customer) throw customerAlreadySet(updated, customer);
+  // The refunds of the charge show its customer, set now.
+  if (current.customer_id === null && updated.customer_id !== null) {
+    await setRefundsCustomer(ctx.db, ctx.accountId, id, updated.customer_id);
+  }
   if (resend) await queueReceiptMail(ctx.db, ctx.clock, updated);
   const [before, after] = await toCharges(ctx.db, ctx.accountId, [current, updated], originOf(ctx));
   const changed = previousAttributes(before, after);

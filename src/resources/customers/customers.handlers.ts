@@ -1,5 +1,5 @@
 import { ok, type Handlers } from '../../operations/operations.js';
-import { objectExpansion } from '../shared/expansion.js';
+import { listExpansion, objectExpansion } from '../shared/expansion.js';
 import { customerExpandableFields } from './customers.expansion.js';
 import * as customers from './customers.service.js';
 
@@ -9,7 +9,10 @@ export const expandCustomer = (paths?: string[]) => objectExpansion(customerExpa
 // `createCustomer` is bound in payment-methods/: a customer may be created with a payment method.
 
 export const customerHandlers = {
-  listCustomers: async ({ query, ctx }) => ok(await customers.listCustomers(ctx, query)),
+  listCustomers: async ({ query, ctx }) => {
+    const expand = listExpansion(customerExpandableFields, query.expand);
+    return ok(await expand(ctx, await customers.listCustomers(ctx, query)));
+  },
   retrieveCustomer: async ({ path, query, ctx }) => {
     const expand = expandCustomer(query.expand);
     return ok(await expand(ctx, await customers.retrieveCustomerOrDeleted(ctx, path.id)));

@@ -124,6 +124,8 @@ function insertReleaseRefund(
     account_id: ctx.accountId,
     charge_id: charge.id,
     payment_intent_id: charge.payment_intent_id,
+    customer_id: charge.customer_id,
+    payment_method_id: charge.payment_method_id,
     amount,
     currency: charge.currency,
     reason,

@@ -7,6 +7,7 @@ import { firstRefundsOfCharges, type RefundRow } from './refunds.repo.js';
 import { toRefundResource } from './refunds.mapper.js';
 import { receiptUrl } from './receipts.js';
 import { toChargeCard, toChargeOutcome } from './charge-details.js';
+import { NO_BILLING_DETAILS, parseBillingDetails } from './payment-methods.mapper.js';
 
 export type Charge = components['schemas']['Charge'];
 export type ChargeCreateParams = components['schemas']['ChargeCreateParams'];
@@ -25,9 +26,6 @@ interface ChargeRefundsPage {
 
 /** The page of a charge that has no refunds: nothing to read for most charges. */
 const NO_REFUNDS: ChargeRefundsPage = { rows: [], hasMore: false };
-
-/** The billing details of a charge made from a token, which carries none. */
-const NO_BILLING_DETAILS: Charge['billing_details'] = { address: null, email: null, name: null, phone: null };
 
 /** The fields of features this server does not offer (Connect, Radar, balances, sources): always null. */
 const NOT_OFFERED = {
@@ -99,7 +97,8 @@ function toChargeResource(row: Omit<ChargeRow, 'seq'>, refunds: ChargeRefundsPag
     payment_method_details: { type: 'card', card: toChargeCard(row) },
     payment_method: row.payment_method_id,
     outcome: toChargeOutcome(row),
-    billing_details: parseJsonOrNull<Charge['billing_details']>(row.billing_details) ?? NO_BILLING_DETAILS,
+    // A charge made from a token carries none.
+    billing_details: row.billing_details === null ? NO_BILLING_DETAILS : parseBillingDetails(row.billing_details),
     // This server has no disputes.
     disputed: false,
     receipt_email: row.receipt_email,

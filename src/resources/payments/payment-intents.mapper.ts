@@ -118,6 +118,12 @@ export function toPaymentIntentResource(row: Omit<PaymentIntentRow, 'seq'>, orig
     source: null,
     transfer_data: null,
     transfer_group: null,
+    allowed_payment_method_types: null,
+    customer_account: null,
+    excluded_payment_method_types: null,
+    managed_payments: null,
+    payment_method_configuration_details: null,
+    payment_record: null,
   };
   if (row.client_secret !== null) sealedSecrets.set(intent, { id: row.id, sealed: row.client_secret });
   return intent;

@@ -1,12 +1,12 @@
 import { ApiError } from '../../domain/errors.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { allParamsRead } from '../shared/params.js';
-import type { BillingDetails, PaymentMethodCreateParams } from './payment-methods.mapper.js';
 import {
-  insertCardPaymentMethod,
   NO_BILLING_DETAILS,
-  type UsablePaymentMethod,
-} from './payment-methods.js';
+  type BillingDetails,
+  type PaymentMethodCreateParams,
+} from './payment-methods.mapper.js';
+import { insertCardPaymentMethod, type UsablePaymentMethod } from './payment-methods.js';
 import {
   findTestCardByNumber,
   findTestCardByReference,
@@ -114,7 +114,7 @@ export function billingDetailsOf(
   sent: BillingDetailsParams | undefined,
 ): BillingDetails {
   if (sent === undefined) return current;
-  const { address, email, name, phone, ...unread } = sent;
+  const { address, email, name, phone, tax_id, ...unread } = sent;
   allParamsRead(unread);
   const text = (value: string | null | undefined, was: string | null) =>
     value === undefined ? was : value === '' ? null : value;
@@ -142,5 +142,6 @@ export function billingDetailsOf(
     email: text(email, current.email),
     name: text(name, current.name),
     phone: text(phone, current.phone),
+    tax_id: text(tax_id, current.tax_id),
   };
 }

@@ -20,6 +20,17 @@ export type CardColumns = Pick<
   'card_brand' | 'card_last4' | 'card_exp_month' | 'card_exp_year' | 'card_fingerprint' | 'card_cvc_check'
 >;
 
+/** The billing details of a card given none. */
+export const NO_BILLING_DETAILS: BillingDetails = { address: null, email: null, name: null, phone: null, tax_id: null };
+
+/**
+ * Billing details as kept (JSON): those written before `tax_id` existed lack it, so each field
+ * missing from the text reads as not given.
+ */
+export function parseBillingDetails(json: string): BillingDetails {
+  return { ...NO_BILLING_DETAILS, ...(JSON.parse(json) as Partial<BillingDetails>) };
+}
+
 /** A payment method's card as the API shows it (a charge's `payment_method_details.card` is made from it). */
 export function toPaymentMethodCard(row: CardColumns): PaymentMethodCard {
   const brand = row.card_brand as CardBrand;
@@ -46,9 +57,10 @@ export function toPaymentMethodResource(row: Omit<PaymentMethodRow, 'seq'>): Pay
     object: 'payment_method',
     created: row.created,
     livemode: false,
-    billing_details: JSON.parse(row.billing_details) as BillingDetails,
+    billing_details: parseBillingDetails(row.billing_details),
     card: toPaymentMethodCard(row),
     customer: row.customer_id,
+    customer_account: null,
     metadata: parseMetadata(row.metadata),
     type: 'card',
   };

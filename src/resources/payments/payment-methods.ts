@@ -4,7 +4,7 @@ import { newId } from '../../domain/ids.js';
 import type { RequestContext } from '../../operations/operations.js';
 import { recordEvent } from '../events/events.service.js';
 import { initialMetadata, type Metadata } from '../shared/metadata.js';
-import { toPaymentMethodResource, type BillingDetails, type PaymentMethod } from './payment-methods.mapper.js';
+import { NO_BILLING_DETAILS, toPaymentMethodResource, type BillingDetails, type PaymentMethod } from './payment-methods.mapper.js';
 import {
   attachPaymentMethodRow,
   findPaymentMethod,
@@ -16,9 +16,6 @@ import { cardFingerprint, findTestCardByReference, testCardExpiry, testCardNamed
 
 /** A payment method's row as it is used by a payment (written or read; its `seq` is not needed). */
 export type UsablePaymentMethod = Omit<PaymentMethodRow, 'seq'>;
-
-/** The billing details of a card given none. */
-export const NO_BILLING_DETAILS: BillingDetails = { address: null, email: null, name: null, phone: null };
 
 /** What a new card's row needs beyond the test card. */
 export interface NewCard {

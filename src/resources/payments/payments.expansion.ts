@@ -18,7 +18,7 @@ type DeletedCustomer = components['schemas']['DeletedCustomer'];
  * keeps its id), the deleted customer `{id, object: 'customer', deleted: true}`, as the widely
  * used payments API expands it.
  */
-const customerField: ExpandableField = {
+export const customerField: ExpandableField = {
   scope: 'customers:read',
   load: async (ctx, ids) => {
     const rows = await findCustomersByIds(ctx.db, ctx.accountId, ids);
@@ -46,8 +46,8 @@ export const chargeField: ExpandableField = {
 /** What `expand` may name on a payment method. */
 export const paymentMethodExpandableFields: ExpandableFields = { customer: customerField };
 
-/** A field that holds a payment method's id (an intent's `payment_method`). */
-const paymentMethodField: ExpandableField = {
+/** A field that holds a payment method's id (an intent's `payment_method`, a refund's). */
+export const paymentMethodField: ExpandableField = {
   scope: 'payment_methods:read',
   load: async (ctx, ids) => {
     const rows = await findPaymentMethodsByIds(ctx.db, ctx.accountId, ids);

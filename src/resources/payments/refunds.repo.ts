@@ -9,6 +9,9 @@ export interface RefundRow {
   charge_id: string;
   /** The intent of the refunded charge (null for charges made before intents existed). */
   payment_intent_id: string | null;
+  /** The customer and payment method of the refunded charge (the charge's customer is set on it later, too). */
+  customer_id: string | null;
+  payment_method_id: string | null;
   amount: number;
   currency: string;
   reason: string | null;
@@ -19,14 +22,24 @@ export interface RefundRow {
 
 export async function insertRefund(db: Queryable, row: Omit<RefundRow, 'seq'>): Promise<RefundRow> {
   const [inserted] = await db.all<RefundRow>(
-    `INSERT INTO refunds (id, account_id, charge_id, payment_intent_id, amount, currency, reason, status, metadata, created)
-     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+    `INSERT INTO refunds (id, account_id, charge_id, payment_intent_id, customer_id, payment_method_id, amount, currency, reason,
+       status, metadata, created)
+     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
     [
-      row.id, row.account_id, row.charge_id, row.payment_intent_id, row.amount, row.currency, row.reason, row.status,
-      row.metadata, row.created,
+      row.id, row.account_id, row.charge_id, row.payment_intent_id, row.customer_id, row.payment_method_id, row.amount, row.currency,
+      row.reason, row.status, row.metadata, row.created,
     ],
   );
   return inserted;
+}
+
+/** Gives the refunds of a charge the customer just set on it. */
+export async function setRefundsCustomer(db: Queryable, accountId: string, chargeId: string, customerId: string): Promise<void> {
+  await db.run('UPDATE refunds SET customer_id = ? WHERE account_id = ? AND charge_id = ? AND customer_id IS NULL', [
+    customerId,
+    accountId,
+    chargeId,
+  ]);
 }
 
 /** Sets a refund's metadata (JSON); undefined when there is no such refund. */

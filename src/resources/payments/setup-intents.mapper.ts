@@ -48,6 +48,7 @@ export function toSetupIntentResource(row: Omit<SetupIntentRow, 'seq'>, origin: 
   const intent: SetupIntent = {
     id: row.id,
     object: 'setup_intent',
+    allowed_payment_method_types: null,
     application: null,
     automatic_payment_methods:
       row.automatic_payment_methods === null ? null : JSON.parse(row.automatic_payment_methods),
@@ -55,6 +56,7 @@ export function toSetupIntentResource(row: Omit<SetupIntentRow, 'seq'>, origin: 
     created: row.created,
     customer: row.customer_id,
     description: row.description,
+    excluded_payment_method_types: null,
     flow_directions: null,
     last_setup_error:
       row.last_setup_error === null ? null : (JSON.parse(row.last_setup_error) as SetupError),

@@ -56,6 +56,8 @@ export async function createRefund(ctx: RequestContext, params: RefundCreatePara
       account_id: ctx.accountId,
       charge_id: charge.id,
       payment_intent_id: charge.payment_intent_id,
+      customer_id: charge.customer_id,
+      payment_method_id: charge.payment_method_id,
       amount,
       currency: charge.currency,
       reason: reason ?? null,
