@@ -14,7 +14,7 @@ operation's `security` names the scope it needs; every credential kind is held t
 object belongs to the account of the credential that created it; another account's id
 answers 404.
 
- * OpenAPI spec version: 6.2.0
+ * OpenAPI spec version: 6.3.0
  */
 import { transport } from '../transport.js';
 /**
