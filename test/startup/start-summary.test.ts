@@ -79,8 +79,9 @@ describe('start-up, as a developer sees it on SQLite', function () {
     const html = await home.text();
     const links = [...html.matchAll(/href="([^"]+)"/g)].map((match) => match[1]);
     expect(links).to.include.members(['/docs', '/graphql', '/dashboard', '/openapi.yaml']);
+    // As a browser follows them: relative to the page (the receipts' origin is an absolute link).
     for (const link of links) {
-      const page = await fetch(`${server.url}${link}`, { headers: { Accept: 'text/html' } });
+      const page = await fetch(new URL(link, `${server.url}/`), { headers: { Accept: 'text/html' } });
       expect(page.status, link).to.equal(200);
     }
   });
