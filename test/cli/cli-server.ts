@@ -15,8 +15,11 @@ export class CliServer {
   process!: ApiProcess;
   constructor(
     readonly apiKey: string,
-    /** Stops the process and starts another on the same port and database, as a deploy does. */
-    readonly restart: () => Promise<void>,
+    /**
+     * Stops the process and starts another on the same port and database, as a deploy does;
+     * `whileDown` runs in between, before the new one starts.
+     */
+    readonly restart: (whileDown?: () => Promise<unknown>) => Promise<void>,
   ) {}
 
   /** The environment that gives a CLI process this server's key. */
@@ -29,8 +32,9 @@ export class CliServer {
 export function useCliServer(engine: Engine, env: Record<string, string> = {}): CliServer {
   const apiKey = `sk_test_cli${randomBase62(20)}`;
   let database: TestDatabase | undefined;
-  const server: CliServer = new CliServer(apiKey, async () => {
+  const server: CliServer = new CliServer(apiKey, async (whileDown) => {
     await server.process.stop();
+    await whileDown?.();
     server.process = await startApiProcess(database!.target, { BOOTSTRAP_API_KEY: apiKey, ...env, PORT: new URL(server.url).port });
   });
   before(async function () {

@@ -56,10 +56,11 @@ forEachDatabase('payments logs tail', (engine) => {
     this.timeout(60_000);
     tail = startCli(against(server, 'logs', 'tail'), server.cliEnv());
     await tail.waitForErrLine(/Following the request log of/);
-    const restarted = server.restart();
-    // Refused connections, or a 503 while the old process drains: either is waited out.
-    await tail.waitForErrLine(/^Request log unavailable \(.+\); retrying in \d+ s…$/, 30_000);
-    await restarted;
+    // Down until the tail has said so (refused connections, or a 503 while the old process
+    // drains): a new process can start within the tail's poll interval, and miss it.
+    await server.restart(() =>
+      tail!.waitForErrLine(/^Request log unavailable \(.+\); retrying in \d+ s…$/, 30_000),
+    );
     await tail.waitForErrLine(/Request log reachable again/, 30_000);
     const created = await aRequest(server);
     await tail.waitForLine(new RegExp(created));
