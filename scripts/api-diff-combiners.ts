@@ -10,6 +10,7 @@
  * same alternatives. Here an alternative named by the same `$ref` in both versions is the same
  * alternative; the others are paired as the library pairs them.
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   combinaryCompareResolver,
   compare,
@@ -71,11 +72,14 @@ export const refFirstCombinerResolver: CompareResolver = (ctx) => {
     diffs.push(...result.diffs);
   };
 
-  // The same `$ref` on both sides is the same alternative, whatever changed in its target.
+  // The same `$ref` on both sides is the same alternative, whatever changed in its target; so is
+  // an alternative written the same way in both.
   for (const b of was.keys()) {
     const ref = refOf(was[b]);
     const a =
-      ref === undefined ? undefined : [...afterLeft].find((index) => refOf(is[index]) === ref);
+      ref === undefined
+        ? [...afterLeft].find((index) => isDeepStrictEqual(was[b], is[index]))
+        : [...afterLeft].find((index) => refOf(is[index]) === ref);
     if (a !== undefined) pair(b, a, compareItems(b, a));
   }
 
