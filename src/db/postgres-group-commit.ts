@@ -38,7 +38,8 @@ type Outcome<T> = { result: T } | { failure: unknown };
  * - what it keeps (row locks, a key's claim) is held until the group commits, so other
  *   processes still find a key claimed, or its row stored, never both free and executed;
  * - a COMMIT that fails (or a connection that breaks) fails every unit of the group with a
- *   `DatabaseUnavailableError`, a 503 to retry: nothing of the group was written, its keys are free;
+ *   `DatabaseUnavailableError`, a 503 to retry: nothing of the group was written, its keys are
+ *   free;
  * - a unit chosen as a deadlock's victim (waiting on a lock that another group holds, whose own
  *   unit waits on one that this group holds) is rolled back to its savepoint and run again in a
  *   transaction of its own, once its group has committed and so released what it held.
@@ -99,18 +100,18 @@ export class GroupCommitLane {
       await tx.finish('RELEASE SAVEPOINT unit');
       return { result };
     } catch (error) {
-      const failure = tx.failureOf(error);
       try {
         await tx.rollBackTo('unit');
       } catch (rollbackError) {
         // The group's transaction is lost (a broken connection, or a failure outside any unit).
         this.fail(group, rollbackError);
       }
-      return { failure: asUnavailable(failure) };
+      // After the rollback: the statements sent before it have all been answered by then.
+      return { failure: asUnavailable(tx.failureOf(error)) };
     }
   }
 
-  /** Commits a group of one unit; its failure (a statement's, or the commit's) is the unit's alone. */
+  /** Commits a group of one unit: its failure (a statement's or the commit's) is the unit's alone. */
   private async commitAlone<T>(
     group: Group,
     tx: PipelinedTransaction,
@@ -131,7 +132,10 @@ export class GroupCommitLane {
     return outcome;
   }
 
-  /** The open group, with one more unit; a new one if none is open (its `BEGIN` goes with the unit's first statement). */
+  /**
+   * The open group, with one more unit; a new one if none is open (its `BEGIN` goes with the
+   * unit's first statement).
+   */
   private async join(): Promise<{ group: Group; opened: boolean }> {
     if (this.group && this.group.units >= MAX_UNITS_PER_GROUP) await this.commit();
     let opened = false;
@@ -141,7 +145,7 @@ export class GroupCommitLane {
       const committed = new Promise<void>((resolve, reject) => {
         settle = (error) => (error === undefined ? resolve() : reject(error));
       });
-      // Its units await it; a group whose units have all failed has no one to, and that is no crash.
+      // Its units await it; a group whose units all failed may have no one to: no crash.
       committed.catch(() => undefined);
       this.group = { client, units: 0, committed, settle };
       opened = true;
@@ -150,7 +154,7 @@ export class GroupCommitLane {
     return { group: this.group, opened };
   }
 
-  /** Ends the group with `error`: its transaction is rolled back (its connection closed), its units fail. */
+  /** Ends the group: its transaction is rolled back (its connection closed), its units fail. */
   private fail(group: Group, error: unknown): void {
     if (this.group === group) this.group = undefined;
     group.client.release(true);
@@ -195,7 +199,7 @@ export class GroupCommitLane {
     if (this.group) this.scheduleCommit();
   }
 
-  /** Commits the open group at the end of this turn of the event loop, unless a unit is running then. */
+  /** Commits the open group at the end of this turn of the event loop, unless a unit runs then. */
   private scheduleCommit(): void {
     if (this.commitScheduled) return;
     this.commitScheduled = true;

@@ -99,7 +99,7 @@ forEachDatabase('group commit of requests’ transactions', (engine) => {
 
   it('answers every transaction of a group whose COMMIT fails with a retryable 503, and writes none of them', async () => {
     const db = open(1);
-    // Checked at COMMIT only: two units that insert the same id each succeed, and the group's COMMIT fails.
+    // Checked at COMMIT only: two units inserting the same id succeed, and the group's COMMIT fails.
     await admin.query(
       'CREATE TABLE deferred_rows (id integer, CONSTRAINT one_each UNIQUE (id) DEFERRABLE INITIALLY DEFERRED)',
     );
@@ -139,7 +139,7 @@ forEachDatabase('group commit of requests’ transactions', (engine) => {
       if (++locked === 2) bothLocked.open();
       await bothLocked.opened;
     };
-    // One lane each (the least busy lane is taken): 1 then 2 behind it in the first, 2 then 1 in the second.
+    // The least busy lane is taken: 1 then 2 in the first lane, 2 then 1 in the second.
     const firsts = [
       db.transaction(lockThenWait(1), GROUPED),
       db.transaction(lockThenWait(2), GROUPED),
