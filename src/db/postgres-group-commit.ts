@@ -21,6 +21,12 @@ interface Group {
   settle(error?: unknown): void;
 }
 
+/** Where a lane takes its connection from, and gives it back (closed if `broken`). */
+export interface LaneConnections {
+  connect(): Promise<pg.PoolClient>;
+  release(client: pg.PoolClient, broken: boolean): void;
+}
+
 type Outcome<T> = { result: T } | { failure: unknown };
 
 /**
@@ -53,7 +59,7 @@ export class GroupCommitLane {
   private commitScheduled = false;
 
   constructor(
-    private readonly connect: () => Promise<pg.PoolClient>,
+    private readonly connections: LaneConnections,
     private readonly statement: Statement,
   ) {}
 
@@ -127,7 +133,7 @@ export class GroupCommitLane {
       broken = isConnectionFault(failure);
       outcome = { failure: asUnavailable(failure) };
     }
-    group.client.release(broken);
+    this.connections.release(group.client, broken);
     group.settle();
     return outcome;
   }
@@ -140,7 +146,7 @@ export class GroupCommitLane {
     if (this.group && this.group.units >= MAX_UNITS_PER_GROUP) await this.commit();
     let opened = false;
     if (!this.group) {
-      const client = await this.connect();
+      const client = await this.connections.connect();
       let settle!: (error?: unknown) => void;
       const committed = new Promise<void>((resolve, reject) => {
         settle = (error) => (error === undefined ? resolve() : reject(error));
@@ -157,7 +163,7 @@ export class GroupCommitLane {
   /** Ends the group: its transaction is rolled back (its connection closed), its units fail. */
   private fail(group: Group, error: unknown): void {
     if (this.group === group) this.group = undefined;
-    group.client.release(true);
+    this.connections.release(group.client, true);
     group.settle(new DatabaseUnavailableError(error));
   }
 
@@ -169,11 +175,11 @@ export class GroupCommitLane {
     try {
       result = await group.client.query('COMMIT');
     } catch (error) {
-      group.client.release(isConnectionFault(error));
+      this.connections.release(group.client, isConnectionFault(error));
       group.settle(new DatabaseUnavailableError(error));
       return;
     }
-    group.client.release();
+    this.connections.release(group.client, false);
     // Postgres answers the COMMIT of an aborted transaction with a rollback, not an error.
     if (result.command !== 'COMMIT')
       group.settle(new DatabaseUnavailableError(new Error(`COMMIT answered ${result.command}`)));

@@ -49,7 +49,14 @@ export class PostgresDatabase implements Database {
     groupLanes = 0,
   ) {
     const statement = (sql: string, params?: readonly SqlValue[]) => this.statement(sql, params);
-    this.lanes = Array.from({ length: groupLanes }, () => new GroupCommitLane(() => this.connect(), statement));
+    const connections = {
+      connect: () => this.connect(),
+      release: (client: pg.PoolClient, broken: boolean) => {
+        client.off('error', ignoreError);
+        client.release(broken);
+      },
+    };
+    this.lanes = Array.from({ length: groupLanes }, () => new GroupCommitLane(connections, statement));
   }
 
   static open(connectionString: string, max = 10, groupLanes = GROUP_COMMIT_LANES): PostgresDatabase {
