@@ -2,6 +2,7 @@
  * Telling a broken connection from a refused statement, in Postgres' and Node's errors: only the
  * first is worth retrying (the statement itself was fine), and only it is a 503.
  */
+import { DatabaseUnavailableError } from '../domain/errors.js';
 
 /** Errors of the socket: the server is not there, or it went away. */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
@@ -32,4 +33,9 @@ export function isConnectionFault(error: unknown): boolean {
 /** Whether `error` is pg refusing to send a statement on a connection it knows is broken (safe to retry elsewhere). */
 export function wasNotSent(error: unknown): boolean {
   return error instanceof Error && NOT_SENT.test(error.message);
+}
+
+/** A broken connection's error as a 503; any other error as it is. */
+export function asUnavailable(error: unknown): unknown {
+  return isConnectionFault(error) ? new DatabaseUnavailableError(error) : error;
 }

@@ -6,6 +6,17 @@ export type SqlValue = string | number | boolean | null;
 
 export type Dialect = 'sqlite' | 'postgres';
 
+/** How a transaction runs. */
+export interface TransactionOptions {
+  /**
+   * A request's transaction, which may share its commit with other requests' transactions of this
+   * process (group commit): it runs in a savepoint of their transaction, and settles once that has
+   * committed. SQLite groups every transaction of its one connection; Postgres groups these only
+   * (postgres-group-commit.ts). What it locks is held until the group commits.
+   */
+  grouped?: boolean;
+}
+
 /**
  * Something queries run on: the database itself, or one open transaction.
  *
@@ -26,7 +37,7 @@ export interface Queryable {
    * statement that failed first. Elsewhere it runs like `run`.
    */
   write(sql: string, params?: readonly SqlValue[]): Promise<void>;
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T>;
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T>;
 }
 
 /** The process's database: queries, transactions, and shutdown. */

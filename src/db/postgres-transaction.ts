@@ -38,13 +38,28 @@ export class PipelinedTransaction {
     this.send({ text: 'BEGIN' });
   }
 
+  /** Sends a statement without parameters (`SAVEPOINT`) that travels with the next one awaited. */
+  sendBare(text: string): void {
+    this.send({ text });
+  }
+
   /**
    * Commits, and throws the first failure if a statement failed: Postgres answers the COMMIT of an
    * aborted transaction by rolling it back, without an error of its own.
    */
   async commit(): Promise<void> {
-    await this.awaited({ text: 'COMMIT' });
+    await this.finish('COMMIT');
+  }
+
+  /** Sends `text` (`COMMIT`, `RELEASE SAVEPOINT`), waits for it, and throws the first failure if a statement failed. */
+  async finish(text: string): Promise<void> {
+    await this.awaited({ text });
     this.throwFirstFailure();
+  }
+
+  /** Rolls back to a savepoint after a failure; throws only if that fails too (the transaction is lost). */
+  async rollBackTo(savepoint: string): Promise<void> {
+    await this.client.query(`ROLLBACK TO SAVEPOINT ${savepoint}`);
   }
 
   /** Rolls back; false when that failed too (the connection is broken and must not be reused). */

@@ -1,7 +1,7 @@
 import pg from 'pg';
-import type { Database, Queryable, SqlValue } from './database.js';
-import { DatabaseUnavailableError } from '../domain/errors.js';
-import { isConnectionFault, wasNotSent } from './connection-faults.js';
+import type { Database, Queryable, SqlValue, TransactionOptions } from './database.js';
+import { asUnavailable, isConnectionFault, wasNotSent } from './connection-faults.js';
+import { GroupCommitLane } from './postgres-group-commit.js';
 import { PipelinedTransaction } from './postgres-transaction.js';
 
 // int8 (bigint, count(*)) comes back as text by default; our integers stay below 2^53.
@@ -22,31 +22,49 @@ export const SESSION_OPTIONS = '-c jit=off';
 /** How the service's sessions are named in `pg_stat_activity` (the LISTEN connection adds `-listen`). */
 export const APPLICATION_NAME = 'payments-api';
 
-function ignoreError(): void {}
+/**
+ * Lanes of group commit (postgres-group-commit.ts) of a process's primary: each runs its units one
+ * at a time on one connection, so more than one keeps the requests of a busy process from queueing
+ * behind one another's round trips.
+ */
+export const GROUP_COMMIT_LANES = 2;
 
-/** A broken connection's error as a 503; any other error as it is. */
-function asUnavailable(error: unknown): unknown {
-  return isConnectionFault(error) ? new DatabaseUnavailableError(error) : error;
-}
+function ignoreError(): void {}
 
 /**
  * Postgres through a pg pool. Queries are written with `?` and rewritten to `$n` once; each
  * distinct statement gets a name, so every pooled connection prepares it only once. Transactions
- * pipeline their statements (postgres-transaction.ts). A connection that breaks never ends the
+ * pipeline their statements (postgres-transaction.ts); requests' transactions (`grouped`) share
+ * commits (postgres-group-commit.ts). A connection that breaks never ends the
  * process: its statements fail with a `DatabaseUnavailableError`, and the pool opens new ones.
  */
 export class PostgresDatabase implements Database {
   readonly dialect = 'postgres' as const;
   private readonly prepared = new Map<string, Prepared>();
+  private readonly lanes: GroupCommitLane[];
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** `groupLanes`: 0 runs every transaction alone (a read replica's pool). */
+  constructor(
+    private readonly pool: pg.Pool,
+    groupLanes = 0,
+  ) {
+    const statement = (sql: string, params?: readonly SqlValue[]) => this.statement(sql, params);
+    const connections = {
+      connect: () => this.connect(),
+      release: (client: pg.PoolClient, broken: boolean) => {
+        client.off('error', ignoreError);
+        client.release(broken);
+      },
+    };
+    this.lanes = Array.from({ length: groupLanes }, () => new GroupCommitLane(connections, statement));
+  }
 
-  static open(connectionString: string, max = 10): PostgresDatabase {
+  static open(connectionString: string, max = 10, groupLanes = GROUP_COMMIT_LANES): PostgresDatabase {
     // Pipelining: a transaction's statements go out without waiting for each other's answers.
     const pool = new pg.Pool({ connectionString, max, pipeline: true, options: SESSION_OPTIONS, application_name: APPLICATION_NAME });
     // An idle client's error (the server restarted) must not crash the process.
     pool.on('error', () => undefined);
-    return new PostgresDatabase(pool);
+    return new PostgresDatabase(pool, groupLanes);
   }
 
   all<T>(sql: string, params?: readonly SqlValue[]): Promise<T[]> {
@@ -65,8 +83,16 @@ export class PostgresDatabase implements Database {
     await this.run(sql, params);
   }
 
-  /** Runs `work` in a transaction whose statements are pipelined (see `PipelinedTransaction`). */
-  transaction<T>(work: (tx: Queryable) => Promise<T>): Promise<T> {
+  /**
+   * Runs `work` in a transaction whose statements are pipelined (see `PipelinedTransaction`); a
+   * `grouped` one as a savepoint of a group's transaction, on the least busy lane.
+   */
+  transaction<T>(work: (tx: Queryable) => Promise<T>, options?: TransactionOptions): Promise<T> {
+    if (options?.grouped && this.lanes.length > 0) {
+      let lane = this.lanes[0];
+      for (const candidate of this.lanes) if (candidate.load < lane.load) lane = candidate;
+      return lane.run(work, (alone) => this.transaction(alone));
+    }
     return this.onConnection(async (client, connection) => {
       const tx = new PipelinedTransaction(client, (sql, params) => this.statement(sql, params));
       try {
@@ -84,6 +110,21 @@ export class PostgresDatabase implements Database {
 
   close(): Promise<void> {
     return this.pool.end();
+  }
+
+  /** A pooled connection for a lane of group commit, made once more if the first attempt failed to connect. */
+  private async connect(): Promise<pg.PoolClient> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        const client = await this.pool.connect();
+        // As in `onConnection`: a checked-out connection's socket failure must not end the process.
+        client.on('error', ignoreError);
+        return client;
+      } catch (error) {
+        if (attempt === 1 && isConnectionFault(error)) continue;
+        throw asUnavailable(error);
+      }
+    }
   }
 
   /**

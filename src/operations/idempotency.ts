@@ -9,8 +9,9 @@
  *    of one read. Its identical twin was validated when it ran. Anything else goes on, with what
  *    was found (the fingerprint, whether the key had a row) so that it is not looked up twice.
  * 2. **Claim** (`claim.ts`): in this process, a set of the keys being executed; across processes,
- *    a lock on the key held until the request's transaction ends (src/db/key-locks.ts). A copy
- *    that finds the key claimed gets 409 `idempotency_key_in_use` at once.
+ *    a lock on the key held until the request's transaction ends (src/db/key-locks.ts), which on
+ *    Postgres is when its group commits (src/db/postgres-group-commit.ts). A copy that finds the
+ *    key claimed gets 409 `idempotency_key_in_use` at once.
  * 3. **Store** (`store.ts`, driven by `run-idempotent.ts`): in the same transaction, the key's
  *    row is read (a stored answer is replayed; another body or path gets 400
  *    `idempotency_key_reused`), the operation executes, and the row, with the response, is

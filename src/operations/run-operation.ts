@@ -46,6 +46,9 @@ export interface OperationCall {
   idempotencyPrecheck?: KeyPrecheck;
 }
 
+/** A request's change shares its commit with those of other requests (group commit). */
+const GROUPED = { grouped: true } as const;
+
 /**
  * Runs one operation as both doors (REST and GraphQL) must: refused (403) when the credentials
  * lack the operation's scope; a read on the database; a change in one transaction, its events
@@ -72,5 +75,5 @@ export async function runOperation(
     const request = idempotentPost(deps, { accountId, key, requestId, path: call.path, body: input.body, sealsResponse });
     return runIdempotent(deps.db, request, execute, call.idempotencyPrecheck);
   }
-  return { response: await deps.db.transaction(execute), replayed: false };
+  return { response: await deps.db.transaction(execute, GROUPED), replayed: false };
 }

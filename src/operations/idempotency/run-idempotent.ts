@@ -6,6 +6,9 @@ import { requestFingerprint, type IdempotentRequest } from './idempotent-request
 import type { KeyPrecheck } from './replay.js';
 import { answerOfKey, isKeyStoredElsewhere, storeAnswer, storeAnswerInTransaction, type StoredResponse } from './store.js';
 
+/** The request's transaction may share its commit with others' (group commit): what it claims is held until then. */
+const GROUPED = { grouped: true } as const;
+
 /**
  * Runs `execute` once per key; returns its response, or the stored one with `replayed: true`.
  *
@@ -45,7 +48,7 @@ export async function runIdempotent(
       const response = { ...executed, json: JSON.stringify(executed.body) };
       await storeAnswerInTransaction(tx, request, fingerprint, response);
       return { response, replayed: false };
-    });
+    }, GROUPED);
   } catch (error) {
     // The operation's writes were rolled back. A key that another request took meanwhile holds
     // that request's answer; an expected refusal of the operation is the answer to this key from
