@@ -19,6 +19,7 @@ import type { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import http, { type Server } from 'node:http';
 import https from 'node:https';
+import type { Express } from 'express';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import { createApp } from './app.js';
@@ -37,6 +38,7 @@ import { purgeClientDocuments } from './graphql/persisted-documents.js';
 import { attachGraphQLSubscriptions } from './graphql/subscriptions.js';
 import type { RateLimiter } from './edge/rate-limit.js';
 import { serveExpectContinue } from './edge/request-guards.js';
+import { requestClassesOf } from './edge/request-classes.js';
 import { applyServerTimeouts, DEFAULT_HTTP_TIMEOUTS } from './edge/server-timeouts.js';
 import { TLS_SERVER_POLICY } from './http/tls-policy.js';
 import { createEventStream } from './live-events/create-event-stream.js';
@@ -367,7 +369,7 @@ async function listenApi(services: Services, choices: RoleChoices): Promise<NonN
     apiProcesses: isClusterChild() ? (config.webConcurrency ?? 1) : 1,
     webhookRetryScheduleSeconds: config.webhookRetryScheduleSeconds,
   });
-  const server = http.createServer(app);
+  const server = http.createServer(requestClassesOf(app), app);
   applyServerTimeouts(server, httpTimeouts);
   serveExpectContinue(server, app);
   const subscriptions = attachGraphQLSubscriptions(server, shared);
@@ -412,11 +414,11 @@ async function readTlsFiles(tls: NonNullable<CompositionConfig['tls']>): Promise
  * than a bare handshake alert. GraphQL subscriptions are not served here: their WebSocket
  * authenticates by the API key of its `connection_init`, not by the connection's certificate.
  */
-async function listenMutualTls(services: Services, app: http.RequestListener, tls: TlsFiles, choices: RoleChoices): Promise<string> {
+async function listenMutualTls(services: Services, app: Express, tls: TlsFiles, choices: RoleChoices): Promise<string> {
   const { config, logger, opened } = services;
   const port = config.tls!.port;
   const server = await startupStage('cannot use TLS_CERT_FILE and TLS_KEY_FILE', () =>
-    https.createServer({ ...TLS_SERVER_POLICY, cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, app),
+    https.createServer({ ...TLS_SERVER_POLICY, ...requestClassesOf(app), cert: tls.cert, key: tls.key, ca: tls.ca, requestCert: true, rejectUnauthorized: false }, app),
   );
   applyServerTimeouts(server, config.httpTimeouts ?? DEFAULT_HTTP_TIMEOUTS);
   serveExpectContinue(server, app);

@@ -161,8 +161,23 @@ export function clientAddress(req: IncomingMessage, trustProxyHops: number): str
   return addressKey(address);
 }
 
+/** Addresses already put in the form they are counted under: parsing one allocated 2 KB a request. */
+const keysOfRecentAddresses = new Map<string, string>();
+/** Beyond this many addresses the memo starts again, so that any number of clients holds it bounded. */
+const RECENT_ADDRESSES = 1024;
+
 /** The form an address is counted under: IPv4 as it is (IPv4-mapped IPv6 included), IPv6 as its /64. */
 export function addressKey(address: string): string {
+  let key = keysOfRecentAddresses.get(address);
+  if (key === undefined) {
+    if (keysOfRecentAddresses.size >= RECENT_ADDRESSES) keysOfRecentAddresses.clear();
+    key = parsedAddressKey(address);
+    keysOfRecentAddresses.set(address, key);
+  }
+  return key;
+}
+
+function parsedAddressKey(address: string): string {
   const bare = address.split('%')[0]; // without an IPv6 zone
   if (!ipaddr.isValid(bare)) return address;
   const parsed = ipaddr.process(bare);

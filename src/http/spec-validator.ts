@@ -7,6 +7,7 @@ import { loadSpec, rememberSpecValidated, specValidatedBefore } from '../operati
 import { enforceDeclaredSecurity } from './declared-security.js';
 import { createRouteMatcher } from './route-matcher.js';
 import './request-state.js';
+import { callSettledSteps, type ValidatorInstance } from './validator-settled-steps.js';
 import { compileOperationsOverSharedComponents } from './validator-shared-components.js';
 import { speedUpValidatorStartup } from './validator-startup.js';
 
@@ -25,7 +26,8 @@ const validators = new Map<boolean, RequestHandler[]>();
  * first time an operation is called, which costs a hundred milliseconds and more per operation, so
  * an app built afresh (each test's server) would pay it again.
  *
- * Its route lookup runs once per operation, not per request (see `lookUpOncePerOperation`).
+ * Its route lookup runs once per operation, not per request (see `lookUpOncePerOperation`), and
+ * its steps stop waiting for the spec once it has loaded (validator-settled-steps.ts).
  */
 export function specValidator(
   validateResponses: boolean,
@@ -51,7 +53,9 @@ export function specValidator(
       useRequestUrl: true,
       validateSecurity: false,
     }) as unknown as RequestHandler[];
-    middleware = [...middleware, rememberSpecValidatedOnce()];
+    // The instance that made these steps: the validator keeps the last one made there.
+    const instance = (OpenApiValidator.middleware as unknown as { _oav: ValidatorInstance })._oav;
+    middleware = [...callSettledSteps(instance, middleware), rememberSpecValidatedOnce()];
     validators.set(validateResponses, middleware);
   }
   const step = (name: string) => {

@@ -33,6 +33,17 @@ describe('failed-authentication limiter: addresses', () => {
     it(`counts ${address} as ${key}`, () => expect(addressKey(address)).to.equal(key));
   }
 
+  it('gives an address the same key again, however many addresses came between', () => {
+    for (let round = 0; round < 2; round++) {
+      for (const [address, key] of cases) expect(addressKey(address)).to.equal(key);
+      // More addresses than the memo of recent ones holds, IPv4 and IPv6.
+      for (let i = 0; i < 2500; i++) {
+        expect(addressKey(`10.${i >> 8}.${i & 255}.7`)).to.equal(`10.${i >> 8}.${i & 255}.7`);
+        expect(addressKey(`2001:db8:${i.toString(16)}::1`)).to.equal(`2001:db8:${i.toString(16)}:0::/64`);
+      }
+    }
+  });
+
   it('takes the TCP peer unless proxies are trusted', () => {
     expect(clientAddress(request('10.0.0.5', '198.51.100.1'), 0)).to.equal('10.0.0.5');
   });
