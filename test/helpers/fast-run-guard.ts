@@ -2,7 +2,7 @@
  * Loaded by `.mocharc.fast.cjs`: in the fast run every way of starting a process throws, so a test
  * that starts one without `requireProcesses(this)` fails there instead of slowing the loop down.
  * `openssl` runs (the tests of client certificates make theirs with it, in milliseconds), and so do
- * mocha's own workers (the fast run takes a file per core).
+ * mocha's own workers (the fast run takes three files at a time).
  */
 import childProcess from 'node:child_process';
 import { createRequire, syncBuiltinESMExports } from 'node:module';
