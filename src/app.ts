@@ -16,7 +16,6 @@ import type { Clock } from './domain/clock.js';
 import type { SecretBox } from './domain/secret-box.js';
 import type { Authenticator } from './auth/authenticator.js';
 import { createEdge } from './edge/edge.js';
-import { installEdge } from './edge/edge-entry.js';
 import type { RateLimiter } from './edge/rate-limit.js';
 import { DEFAULT_HTTP_TIMEOUTS } from './edge/server-timeouts.js';
 import { recordRequestLogs } from './edge/request-log.js';
@@ -136,8 +135,7 @@ export function createApp(deps: AppDeps): Express {
     ...deps,
     trustedDocumentsOnly: deps.graphqlTrustedDocumentsOnly ?? false,
   });
-  installEdge(
-    app,
+  app.use(
     createEdge({
       logger: deps.logger,
       auth: deps.auth,
