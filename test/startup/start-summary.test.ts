@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startApiProcess, type ApiProcess } from '../helpers/api-process.js';
+import { eventually } from '../helpers/eventually.js';
 import { requireProcesses } from '../helpers/fast-run.js';
 
 /** The JSON log lines a process wrote whose message starts with `prefix`. */
@@ -35,12 +36,18 @@ describe('start-up, as a developer sees it on SQLite', function () {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
+  /**
+   * Starts the server and waits for its `Ready at` line: `GET /healthz` may answer before the line
+   * (logged once the server listens) has come through the pipe.
+   */
   const start = async () => {
-    running = await startApiProcess(
+    const started = await startApiProcess(
       { kind: 'sqlite', filename: path.join(dataDir, 'payments.sqlite') },
       { LOG_LEVEL: 'info', ROLE: 'all', BOOTSTRAP_API_KEY: '' },
     );
-    return running;
+    running = started;
+    await eventually(() => expect(logLines(started.output(), 'Ready at')).to.have.length(1), 10_000);
+    return started;
   };
 
   it('prints the URL, the database, where the key is and the pages, on the first start and the next', async () => {
