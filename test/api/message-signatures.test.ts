@@ -579,17 +579,23 @@ forEachDatabase('message signatures', (engine) => {
         await database?.drop();
       });
 
-      it('a request replayed to another process is refused there', async function () {
-        this.timeout(90_000);
+      /** Two API processes over a new database, and an account with a signing key, made through the first. */
+      async function twoProcessesAndAKey(name: string) {
         database = await createDatabase('postgres');
         const env = { BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password };
         const [a, b] = await startApiProcessesInTurn(database.target, env, 2, processes);
         const account = await new ApiClient(a.url).post(
           '/admin/accounts',
-          { name: 'Scaled', email: 'scaled@example.com' },
+          { name, email: `${name.toLowerCase()}@example.com` },
           { headers: ADMIN_HEADERS },
         );
         const key = await adminOf(a.url).issue(account.body.id);
+        return { a, b, account, key };
+      }
+
+      it('a request replayed to another process is refused there', async function () {
+        this.timeout(90_000);
+        const { a, b, account, key } = await twoProcessesAndAKey('Scaled');
         // The processes run on the real clock.
         const sign = (nonce?: string) =>
           signRequest(
@@ -613,15 +619,7 @@ forEachDatabase('message signatures', (engine) => {
 
       it('the same request sent to two processes at once is answered by one of them only', async function () {
         this.timeout(90_000);
-        database = await createDatabase('postgres');
-        const env = { BOOTSTRAP_API_KEY: BOOTSTRAP_KEY, ADMIN_USER: ADMIN.user, ADMIN_PASSWORD: ADMIN.password };
-        const [a, b] = await startApiProcessesInTurn(database.target, env, 2, processes);
-        const account = await new ApiClient(a.url).post(
-          '/admin/accounts',
-          { name: 'Raced', email: 'raced@example.com' },
-          { headers: ADMIN_HEADERS },
-        );
-        const key = await adminOf(a.url).issue(account.body.id);
+        const { a, b, account, key } = await twoProcessesAndAKey('Raced');
         const request = signRequest(
           {
             method: 'POST',

@@ -1,34 +1,17 @@
-import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { sample } from 'openapi-sampler';
-import { loadSpec } from '../../src/operations/spec.js';
 import {
   compileWithoutSpecCopy,
   type AjvLike,
   type ValidateFunction,
 } from '../../src/http/validator-shared-components.js';
+import { preparedSpec, validatorRequire, type Spec } from '../helpers/validator-internals.js';
 
-const validatorRequire = createRequire(
-  createRequire(import.meta.url).resolve('express-openapi-validator'),
-);
-const { SchemaPreprocessor } = validatorRequire('./middlewares/parsers/schema.preprocessor') as {
-  SchemaPreprocessor: new (
-    apiDoc: unknown,
-    ajvOptions: unknown,
-    responses: unknown,
-  ) => { preProcess(): { apiDoc: Spec; apiDocRes: Spec } };
-};
-const { OpenApiValidator } = validatorRequire('./openapi.validator') as {
-  OpenApiValidator: new (options: unknown) => {
-    ajvOpts: { preprocessor: unknown; request: unknown; response: unknown };
-  };
-};
 const { createRequestAjv, createResponseAjv } = validatorRequire('./framework/ajv/index') as {
   createRequestAjv(spec: Spec, options: unknown): Ajv;
   createResponseAjv(spec: Spec, options: unknown): Ajv;
 };
 
-type Spec = Record<string, any>;
 /** How a validator wraps a body schema in its root, and the body in the data it checks. */
 type Wrap = ((schema: unknown) => object) & { data: (value: unknown) => unknown };
 type Ajv = AjvLike & {
@@ -86,18 +69,7 @@ function jsonSchemas(content: Spec | undefined): unknown[] {
 describe('express-openapi-validator operations compiled over the shared component schemas', function () {
   this.timeout(120_000);
 
-  const options = {
-    apiSpec: {},
-    validateRequests: true,
-    validateResponses: { removeAdditional: false },
-    validateFormats: true,
-  };
-  const { ajvOpts } = new OpenApiValidator(options);
-  const { apiDoc, apiDocRes } = new SchemaPreprocessor(
-    structuredClone(loadSpec()),
-    ajvOpts.preprocessor,
-    options.validateResponses,
-  ).preProcess();
+  const { apiDoc, apiDocRes, ajvOpts } = preparedSpec();
 
   /** Every operation's [name, schema] pairs, from the request or the response side of the spec. */
   /** Every operation's distinct schemas (most error responses share one), named by their first use. */

@@ -1,24 +1,11 @@
-import { createRequire } from 'node:module';
 import { expect } from 'chai';
 import { loadSpec } from '../../src/operations/spec.js';
 import {
   restoreValidatorStartup,
   speedUpValidatorStartup,
 } from '../../src/http/validator-startup.js';
+import { preparedSpec, validatorRequire } from '../helpers/validator-internals.js';
 
-const validatorRequire = createRequire(
-  createRequire(import.meta.url).resolve('express-openapi-validator'),
-);
-const { SchemaPreprocessor } = validatorRequire('./middlewares/parsers/schema.preprocessor') as {
-  SchemaPreprocessor: new (
-    apiDoc: unknown,
-    ajvOptions: unknown,
-    responses: unknown,
-  ) => { preProcess(): { apiDoc: unknown; apiDocRes: unknown } };
-};
-const { OpenApiValidator } = validatorRequire('./openapi.validator') as {
-  OpenApiValidator: new (options: unknown) => { ajvOpts: { preprocessor: unknown } };
-};
 const schemaValidatorModule = validatorRequire('./framework/openapi.schema.validator') as {
   OpenAPISchemaValidator: new (options: unknown) => {
     validate(doc: unknown): { errors: unknown[] };
@@ -27,22 +14,6 @@ const schemaValidatorModule = validatorRequire('./framework/openapi.schema.valid
 const { OpenAPIFramework } = validatorRequire('./framework/index') as {
   OpenAPIFramework: new (args: unknown) => { loadSpec(spec: unknown): Promise<unknown> };
 };
-
-/** The validator's preparation of our spec, with responses validated as in tests. */
-function preprocessed(): { apiDoc: unknown; apiDocRes: unknown } {
-  const options = {
-    apiSpec: {},
-    validateRequests: true,
-    validateResponses: { removeAdditional: false },
-    validateFormats: true,
-  };
-  const { ajvOpts } = new OpenApiValidator(options);
-  return new SchemaPreprocessor(
-    structuredClone(loadSpec()),
-    ajvOpts.preprocessor,
-    options.validateResponses,
-  ).preProcess();
-}
 
 /**
  * The start-up shortcuts in src/http/validator-startup.ts must leave the validator with exactly
@@ -54,9 +25,9 @@ describe('express-openapi-validator start-up shortcuts', function () {
 
   it('prepare the same spec as the validator does by compiling each reference', () => {
     restoreValidatorStartup();
-    const own = preprocessed();
+    const own = preparedSpec();
     speedUpValidatorStartup();
-    const fast = preprocessed();
+    const fast = preparedSpec();
     expect(fast.apiDoc).to.deep.equal(own.apiDoc);
     expect(fast.apiDocRes).to.deep.equal(own.apiDocRes);
   });
